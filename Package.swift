@@ -1,0 +1,76 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "reader-snapshot",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "reader-snapshot", targets: ["reader-snapshot"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
+    ],
+    targets: [
+        // cmark-gfm and its GFM extensions, from Debian's libcmark-gfm-dev / -extensions-dev.
+        .systemLibrary(
+            name: "CCmarkGFM",
+            pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"]), .brew(["cmark-gfm"])]
+        ),
+        // libxml2's HTML parser, for the rich-text notes.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(
+            name: "ReaderSnapshotCore",
+            dependencies: [
+                "CCmarkGFM",
+                "CLibXML2",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "DefaultTemplates",
+            ]
+        ),
+        // The default templates, from the top-level Templates/ folder that users copy.
+        .target(
+            name: "DefaultTemplates",
+            path: "Templates",
+            resources: [.copy("html"), .copy("markdown"), .copy("assets")]
+        ),
+        .target(
+            name: "SampleServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Library")]
+        ),
+        .executableTarget(
+            name: "reader-snapshot",
+            dependencies: [
+                "ReaderSnapshotCore",
+                "SampleServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "ReaderSnapshotTests",
+            dependencies: [
+                "ReaderSnapshotCore",
+                "SampleServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+    ]
+)

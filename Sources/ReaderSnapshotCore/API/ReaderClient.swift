@@ -1,0 +1,194 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Credentials for the Reader API: a password to log in with, or a key already issued.
+public enum ReaderCredentials: Sendable {
+    case password(email: String, password: String)
+    case apiKey(userID: Int, apiKey: String)
+
+    var secrets: [String] {
+        switch self {
+        case .password(_, let password): return [password]
+        case .apiKey(_, let key): return [key]
+        }
+    }
+}
+
+/// Limits on what the server may send.
+public struct ResponseLimits: Sendable {
+    public var jsonBytes: Int = 64 << 20
+    public var coverBytes: Int = 20 << 20
+    public var redirects: Int = 5
+    public init() {}
+}
+
+/// The Reader API client: one request in, one typed value or one `ReaderAPIError` out.
+public final class ReaderClient: Sendable {
+    public let server: ServerAddress
+    let http: HTTPClient
+    let timeout: TimeAmount
+    let limits: ResponseLimits
+    let redactor: Redactor
+    private let sessionBox: SessionBox
+
+    public init(server: ServerAddress, http: HTTPClient, timeout: Duration = .seconds(30),
+                limits: ResponseLimits = ResponseLimits(), redactor: Redactor = Redactor()) {
+        self.server = server
+        self.http = http
+        let (seconds, attoseconds) = timeout.components
+        self.timeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        self.limits = limits
+        self.redactor = redactor
+        self.sessionBox = SessionBox()
+    }
+
+    /// A client for this tool: redirects are followed by hand, so that the key never crosses origins.
+    public static func makeHTTPClient(concurrency: Int) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: .seconds(60))
+        )
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, concurrency)
+        configuration.decompression = .enabled(limit: .ratio(50))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    public var session: ReaderSession? { sessionBox.value }
+
+    /// Logs in (or takes the key given) and remembers the session for later requests.
+    @discardableResult
+    public func authenticate(_ credentials: ReaderCredentials) async throws -> ReaderSession {
+        switch credentials {
+        case .apiKey(let userID, let apiKey):
+            let session = ReaderSession(userID: userID, apiKey: apiKey)
+            sessionBox.value = session
+            return session
+        case .password(let email, let password):
+            let session = try await login(email: email, password: password)
+            sessionBox.value = session
+            return session
+        }
+    }
+
+    func login(email: String, password: String) async throws -> ReaderSession {
+        let name = "POST /api/v1/sessions"
+        var request = HTTPClientRequest(url: server.url(path: "/api/v1/sessions").absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "application/json")
+        let body = try JSONSerialization.data(withJSONObject: ["email": email, "password": password], options: [.sortedKeys])
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let answer: LoginAnswer = try await send(request, name: name)
+        return ReaderSession(userID: answer.user_id.value, apiKey: answer.api_key)
+    }
+
+    func shelves() async throws -> ShelvesAnswer {
+        try await get("/api/v1/shelves")
+    }
+
+    func shelf(id: Int) async throws -> ShelfAnswer {
+        try await get("/api/v1/shelves/\(id)")
+    }
+
+    func books() async throws -> BooksAnswer {
+        try await get("/api/v1/books")
+    }
+
+    func book(id: Int) async throws -> BookAnswer {
+        try await get("/api/v1/books/\(id)")
+    }
+
+    func get<Answer: Decodable>(_ path: String) async throws -> Answer {
+        let name = "GET \(server.basePath)\(path)"
+        guard let session = sessionBox.value else {
+            throw ReaderAPIError(.unauthorized(message: "not logged in"), request: name)
+        }
+        let url = server.url(path: path, query: [
+            URLQueryItem(name: "api_key", value: session.apiKey),
+            URLQueryItem(name: "user_id", value: String(session.userID)),
+        ])
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.headers.add(name: "Accept", value: "application/json")
+        return try await send(request, name: name)
+    }
+
+    private func send<Answer: Decodable>(_ request: HTTPClientRequest, name: String) async throws -> Answer {
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await http.execute(request, timeout: timeout)
+            body = try await response.body.collect(upTo: limits.jsonBytes)
+        } catch is NIOTooManyBytesError {
+            throw ReaderAPIError(.tooLarge(limit: limits.jsonBytes), request: name)
+        } catch {
+            throw ReaderAPIError(.transport(detail: describeTransport(error)), request: name)
+        }
+        let status = Int(response.status.code)
+        let contentType = response.headers.first(name: "Content-Type") ?? ""
+        let isJSON = contentType.lowercased().contains("json")
+        let data = Data(body.readableBytesView)
+
+        guard (200..<300).contains(status) else {
+            let message = isJSON ? redactor.redact((try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error ?? "") : ""
+            switch status {
+            case 401: throw ReaderAPIError(.unauthorized(message: message.isEmpty ? "no reason given" : message), request: name)
+            case 404 where isJSON: throw ReaderAPIError(.notFound(message: message), request: name)
+            case 500...: throw ReaderAPIError(.serverError(status: status), request: name)
+            default: throw ReaderAPIError(.unexpectedStatus(status: status, message: message), request: name)
+            }
+        }
+        guard isJSON else {
+            throw ReaderAPIError(.notJSON(status: status, contentType: contentType), request: name)
+        }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: data)
+        } catch let error as DecodingError {
+            let (path, detail) = Self.describe(error)
+            throw ReaderAPIError(.undecodable(path: path, detail: redactor.redact(detail)), request: name)
+        }
+    }
+
+    func describeTransport(_ error: Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout: return "timed out"
+            case .remoteConnectionClosed: return "the server closed the connection"
+            default: break
+            }
+        }
+        let text = String(describing: error)
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        return redactor.redact(text)
+    }
+
+    static func describe(_ error: DecodingError) -> (path: String, detail: String) {
+        func path(_ codingPath: [CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let base = path(context.codingPath)
+            return (base.isEmpty ? key.stringValue : base + "." + key.stringValue, "missing field")
+        case .typeMismatch(let type, let context):
+            return (path(context.codingPath), "expected \(type)")
+        case .valueNotFound(let type, let context):
+            return (path(context.codingPath), "expected \(type), found null")
+        case .dataCorrupted(let context):
+            return (path(context.codingPath), context.debugDescription)
+        @unknown default:
+            return ("", "undecodable")
+        }
+    }
+}
+
+/// The session, set once by `authenticate` and read by every request after it.
+private final class SessionBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: ReaderSession?
+    var value: ReaderSession? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The Reader server's base URL: where the API lives, and the one origin that may see the api key.
+public struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
+    public let scheme: String
+    public let host: String
+    public let port: Int
+    /// Path prefix, without a trailing slash ("" for a server at the root).
+    public let basePath: String
+
+    public init(_ text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let components = URLComponents(string: trimmed),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = components.host, !host.isEmpty
+        else {
+            throw ReaderAPIError(.invalidURL(detail: "the server URL must be an http:// or https:// URL with a host, like https://reader.example.com"), request: "server URL")
+        }
+        guard components.user == nil, components.password == nil, components.query == nil else {
+            throw ReaderAPIError(.invalidURL(detail: "the server URL must not carry a user, a password or a query"), request: "server URL")
+        }
+        self.scheme = scheme
+        self.host = host.lowercased()
+        self.port = components.port ?? (scheme == "https" ? 443 : 80)
+        var path = components.path
+        while path.hasSuffix("/") { path.removeLast() }
+        self.basePath = path
+    }
+
+    /// The URL as the user would write it: no credentials, no query.
+    public var description: String {
+        let defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(hostPart)\(defaultPort ? "" : ":\(port)")\(basePath)"
+    }
+
+    public func url(path: String, query: [URLQueryItem] = []) -> URL {
+        var components = URLComponents()
+        components.scheme = scheme
+        components.host = host
+        components.port = port
+        components.path = basePath + path
+        if !query.isEmpty { components.queryItems = query }
+        return components.url!
+    }
+
+    public func isSameOrigin(_ url: URL) -> Bool {
+        guard let otherScheme = url.scheme?.lowercased(), let otherHost = url.host?.lowercased() else { return false }
+        let otherPort = url.port ?? (otherScheme == "https" ? 443 : 80)
+        return otherScheme == scheme && otherHost == host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) && otherPort == port
+    }
+
+    public var isLoopback: Bool {
+        host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Logging
+
+/// Walks the whole library through the API: shelves, every shelf, every book, every cover.
+public struct Crawler: Sendable {
+    public var client: ReaderClient
+    public var concurrency: Int
+    public var fetchCovers: Bool
+    public var logger: Logger
+
+    public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger) {
+        self.client = client
+        self.concurrency = max(1, concurrency)
+        self.fetchCovers = fetchCovers
+        self.logger = logger
+    }
+
+    /// Fetches the library; cover files are written into `coversDirectory`. A 401 or a server that
+    /// cannot list the library throws; a book or cover that cannot be read is recorded as a problem.
+    public func crawl(generatedAt: String, coversDirectory: URL) async throws -> Library {
+        let client = self.client
+        let shelvesAnswer = try await client.shelves()
+        logger.info("Shelves: \(shelvesAnswer.shelves.count)")
+
+        // The shelves and the list of every book, together.
+        async let allBooks = client.books()
+        let shelfPages: [Result<ShelfAnswer, ReaderAPIError>] = try await concurrentMap(shelvesAnswer.shelves, limit: concurrency) { shelf in
+            do {
+                return .success(try await client.shelf(id: shelf.id))
+            } catch let error as ReaderAPIError where !error.isUnauthorized {
+                return .failure(error)
+            }
+        }
+        let booksAnswer = try await allBooks
+        logger.info("Books listed: \(booksAnswer.books.count)")
+
+        var problems: [Problem] = []
+        var listed: [Int: BookFields] = [:]
+        var order: [Int] = []
+        for book in booksAnswer.books where listed[book.id] == nil {
+            listed[book.id] = book
+            order.append(book.id)
+        }
+        var onShelves: [Int: BookFields] = [:]
+        var shelves: [Shelf] = []
+        for (summary, page) in zip(shelvesAnswer.shelves, shelfPages) {
+            switch page {
+            case .success(let answer):
+                for book in answer.books where onShelves[book.id] == nil { onShelves[book.id] = book }
+                shelves.append(Shelf(id: summary.id, name: answer.shelf.name.isEmpty ? summary.name : answer.shelf.name,
+                                     bookCount: summary.bookCount ?? answer.shelf.bookCount,
+                                     bookIDs: answer.books.map(\.id)))
+            case .failure(let error):
+                logger.warning("Shelf \(summary.id): \(error)")
+                problems.append(Problem(kind: .shelfDetails, shelfID: summary.id, message: error.description))
+                let ids = order.filter { listed[$0]?.int("shelf_id") == summary.id }
+                shelves.append(Shelf(id: summary.id, name: summary.name, bookCount: summary.bookCount, bookIDs: ids, complete: false))
+            }
+        }
+        // A book a shelf lists but /books does not is still the user's book.
+        var known = Set(order)
+        for shelf in shelves {
+            for id in shelf.bookIDs where known.insert(id).inserted { order.append(id) }
+        }
+        // The server promises no order: the snapshot uses the ids', so that runs compare byte for byte.
+        order.sort()
+        shelves.sort { $0.id < $1.id }
+        for index in shelves.indices { shelves[index].bookIDs.sort() }
+
+        let detailed = order.count
+        logger.info("Book details: fetching \(detailed)")
+        let details: [Result<BookFields, ReaderAPIError>] = try await concurrentMap(order, limit: concurrency) { id in
+            do {
+                return .success(try await client.book(id: id).book)
+            } catch let error as ReaderAPIError where !error.isUnauthorized {
+                return .failure(error)
+            }
+        }
+
+        var books: [Book] = []
+        for (id, detail) in zip(order, details) {
+            var fields = listed[id]?.fields ?? [:]
+            for (key, value) in onShelves[id]?.fields ?? [:] where fields[key] == nil { fields[key] = value }
+            var complete = true
+            switch detail {
+            case .success(let book):
+                for (key, value) in book.fields { fields[key] = value }
+            case .failure(let error):
+                complete = false
+                logger.warning("Book \(id): details could not be read: \(error)")
+                problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description))
+            }
+            books.append(Self.book(id: id, fields: fields, complete: complete))
+        }
+        let failedDetails = books.filter { !$0.complete }.count
+        logger.info("Book details: \(detailed - failedDetails) read, \(failedDetails) failed")
+
+        if fetchCovers {
+            problems += try await self.fetchCovers(for: &books, into: coversDirectory)
+        }
+
+        problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
+        return Library(generatedAt: generatedAt, server: client.server.description,
+                       user: shelvesAnswer.user ?? booksAnswer.user, userID: client.session?.userID,
+                       shelves: shelves, books: books, problems: problems)
+    }
+
+    static func book(id: Int, fields: [String: JSONValue], complete: Bool) -> Book {
+        func text(_ key: String) -> String? {
+            guard let value = fields[key]?.text, !value.isEmpty else { return nil }
+            return value
+        }
+        var kept = fields
+        let comments = kept.removeValue(forKey: "comments")
+        return Book(id: id, title: fields["title"]?.text ?? "", author: text("author"), isbn: text("isbn"),
+                    shelfID: fields["shelf_id"]?.intValue, shelfName: text("shelf_name"),
+                    createdAt: text("created_at"), updatedAt: text("updated_at"), imageURL: text("image_url"),
+                    note: Note(receiving: comments?.text), complete: complete, serverFields: kept)
+    }
+
+    private func fetchCovers(for books: inout [Book], into directory: URL) async throws -> [Problem] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var urls: [String] = []
+        var seen = Set<String>()
+        for book in books {
+            if let url = book.imageURL, seen.insert(url).inserted { urls.append(url) }
+        }
+        logger.info("Covers: fetching \(urls.count)")
+        let fetcher = CoverFetcher(client: client, coversDirectory: directory)
+        let results = try await concurrentMap(urls, limit: concurrency) { url in
+            try Task.checkCancellation()
+            return await fetcher.fetch(url)
+        }
+        let byURL = Dictionary(uniqueKeysWithValues: zip(urls, results))
+        var problems: [Problem] = []
+        for index in books.indices {
+            guard let url = books[index].imageURL, let result = byURL[url] else { continue }
+            switch result {
+            case .success(let cover):
+                books[index].cover = cover
+            case .failure(let problem):
+                logger.warning("Book \(books[index].id): cover not fetched: \(problem)")
+                problems.append(Problem(kind: .cover, bookID: books[index].id, message: problem.message))
+            }
+        }
+        let stored = Set(results.compactMap { try? $0.get().path }).count
+        logger.info("Covers: \(stored) stored, \(results.filter { (try? $0.get()) == nil }.count) failed")
+        return problems
+    }
+}

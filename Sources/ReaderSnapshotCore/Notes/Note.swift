@@ -1,0 +1,69 @@
+/// A book's notes: what the server sent, and the Markdown that the snapshot keeps.
+public struct Note: Codable, Equatable, Sendable {
+    public enum Format: String, Codable, Sendable {
+        /// No notes (the server sent `""` or null).
+        case none
+        /// HTML from Reader's rich-text editor (what the real server sends).
+        case richText = "rich-text"
+        /// Plain text (what older documents promise).
+        case plainText = "plain-text"
+    }
+
+    /// The notes exactly as the server sent them; nil when it sent null.
+    public var source: String?
+    public var format: Format
+    /// The notes as GitHub-flavoured Markdown: the body of the Markdown snapshot, and what the HTML
+    /// is rendered from.
+    public var markdown: String
+
+    public init(source: String?, format: Format, markdown: String) {
+        self.source = source
+        self.format = format
+        self.markdown = markdown
+    }
+
+    /// Reads the notes in whichever form they arrive.
+    public init(receiving source: String?) {
+        self.source = source
+        let text = source ?? ""
+        if text.trimmingSpaces().isEmpty {
+            self.format = .none
+            self.markdown = ""
+        } else if Self.looksLikeHTML(text) {
+            self.format = .richText
+            self.markdown = MarkdownWriter.markdown(RichTextConverter.blocks(from: RichTextParser.parse(text)))
+        } else {
+            self.format = .plainText
+            self.markdown = Self.markdown(fromPlainText: text)
+        }
+    }
+
+    public var isEmpty: Bool { markdown.isEmpty }
+
+    /// cmark-gfm's rendering of the Markdown, safe to place in a page.
+    public var html: String { markdown.isEmpty ? "" : CMark.html(fromMarkdown: markdown) }
+
+    static func looksLikeHTML(_ text: String) -> Bool {
+        let trimmed = text.drop(while: { $0.isWhitespace })
+        guard trimmed.first == "<", let second = trimmed.dropFirst().first else { return false }
+        return second.isLetter || second == "!" || second == "/"
+    }
+
+    /// Plain text keeps its line breaks and every character: escaped so that none of it turns into syntax.
+    static func markdown(fromPlainText text: String) -> String {
+        let normalized = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        var blocks: [NoteBlock] = []
+        var lines: [NoteInline] = []
+        for line in normalized.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.trimmingSpaces().isEmpty {
+                if !lines.isEmpty { blocks.append(.paragraph(lines)) }
+                lines = []
+            } else {
+                if !lines.isEmpty { lines.append(.lineBreak) }
+                lines.append(.text(String(line)))
+            }
+        }
+        if !lines.isEmpty { blocks.append(.paragraph(lines)) }
+        return MarkdownWriter.markdown(blocks)
+    }
+}

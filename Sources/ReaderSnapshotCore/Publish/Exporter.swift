@@ -1,0 +1,119 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+
+/// One export: crawl → library → render → publish.
+public struct Exporter: Sendable {
+    public struct Options: Sendable {
+        public var server: ServerAddress
+        public var credentials: ReaderCredentials
+        public var output: URL
+        public var templates: TemplateSet
+        public var formats: Set<OutputFormat>
+        public var concurrency: Int
+        public var timeout: Duration
+        public var generatedAt: String
+
+        public init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
+                    formats: Set<OutputFormat> = Set(OutputFormat.allCases), concurrency: Int = 8,
+                    timeout: Duration = .seconds(30), generatedAt: String = Exporter.timestamp()) {
+            self.server = server
+            self.credentials = credentials
+            self.output = output
+            self.templates = templates
+            self.formats = formats
+            self.concurrency = concurrency
+            self.timeout = timeout
+            self.generatedAt = generatedAt
+        }
+    }
+
+    public var options: Options
+    public var logger: Logger
+
+    public init(options: Options, logger: Logger) {
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Runs the export and returns the library it published.
+    public func run() async throws -> Library {
+        let publisher = try Publisher(output: options.output)
+        let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency)
+        do {
+            let library = try await crawlAndRender(http: http, publisher: publisher)
+            try await http.shutdown()
+            try publisher.publish()
+            return library
+        } catch {
+            try? await http.shutdown()
+            publisher.discard()
+            if let error = error as? ReaderAPIError { throw SnapshotError(.api(error), path: error.request) }
+            throw error
+        }
+    }
+
+    private func crawlAndRender(http: HTTPClient, publisher: Publisher) async throws -> Library {
+        let client = ReaderClient(server: options.server, http: http, timeout: options.timeout,
+                                  redactor: Redactor(secrets: options.credentials.secrets))
+        logger.info("Logging in to \(options.server)")
+        try await client.authenticate(options.credentials)
+        let crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger)
+        let library = try await crawler.crawl(generatedAt: options.generatedAt,
+                                              coversDirectory: publisher.staging.appendingPathComponent("covers"))
+        logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
+        try SiteRenderer(templates: options.templates, formats: options.formats).render(library, into: publisher.writer)
+        return library
+    }
+
+    /// Renders a snapshot again from its `library.json`, with the covers beside it.
+    public static func render(from archive: URL, to output: URL, templates: TemplateSet,
+                              formats: Set<OutputFormat>, logger: Logger) throws -> Library {
+        let library: Library
+        do {
+            library = try Library.read(from: archive)
+        } catch let error as SnapshotError {
+            throw error
+        } catch let error as DecodingError {
+            let (path, detail) = ReaderClient.describe(error)
+            throw SnapshotError(.unreadableArchive(detail: "\(path.isEmpty ? "" : path + ": ")\(detail)"), path: archive.path)
+        } catch {
+            throw SnapshotError(.unreadableArchive(detail: error.localizedDescription), path: archive.path)
+        }
+        let source = archive.deletingLastPathComponent()
+        let publisher = try Publisher(output: output)
+        do {
+            let writer = publisher.writer
+            var missing = 0
+            for path in Set(library.books.compactMap { $0.cover?.path }).sorted() {
+                let file = source.appendingPathComponent(path)
+                if FileManager.default.fileExists(atPath: file.path) {
+                    try writer.copy(file, to: path)
+                } else {
+                    missing += 1
+                }
+            }
+            if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
+            try SiteRenderer(templates: templates, formats: formats).render(library, into: writer)
+            try publisher.publish()
+        } catch {
+            publisher.discard()
+            throw error
+        }
+        return library
+    }
+
+    /// Now, or SOURCE_DATE_EPOCH when it is set, as ISO 8601 in UTC.
+    public static func timestamp(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let date: Date
+        if let epoch = environment["SOURCE_DATE_EPOCH"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+            date = Date(timeIntervalSince1970: TimeInterval(epoch))
+        } else {
+            date = Date()
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+    }
+}

@@ -1,0 +1,8 @@
+/// What a snapshot holds: the browsable site, the Markdown tree, the `library.json` archive.
+public enum OutputFormat: String, CaseIterable, Sendable, Comparable {
+    case html, markdown, json
+
+    public static func < (lhs: OutputFormat, rhs: OutputFormat) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+
+/// Library → files: the HTML site, the Markdown tree and `library.json`, from the templates.
+/// Needs nothing but the Library and the cover files it names.
+public struct SiteRenderer: Sendable {
+    public var templates: TemplateSet
+    public var formats: Set<OutputFormat>
+
+    public init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases)) {
+        self.templates = templates
+        self.formats = formats
+    }
+
+    /// Writes every page into `writer`. The cover files must already be in place (the crawl
+    /// writes them; `render --from` copies them).
+    public func render(_ library: Library, into writer: SnapshotWriter) throws {
+        let model = SiteModel(library)
+        if formats.contains(.html) {
+            try renderHTML(model, into: writer)
+        }
+        if formats.contains(.markdown) {
+            try renderMarkdown(model, into: writer)
+        }
+        if formats.contains(.json) {
+            do {
+                try writer.write(try library.jsonData(), to: "library.json")
+            } catch let error as EncodingError {
+                throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
+            }
+        }
+    }
+
+    private func renderHTML(_ model: SiteModel, into writer: SnapshotWriter) throws {
+        for asset in templates.assets {
+            try writer.copy(templates.directory.appendingPathComponent("assets").appendingPathComponent(asset), to: "assets/" + asset)
+        }
+        try writer.write(try templates.render(model.indexPage(root: ""), .html, template: "index"), to: "index.html")
+        try writer.write(try templates.render(BooksPage(root: "", site: model.site, books: model.allBooks), .html, template: "books"), to: "books.html")
+        for shelf in model.shelves {
+            let page = model.shelfPage(shelf, root: "../")
+            try writer.write(try templates.render(page, .html, template: "shelf"), to: "shelves/\(shelf.fileName).html")
+        }
+        for book in model.books {
+            let page = model.bookPage(book, root: "../", noteHTML: book.note.html)
+            try writer.write(try templates.render(page, .html, template: "book"), to: "books/\(model.fileNames[book.id]!).html")
+        }
+    }
+
+    private func renderMarkdown(_ model: SiteModel, into writer: SnapshotWriter) throws {
+        try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md")
+        for shelf in model.shelves {
+            let page = model.shelfPage(shelf, root: "../")
+            try writer.write(try templates.render(page, .markdown, template: "shelf"), to: "markdown/shelves/\(shelf.fileName).md")
+        }
+        for book in model.books {
+            let page = model.bookPage(book, root: "../", noteHTML: "")
+            try writer.write(try templates.render(page, .markdown, template: "book"), to: "markdown/books/\(model.fileNames[book.id]!).md")
+        }
+    }
+}
+
+/// The library arranged for pages: sorted, linked, with file names chosen once.
+struct SiteModel {
+    struct ShelfEntry {
+        var shelf: Shelf
+        var fileName: String
+        var books: [Book]
+    }
+
+    let library: Library
+    let site: SiteView
+    let shelves: [ShelfEntry]
+    /// Every book, sorted by title.
+    let books: [Book]
+    let fileNames: [Int: String]
+    let shelfByID: [Int: ShelfEntry]
+    let unshelved: [Book]
+    /// The shelf that lists each book (the first, when several do).
+    let listingShelf: [Int: Int]
+
+    init(_ library: Library) {
+        self.library = library
+        var fileNames: [Int: String] = [:]
+        for book in library.books { fileNames[book.id] = Slug.fileName(id: book.id, name: book.title) }
+        self.fileNames = fileNames
+        let booksByID = Dictionary(library.books.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        books = library.books.sorted(by: Self.titleOrder)
+        let shelves = library.shelves.map { shelf in
+            ShelfEntry(shelf: shelf, fileName: Slug.fileName(id: shelf.id, name: shelf.name),
+                       books: shelf.bookIDs.compactMap { booksByID[$0] }.sorted(by: Self.titleOrder))
+        }.sorted { (Self.sortKey($0.shelf.name), $0.shelf.id) < (Self.sortKey($1.shelf.name), $1.shelf.id) }
+        self.shelves = shelves
+        shelfByID = Dictionary(shelves.map { ($0.shelf.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var listingShelf: [Int: Int] = [:]
+        for shelf in library.shelves {
+            for id in shelf.bookIDs where listingShelf[id] == nil { listingShelf[id] = shelf.id }
+        }
+        self.listingShelf = listingShelf
+        unshelved = books.filter { listingShelf[$0.id] == nil }
+        let title = library.user.map { "Library of \($0)" } ?? "Library"
+        site = SiteView(title: title, user: library.user, server: library.server,
+                        generatedAt: Self.displayDate(library.generatedAt),
+                        bookCount: library.books.count, shelfCount: library.shelves.count,
+                        noteCount: library.books.filter { !$0.note.isEmpty }.count,
+                        coverCount: library.books.filter { $0.cover != nil }.count,
+                        unshelvedCount: unshelved.count,
+                        problemCount: library.problems.count, hasProblems: !library.problems.isEmpty)
+    }
+
+    static func sortKey(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    static func titleOrder(_ a: Book, _ b: Book) -> Bool {
+        (sortKey(a.title), a.id) < (sortKey(b.title), b.id)
+    }
+
+    /// "2026-11-21T23:57:00Z" → "2026-11-21 23:57 UTC"
+    static func displayDate(_ iso: String) -> String {
+        guard iso.count >= 16, iso.hasSuffix("Z") else { return iso }
+        let chars = Array(iso)
+        return String(chars[0..<10]) + " " + String(chars[11..<16]) + " UTC"
+    }
+
+    var allBooks: [BookView] { books.map { bookView($0) } }
+
+    func shelfView(_ entry: ShelfEntry) -> ShelfView {
+        let count = entry.books.count
+        return ShelfView(id: entry.shelf.id, name: entry.shelf.name, nameMarkdown: Markdown.text(entry.shelf.name),
+                         nameYAML: YAML.quoted(entry.shelf.name),
+                         href: "shelves/\(entry.fileName).html", markdownHref: "shelves/\(entry.fileName).md",
+                         count: count, countLabel: count == 1 ? "1 book" : "\(count) books",
+                         complete: entry.shelf.complete)
+    }
+
+    func bookView(_ book: Book) -> BookView {
+        let fileName = fileNames[book.id] ?? String(book.id)
+        let shelf = (book.shelfID.flatMap { shelfByID[$0] } ?? listingShelf[book.id].flatMap { shelfByID[$0] }).map(shelfView)
+        let title = book.title.isEmpty ? "Untitled (book \(book.id))" : book.title
+        let cover = book.cover.map { CoverView(src: $0.path, alt: "Cover of \(title)", altMarkdown: Markdown.text("Cover of \(title)")) }
+        return BookView(id: book.id, title: title, titleMarkdown: Markdown.text(title), titleYAML: YAML.quoted(book.title),
+                        author: book.author, authorMarkdown: book.author.map(Markdown.text), authorYAML: YAML.quoted(book.author),
+                        isbn: book.isbn, isbnYAML: YAML.quoted(book.isbn),
+                        href: "books/\(fileName).html", markdownHref: "books/\(fileName).md",
+                        cover: cover, coverPathYAML: YAML.quoted(book.cover.map { "../../" + $0.path }),
+                        shelf: shelf, shelfNameYAML: YAML.quoted(shelf?.name ?? book.shelfName),
+                        missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { "shelf \($0)" }) : nil,
+                        createdAt: book.createdAt.map { String($0.prefix(10)) },
+                        hasNote: !book.note.isEmpty, complete: book.complete)
+    }
+
+    func problemViews(_ problems: [Problem]) -> [ProblemView] {
+        let byID = Dictionary(library.books.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return problems.map { problem in
+            ProblemView(message: problem.message, messageMarkdown: Markdown.text(problem.message),
+                        book: problem.bookID.flatMap { byID[$0] }.map(bookView))
+        }
+    }
+
+    func indexPage(root: String) -> IndexPage {
+        let unshelvedViews = unshelved.map(bookView)
+        return IndexPage(root: root, site: site, shelves: shelves.map(shelfView), unshelved: unshelvedViews,
+                         hasUnshelved: !unshelvedViews.isEmpty, problems: problemViews(library.problems))
+    }
+
+    func shelfPage(_ entry: ShelfEntry, root: String) -> ShelfPage {
+        ShelfPage(root: root, site: site, shelf: shelfView(entry), books: entry.books.map(bookView), isEmpty: entry.books.isEmpty)
+    }
+
+    func bookPage(_ book: Book, root: String, noteHTML: String) -> BookPage {
+        BookPage(root: root, site: site, book: bookView(book), noteHTML: noteHTML, noteMarkdown: book.note.markdown,
+                 problems: problemViews(library.problems.filter { $0.bookID == book.id }))
+    }
+}
+
+/// Text for the Markdown templates.
+enum Markdown {
+    static func text(_ value: String) -> String {
+        MarkdownWriter.escapeLineStarts(MarkdownWriter.escape(value).trimmingSpaces())
+    }
+}
+
+/// Values for YAML front matter: a double-quoted scalar (JSON's string syntax is valid there), or null.
+enum YAML {
+    static func quoted(_ value: String?) -> String {
+        guard let value else { return "null" }
+        var result = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+                || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF:
+                result += String(format: "\\u%04X", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Logging
+
+/// Plain log lines on standard error, for people and for cron mail: "warning: …", no timestamps,
+/// no colour codes.
+public struct ConsoleLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+
+    public init(level: Logger.Level) {
+        self.logLevel = level
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let prefix: String
+        switch event.level {
+        case .trace, .debug: prefix = "debug: "
+        case .info, .notice: prefix = ""
+        case .warning: prefix = "warning: "
+        case .error, .critical: prefix = "error: "
+        }
+        FileHandle.standardError.write(Data((prefix + "\(event.message)\n").utf8))
+    }
+}

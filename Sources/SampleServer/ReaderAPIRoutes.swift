@@ -1,0 +1,168 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The JSON API, answered as the real Rails server answers it.
+struct ReaderAPIRoutes: Sendable {
+    let server: SampleServer
+    var library: SampleLibrary { server.library }
+
+    @Sendable func login(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 1 << 20)
+        let contentType = request.headers[.contentType] ?? ""
+        var email: String?
+        var password: String?
+        if contentType.contains("json") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+                // Rails answers a malformed JSON body with 400 and an empty HTML body.
+                return Response(status: .badRequest, headers: [.contentType: "text/html"])
+            }
+            email = object["email"] as? String
+            password = object["password"] as? String
+        } else {
+            let form = String(buffer: body)
+            for pair in form.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map {
+                    String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+                }
+                guard parts.count == 2 else { continue }
+                if parts[0] == "email" { email = parts[1] }
+                if parts[0] == "password" { password = parts[1] }
+            }
+        }
+        try await Task.sleep(for: server.options.loginDelay)
+        guard email == library.account.email, password == library.account.password else {
+            return json(["error": "Invalid email or password"], status: .unauthorized)
+        }
+        return json(["user_id": library.account.id, "api_key": server.apiKey])
+    }
+
+    /// nil when the key and user id are right; the 401 answer otherwise.
+    private func unauthorized(_ request: Request, echoKey: Bool) -> Response? {
+        let query = request.uri.queryParameters
+        guard let key = query.get("api_key"), let user = query.get("user_id"), !key.isEmpty, !user.isEmpty else {
+            return json(["error": "API Key and UserID Required"], status: .unauthorized)
+        }
+        guard key == server.apiKey, Int(user) == library.account.id else {
+            // The books endpoints echo the rejected key back (a real server quirk).
+            return json(["error": echoKey ? "Invalid API Key: \(key)" : "Invalid API Key"], status: .unauthorized)
+        }
+        return nil
+    }
+
+    @Sendable func shelves(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        if let denied = unauthorized(request, echoKey: false) { return denied }
+        let counts = Dictionary(grouping: library.books, by: \.shelfID).mapValues(\.count)
+        let shelves: [[String: Any]] = library.shelves.map { ["id": $0.id, "name": $0.name, "book_count": counts[$0.id] ?? 0] }
+        return cached(request, ["user": library.account.email, "shelves": shelves])
+    }
+
+    @Sendable func shelf(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        if let denied = unauthorized(request, echoKey: false) { return denied }
+        guard let id = context.parameters.get("id").flatMap(Int.init),
+              let shelf = library.shelves.first(where: { $0.id == id })
+        else {
+            return json(["error": "Shelf not found"], status: .notFound)
+        }
+        let base = baseURL(request)
+        let books: [[String: Any]] = library.books.filter { $0.shelfID == id }.map { book in
+            ["id": book.id, "title": book.title, "author": book.author.jsonObject, "isbn": book.isbn.jsonObject,
+             "image_url": imageURL(book, base: base)]
+        }
+        return cached(request, ["user": library.account.email,
+                                "shelf": ["id": shelf.id, "name": shelf.name, "book_count": books.count, "books": books]])
+    }
+
+    @Sendable func books(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        if let denied = unauthorized(request, echoKey: true) { return denied }
+        let books: [[String: Any]] = library.books.map { book in
+            ["id": book.id, "title": book.title, "author": book.author.jsonObject, "isbn": book.isbn.jsonObject,
+             "shelf_id": book.shelfID, "user_id": library.account.id,
+             "created_at": book.createdAt, "updated_at": book.updatedAt]
+        }
+        return cached(request, ["user": library.account.email, "books": books, "book_count": books.count])
+    }
+
+    @Sendable func book(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        if let denied = unauthorized(request, echoKey: true) { return denied }
+        guard let id = context.parameters.get("id").flatMap(Int.init),
+              let book = library.books.first(where: { $0.id == id })
+        else {
+            return json(["error": "Book not found"], status: .notFound)
+        }
+        guard let shelf = library.shelves.first(where: { $0.id == book.shelfID }) else {
+            // The real server crashes reading the deleted shelf's name.
+            return crashPage("NoMethodError in Api::V1::BooksController#show: undefined method `name' for nil")
+        }
+        return cached(request, ["book": [
+            "id": book.id, "title": book.title, "author": book.author.jsonObject, "isbn": book.isbn.jsonObject,
+            "shelf_id": book.shelfID, "shelf_name": shelf.name, "image_url": imageURL(book, base: baseURL(request)),
+            "comments": book.comments,
+        ] as [String: Any]])
+    }
+
+    /// The server's own URL, from the Host the client used (as Rails builds its URLs).
+    func baseURL(_ request: Request) -> String {
+        "http://" + (request.head.authority ?? "127.0.0.1")
+    }
+
+    func imageURL(_ book: SampleLibrary.Book, base: String) -> Any {
+        guard let cover = book.cover else { return NSNull() }
+        switch cover {
+        case .disk(let file), .objectStorage(let file):
+            return "\(base)/rails/active_storage/blobs/redirect/\(CoverRoutes.signedID(book: book.id))/\(file)"
+        case .missing:
+            return "\(base)/rails/active_storage/blobs/redirect/\(CoverRoutes.signedID(book: book.id))/cover.jpg"
+        case .thirdPartyGone:
+            // Nothing listens on the discard port: the host is "gone".
+            return "http://127.0.0.1:9/covers/\(book.id).jpg"
+        case .thirdPartyNotImage:
+            let other = base.replacingOccurrences(of: "http://127.0.0.1:", with: "http://localhost:")
+            return "\(other)/third-party/covers/\(book.id).jpg"
+        }
+    }
+}
+
+/// JSON as Rails sends it.
+func json(_ object: Any, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+    headers.append(contentsOf: extra)
+    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+}
+
+/// A 200 with a weak ETag, or a 304 when the client sent that ETag back verbatim.
+func cached(_ request: Request, _ object: Any) -> Response {
+    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    var hasher = FNV1a()
+    hasher.add(data)
+    let etag = "W/\"\(String(hasher.value, radix: 16))\""
+    if let sent = request.headers[.ifNoneMatch], sent.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+        return Response(status: .notModified, headers: [.eTag: etag])
+    }
+    return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .eTag: etag,
+                                           .cacheControl: "max-age=0, private, must-revalidate"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: data)))
+}
+
+func crashPage(_ message: String) -> Response {
+    let page = """
+    <!DOCTYPE html>
+    <html><head><title>We're sorry, but something went wrong (500)</title></head>
+    <body><div class="dialog"><h1>We're sorry, but something went wrong.</h1></div>
+    <!-- \(message) --></body></html>
+    """
+    return Response(status: .internalServerError, headers: [.contentType: "text/html; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: page)))
+}
+
+struct FNV1a {
+    var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    mutating func add(_ data: Data) {
+        for byte in data {
+            value ^= UInt64(byte)
+            value = value &* 0x100_0000_01b3
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// The library the sample server serves: its own types, not the client's, so that a
+/// misunderstanding of the contract on one side is not silently shared by the other.
+public struct SampleLibrary: Sendable {
+    public struct Account: Sendable {
+        public var id: Int
+        public var email: String
+        public var password: String
+    }
+
+    public struct Shelf: Sendable {
+        public var id: Int
+        public var name: String
+    }
+
+    public enum Cover: Sendable, Equatable {
+        /// Served by the server's own disk service after a redirect.
+        case disk(file: String)
+        /// Redirected to another host with a signed URL that expires.
+        case objectStorage(file: String)
+        /// The blob redirect leads to a file that is gone (404, empty body, image type).
+        case missing
+        /// A third-party URL whose host no longer answers.
+        case thirdPartyGone
+        /// A third-party URL that answers with an HTML page.
+        case thirdPartyNotImage
+    }
+
+    public struct Book: Sendable {
+        public var id: Int
+        public var title: String
+        /// null, "" or a string, as the server stores it (kept as JSON).
+        public var author: JSONScalar
+        public var isbn: JSONScalar
+        public var shelfID: Int
+        public var createdAt: String
+        public var updatedAt: String
+        public var comments: String
+        public var cover: Cover?
+    }
+
+    public var account: Account
+    public var shelves: [Shelf]
+    public var books: [Book]
+    /// Cover files by name.
+    public var coverFiles: [String: Data]
+
+    public static let demoEmail = "demo@reader.example"
+    public static let demoPassword = "demo-password"
+
+    /// The bundled sample library: about 30 public-domain books on a few shelves.
+    public static func bundled() throws -> SampleLibrary {
+        guard let url = Bundle.module.url(forResource: "Library/sample-library", withExtension: "json") else {
+            throw SampleLibraryError(message: "the bundled sample library is missing from the build")
+        }
+        return try load(from: url)
+    }
+
+    /// Reads a library file in the sample format (see `Library/sample-library.json`); cover files
+    /// are looked up in `covers/` beside it.
+    public static func load(from url: URL) throws -> SampleLibrary {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw SampleLibraryError(message: "\(url.path): \(error.localizedDescription)")
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let user = root["user"] as? [String: Any],
+              let shelves = root["shelves"] as? [[String: Any]],
+              let books = root["books"] as? [[String: Any]]
+        else {
+            throw SampleLibraryError(message: "\(url.path): not a sample library (expected user, shelves and books)")
+        }
+        let account = Account(id: user["id"] as? Int ?? 1,
+                              email: user["email"] as? String ?? demoEmail,
+                              password: user["password"] as? String ?? demoPassword)
+        let coversDirectory = url.deletingLastPathComponent().appendingPathComponent("covers")
+        var coverFiles: [String: Data] = [:]
+        var parsedBooks: [Book] = []
+        for entry in books {
+            guard let id = entry["id"] as? Int else { continue }
+            var cover: Cover?
+            if let spec = entry["cover"] as? [String: Any], let kind = spec["kind"] as? String {
+                let file = spec["file"] as? String ?? ""
+                switch kind {
+                case "disk": cover = .disk(file: file)
+                case "object-storage": cover = .objectStorage(file: file)
+                case "missing": cover = .missing
+                case "third-party-gone": cover = .thirdPartyGone
+                case "third-party-not-image": cover = .thirdPartyNotImage
+                default: cover = nil
+                }
+                if !file.isEmpty, coverFiles[file] == nil {
+                    coverFiles[file] = try? Data(contentsOf: coversDirectory.appendingPathComponent(file))
+                }
+            }
+            parsedBooks.append(Book(id: id, title: entry["title"] as? String ?? "",
+                                    author: JSONScalar(entry["author"]), isbn: JSONScalar(entry["isbn"]),
+                                    shelfID: entry["shelf_id"] as? Int ?? 0,
+                                    createdAt: entry["created_at"] as? String ?? "2024-01-01T00:00:00.000Z",
+                                    updatedAt: entry["updated_at"] as? String ?? "2024-01-01T00:00:00.000Z",
+                                    comments: entry["comments"] as? String ?? "", cover: cover))
+        }
+        return SampleLibrary(account: account,
+                             shelves: shelves.compactMap { shelf in
+                                 (shelf["id"] as? Int).map { Shelf(id: $0, name: shelf["name"] as? String ?? "") }
+                             },
+                             books: parsedBooks, coverFiles: coverFiles)
+    }
+}
+
+/// A JSON null, string or number, as a sample library stores `author` and `isbn`.
+public enum JSONScalar: Sendable, Equatable {
+    case null
+    case string(String)
+    case number(Int)
+
+    init(_ value: Any?) {
+        switch value {
+        case let text as String: self = .string(text)
+        case let number as Int: self = .number(number)
+        default: self = .null
+        }
+    }
+
+    var jsonObject: Any {
+        switch self {
+        case .null: return NSNull()
+        case .string(let text): return text
+        case .number(let number): return number
+        }
+    }
+}
+
+public struct SampleLibraryError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

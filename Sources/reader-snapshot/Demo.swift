@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReaderSnapshotCore
+import SampleServer
+
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export the bundled sample library: starts the sample server on a free loopback port and exports it.",
+        discussion: "The sample library has, on purpose, a book on a deleted shelf and covers that cannot be fetched: the snapshot shows how they are reported."
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Where to write the snapshot.", valueName: "dir"))
+    var output: String = "Output/demo"
+
+    @OptionGroup var snapshot: SnapshotOptions
+
+    func run() async throws {
+        let logger = snapshot.makeLogger()
+        let formats = try snapshot.formats()
+        let server = SampleServer(library: try SampleLibrary.bundled())
+        let running = try await server.start(host: "127.0.0.1", port: 0)
+        logger.info("Sample Reader server on \(running.url) (account \(SampleLibrary.demoEmail))")
+        let outputURL = URL(fileURLWithPath: output)
+        do {
+            let options = Exporter.Options(
+                server: try ServerAddress(running.url),
+                credentials: .password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword),
+                output: outputURL, templates: try await snapshot.loadTemplates(), formats: formats)
+            let library = try await Exporter(options: options, logger: logger).run()
+            await running.stop()
+            _ = report(library, output: outputURL, formats: formats, logger: logger)
+            if formats.contains(.html) {
+                print("Snapshot ready: open \(outputURL.standardizedFileURL.appendingPathComponent("index.html").path)")
+            }
+        } catch {
+            await running.stop()
+            throw failureExit(for: error, logger: logger)
+        }
+    }
+}
+
+struct SampleServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sample-server",
+        abstract: "Run the sample Reader server in the foreground (Ctrl-C stops it).",
+        discussion: "The account is always e-mail \(SampleLibrary.demoEmail), password \(SampleLibrary.demoPassword), unless --library names a file with another."
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The address to listen on.", valueName: "host"))
+    var host: String = "127.0.0.1"
+
+    @Option(name: .long, help: ArgumentHelp("The port (0 picks a free one).", valueName: "n"))
+    var port: Int = 0
+
+    @Option(name: .long, help: ArgumentHelp("A library file in the sample format, instead of the bundled library.", valueName: "file"))
+    var library: String?
+
+    @Option(name: .long, help: ArgumentHelp("Serve a generated library of this many books.", valueName: "n"))
+    var books: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The seed of the generated library.", valueName: "s"))
+    var seed: UInt64 = 1
+
+    @Option(name: .long, help: ArgumentHelp("How long a login takes, like bcrypt on the real server.", valueName: "ms"))
+    var loginDelayMs: Int = 250
+
+    func validate() throws {
+        if library != nil && books != nil { throw ValidationError("Use --library or --books, not both.") }
+        if let books, !(0...1_000_000).contains(books) { throw ValidationError("--books must be between 0 and 1000000.") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+    }
+
+    func run() async throws {
+        let sample: SampleLibrary
+        if let library {
+            sample = try SampleLibrary.load(from: URL(fileURLWithPath: library))
+        } else if let books {
+            sample = try SampleLibrary.synthetic(books: books, seed: seed)
+        } else {
+            sample = try SampleLibrary.bundled()
+        }
+        var options = SampleServer.Options()
+        options.loginDelay = .milliseconds(loginDelayMs)
+        let server = SampleServer(library: sample, options: options)
+        let email = sample.account.email
+        let password = sample.account.password
+        let shelves = sample.shelves.count, count = sample.books.count
+        let host = self.host
+        let app = server.makeApplication(host: host, port: port) { port in
+            let url = "http://\(host):\(port)"
+            let banner = """
+            Sample Reader server: \(url)
+            Account: \(email) / password \(password) (\(count) books on \(shelves) shelves)
+            Export it: READER_PASSWORD=\(password) reader-snapshot export --server \(url) --email \(email) --output Output/sample
+
+            """
+            FileHandle.standardOutput.write(Data(banner.utf8))
+        }
+        try await app.runService()
+    }
+}

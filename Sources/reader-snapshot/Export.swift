@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReaderSnapshotCore
+
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export a Reader library to a snapshot folder.",
+        discussion: """
+        Credentials: --email with the password from READER_PASSWORD, --password-file or \
+        --password-stdin; or an api key (READER_API_KEY, or --api-key) with --user-id. The password \
+        is never taken as a plain option: it would show in the process list.
+
+        Environment: READER_SERVER, READER_EMAIL, READER_PASSWORD, READER_API_KEY, READER_USER_ID, \
+        SOURCE_DATE_EPOCH (the snapshot's date, for reproducible output).
+
+        \(ExitCodes.helpText)
+        """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The Reader server, like https://reader.example.com (or READER_SERVER).", valueName: "url"))
+    var server: String?
+
+    @Option(name: .long, help: ArgumentHelp("The folder to write the snapshot to; an earlier snapshot there is replaced when the new one is complete.", valueName: "dir"))
+    var output: String
+
+    @Option(name: .long, help: ArgumentHelp("Your account's e-mail (or READER_EMAIL).", valueName: "email"))
+    var email: String?
+
+    @Option(name: .long, help: ArgumentHelp("Read the password from this file (readable by you alone).", valueName: "file"))
+    var passwordFile: String?
+
+    @Flag(name: .long, help: "Read the password from standard input.")
+    var passwordStdin = false
+
+    @Option(name: .long, help: ArgumentHelp("An api key instead of a password (prefer READER_API_KEY: options show in the process list).", valueName: "key"))
+    var apiKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("The user id that goes with the api key (or READER_USER_ID).", valueName: "id"))
+    var userID: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Requests in flight at once.", valueName: "n"))
+    var concurrency: Int = 8
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a request may take.", valueName: "seconds"))
+    var timeout: Int = 30
+
+    @OptionGroup var snapshot: SnapshotOptions
+
+    func validate() throws {
+        guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 64.") }
+        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds.") }
+        guard server ?? environment("READER_SERVER") != nil else {
+            throw ValidationError("Give the Reader server with --server URL or READER_SERVER.")
+        }
+        if passwordFile != nil && passwordStdin {
+            throw ValidationError("Use one of --password-file and --password-stdin, not both.")
+        }
+    }
+
+    func environment(_ name: String) -> String? {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    func credentials(logger: Logger) throws -> ReaderCredentials {
+        let key = apiKey ?? environment("READER_API_KEY")
+        let user = userID ?? environment("READER_USER_ID").flatMap { Int($0) }
+        let mail = email ?? environment("READER_EMAIL")
+        if let key {
+            guard let user else {
+                throw ValidationError("An api key needs --user-id (or READER_USER_ID).")
+            }
+            if apiKey != nil {
+                logger.warning("--api-key shows in the process list; prefer READER_API_KEY.")
+            }
+            return .apiKey(userID: user, apiKey: key)
+        }
+        guard let mail else {
+            throw ValidationError("Give --email with a password (READER_PASSWORD, --password-file or --password-stdin), or an api key (READER_API_KEY) with --user-id.")
+        }
+        if let passwordFile {
+            return .password(email: mail, password: try readPasswordFile(passwordFile))
+        }
+        if passwordStdin {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            return .password(email: mail, password: Self.firstLine(String(decoding: data, as: UTF8.self)))
+        }
+        if let password = ProcessInfo.processInfo.environment["READER_PASSWORD"], !password.isEmpty {
+            return .password(email: mail, password: password)
+        }
+        throw ValidationError("No password: set READER_PASSWORD, or use --password-file FILE or --password-stdin.")
+    }
+
+    func readPasswordFile(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("Cannot read the password file \(path).")
+        }
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+           let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 != 0 {
+            throw ValidationError("The password file \(path) can be read by others; run: chmod 600 \(path)")
+        }
+        return Self.firstLine(String(decoding: data, as: UTF8.self))
+    }
+
+    /// A password file or pipe usually ends with a newline that is not part of the password.
+    static func firstLine(_ text: String) -> String {
+        String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+    }
+
+    func run() async throws {
+        let logger = snapshot.makeLogger()
+        let credentials = try credentials(logger: logger)
+        let formats = try snapshot.formats()
+        let outputURL = URL(fileURLWithPath: output)
+        do {
+            let address = try ServerAddress(server ?? environment("READER_SERVER") ?? "")
+            if address.scheme == "http" && !address.isLoopback {
+                logger.warning("\(address) is plain http: the password and api key would cross the network unencrypted.")
+            }
+            let options = Exporter.Options(server: address, credentials: credentials, output: outputURL,
+                                           templates: try await snapshot.loadTemplates(), formats: formats,
+                                           concurrency: concurrency, timeout: .seconds(timeout))
+            let library = try await Exporter(options: options, logger: logger).run()
+            throw report(library, output: outputURL, formats: formats, logger: logger)
+        } catch let code as ExitCode {
+            throw code
+        } catch let error as ReaderAPIError {
+            throw failureExit(for: SnapshotError(.api(error), path: error.request), logger: logger)
+        } catch {
+            throw failureExit(for: error, logger: logger)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReaderSnapshotCore
+
+@main
+struct ReaderSnapshot: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reader-snapshot",
+        abstract: "Keep a snapshot of your Reader library: an HTML site, Markdown notes and a JSON archive.",
+        discussion: """
+        Logs in to a Reader server, walks every shelf and book, downloads the covers, and writes a \
+        browsable HTML site, a Markdown tree of your notes and library.json.
+
+        Try it without a server: reader-snapshot demo
+
+        \(ExitCodes.helpText)
+        """,
+        version: "0.1.0",
+        subcommands: [Export.self, Render.self, Demo.self, SampleServerCommand.self, CopyTemplates.self]
+    )
+}
+
+/// Options every command that writes a snapshot shares.
+struct SnapshotOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A folder of templates to use instead of the bundled ones (see copy-templates).", valueName: "dir"))
+    var templates: String?
+
+    @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json.", valueName: "list"))
+    var format: String = "html,markdown,json"
+
+    @Flag(name: .shortAndLong, help: "Print only warnings and errors.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Print more detail.")
+    var verbose = false
+
+    func validate() throws {
+        _ = try formats()
+        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together.") }
+    }
+
+    func formats() throws -> Set<OutputFormat> {
+        var result = Set<OutputFormat>()
+        for part in format.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !part.isEmpty {
+            guard let value = OutputFormat(rawValue: part) else {
+                throw ValidationError("Unknown format '\(part)' in --format: use html, markdown and/or json.")
+            }
+            result.insert(value)
+        }
+        guard !result.isEmpty else { throw ValidationError("--format needs at least one of html, markdown, json.") }
+        return result
+    }
+
+    func makeLogger() -> Logger {
+        let level: Logger.Level = quiet ? .warning : (verbose ? .debug : .info)
+        return Logger(label: "reader-snapshot") { _ in ConsoleLogHandler(level: level) }
+    }
+
+    func loadTemplates() async throws -> TemplateSet {
+        if let templates {
+            return try await TemplateSet.load(from: URL(fileURLWithPath: templates))
+        }
+        return try await TemplateSet.bundled()
+    }
+}
+
+/// Turns an error into a message on standard error and the documented exit code.
+func failureExit(for error: Error, logger: Logger) -> ExitCode {
+    guard let error = error as? SnapshotError else {
+        logger.error("\(error)")
+        return .failure
+    }
+    logger.error("\(error)")
+    switch error.reason {
+    case .api(let apiError):
+        if apiError.isUnauthorized {
+            logger.error("Check the e-mail and password, or the api key and user id.")
+            return ExitCode(ExitCodes.credentialsRejected)
+        }
+        if case .invalidURL = apiError.reason { return ExitCode(ExitCodes.badUsage) }
+        return ExitCode(ExitCodes.serverUnavailable)
+    case .templatesMissing, .templateSyntax, .templateNotFound:
+        return ExitCode(ExitCodes.templatesBroken)
+    case .notWritable:
+        return ExitCode(ExitCodes.outputNotWritable)
+    case .unsupportedArchive, .unreadableArchive:
+        return ExitCode(ExitCodes.badUsage)
+    }
+}
+
+/// "Wrote 30 books …" and the exit code for a published snapshot.
+func report(_ library: Library, output: URL, formats: Set<OutputFormat>, logger: Logger) -> ExitCode {
+    let notes = library.books.filter { !$0.note.isEmpty }.count
+    let covers = library.books.filter { $0.cover != nil }.count
+    let incomplete = library.books.filter { !$0.complete }.count
+    let coverProblems = library.problems.filter { $0.kind == .cover }.count
+    logger.info("Wrote \(library.books.count) books on \(library.shelves.count) shelves (\(notes) with notes, \(covers) with covers) to \(output.path)")
+    if formats.contains(.html) {
+        logger.info("Open \(output.appendingPathComponent("index.html").path)")
+    }
+    if library.problems.isEmpty { return .success }
+    logger.warning("Published with gaps: \(incomplete) books without details, \(coverProblems) covers not fetched (listed in the snapshot).")
+    return ExitCode(ExitCodes.publishedWithGaps)
+}

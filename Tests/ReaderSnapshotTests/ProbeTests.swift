@@ -1,0 +1,3 @@
+import Testing
+@testable import ReaderSnapshotCore
+@Test func probe() { #expect(!probeTemplates().isEmpty) }
