@@ -45,10 +45,14 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds a request may take.", valueName: "seconds"))
     var timeout: Int = 30
 
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for a connection (a gone cover host costs this once).", valueName: "seconds"))
+    var connectTimeout: Double = 5
+
     @OptionGroup var snapshot: SnapshotOptions
 
     func validate() throws {
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 64.") }
+        guard connectTimeout > 0 && connectTimeout <= 600 else { throw ValidationError("--connect-timeout must be more than 0 and at most 600 seconds.") }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds.") }
         guard server ?? environment("READER_SERVER") != nil else {
             throw ValidationError("Give the Reader server with --server URL or READER_SERVER.")
@@ -119,9 +123,10 @@ struct Export: AsyncParsableCommand {
             if address.scheme == "http" && !address.isLoopback {
                 logger.warning("\(address) is plain http: the password and api key would cross the network unencrypted.")
             }
-            let options = Exporter.Options(server: address, credentials: credentials, output: outputURL,
+            var options = Exporter.Options(server: address, credentials: credentials, output: outputURL,
                                            templates: try await snapshot.loadTemplates(), formats: formats,
                                            concurrency: concurrency, timeout: .seconds(timeout))
+            options.connectTimeout = .milliseconds(Int(connectTimeout * 1000))
             let library = try await Exporter(options: options, logger: logger).run()
             throw report(library, output: outputURL, formats: formats, logger: logger)
         } catch let code as ExitCode {

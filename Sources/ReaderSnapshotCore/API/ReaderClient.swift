@@ -37,18 +37,19 @@ public final class ReaderClient: Sendable {
                 limits: ResponseLimits = ResponseLimits(), redactor: Redactor = Redactor()) {
         self.server = server
         self.http = http
-        let (seconds, attoseconds) = timeout.components
-        self.timeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        self.timeout = .milliseconds(timeout.milliseconds)
         self.limits = limits
         self.redactor = redactor
         self.sessionBox = SessionBox()
     }
 
     /// A client for this tool: redirects are followed by hand, so that the key never crosses origins.
-    public static func makeHTTPClient(concurrency: Int) -> HTTPClient {
+    /// A refused connection is retried until the connect timeout runs out, so that timeout is what
+    /// a gone cover host costs.
+    public static func makeHTTPClient(concurrency: Int, connectTimeout: Duration = .seconds(5)) -> HTTPClient {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(10), read: .seconds(60))
+            timeout: .init(connect: .milliseconds(connectTimeout.milliseconds), read: .seconds(60))
         )
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, concurrency)
         configuration.decompression = .enabled(limit: .ratio(50))
@@ -190,5 +191,12 @@ private final class SessionBox: @unchecked Sendable {
     var value: ReaderSession? {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

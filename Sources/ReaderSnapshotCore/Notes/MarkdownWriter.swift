@@ -92,8 +92,20 @@ enum MarkdownWriter {
             && !destination.contains(where: { $0 == " " || $0 == "<" || $0 == ">" || $0.isNewline || $0 == "\\" })
     }
 
-    /// `<…>` keeps spaces and parentheses in a destination; only `<`, `>` and `\` need escaping there.
+    /// A plain destination where it can be; `<…>` keeps spaces and parentheses, and only `<`, `>`
+    /// and `\` need escaping there.
     static func linkDestination(_ destination: String) -> String {
+        var depth = 0
+        var plain = !destination.isEmpty
+        for character in destination where plain {
+            switch character {
+            case "(": depth += 1
+            case ")": depth -= 1; if depth < 0 { plain = false }
+            case " ", "<", ">", "\\": plain = false
+            default: if character.isWhitespace || character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { plain = false }
+            }
+        }
+        if plain && depth == 0 { return destination }
         var result = "<"
         for character in destination {
             switch character {
@@ -105,14 +117,20 @@ enum MarkdownWriter {
         return result + ">"
     }
 
-    static let escapedCharacters: Set<Character> = ["\\", "`", "*", "_", "[", "]", "<", ">", "&", "~", "|", "$"]
+    static let escapedCharacters: Set<Character> = ["\\", "`", "*", "_", "[", "]", "<", ">", "~", "|", "$"]
 
     /// Backslash-escapes what Markdown would read as syntax, so that text stays text.
     static func escape(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
-        for character in text {
-            if escapedCharacters.contains(character) { result.append("\\") }
+        var characters = text.makeIterator()
+        var next = characters.next()
+        while let character = next {
+            next = characters.next()
+            // "&" is literal unless it could start an entity ("&amp;", "&#38;").
+            if escapedCharacters.contains(character) || (character == "&" && (next?.isLetter == true || next == "#")) {
+                result.append("\\")
+            }
             if character == "\t" || character == "\n" || character == "\r" {
                 result.append(" ")
             } else {

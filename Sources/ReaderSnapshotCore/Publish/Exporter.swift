@@ -12,6 +12,7 @@ public struct Exporter: Sendable {
         public var formats: Set<OutputFormat>
         public var concurrency: Int
         public var timeout: Duration
+        public var connectTimeout: Duration = .seconds(5)
         public var generatedAt: String
 
         public init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
@@ -39,7 +40,7 @@ public struct Exporter: Sendable {
     /// Runs the export and returns the library it published.
     public func run() async throws -> Library {
         let publisher = try Publisher(output: options.output)
-        let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency)
+        let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency, connectTimeout: options.connectTimeout)
         do {
             let library = try await crawlAndRender(http: http, publisher: publisher)
             try await http.shutdown()

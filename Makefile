@@ -1,0 +1,40 @@
+# reader-snapshot: `make demo` and `make test` are the whole setup on a fresh Debian machine.
+SWIFT ?= swift
+# Debian packages the build needs: the C libraries behind CCmarkGFM and CLibXML2.
+APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev pkg-config
+BIN := .build/debug/reader-snapshot
+
+.PHONY: all deps build demo test sample-server clean
+
+all: build
+
+# Installs what is missing (apt-get; as root or through sudo). Elsewhere it only checks.
+deps:
+	@if command -v dpkg >/dev/null 2>&1; then \
+	  missing=""; \
+	  for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then \
+	    echo "Installing:$$missing"; \
+	    if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	  fi; \
+	elif ! pkg-config --exists libcmark-gfm libxml-2.0 2>/dev/null; then \
+	  echo "Install cmark-gfm and libxml2 (for example: brew install cmark-gfm libxml2 pkg-config)"; exit 1; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+# Starts the bundled sample Reader server on a free loopback port and exports it to Output/demo.
+demo: build
+	$(BIN) demo --output Output/demo
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+sample-server: build
+	$(BIN) sample-server
+
+clean:
+	rm -rf .build Output/demo

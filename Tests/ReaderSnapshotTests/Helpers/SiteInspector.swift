@@ -1,0 +1,70 @@
+import Foundation
+
+/// Reads a written snapshot back, independently of the code that wrote it.
+struct SiteInspector {
+    let root: URL
+
+    /// Every file under the snapshot, as relative paths.
+    func files() -> [String] {
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        var result: [String] = []
+        for case let url as URL in enumerator {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                result.append(String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1)))
+            }
+        }
+        return result.sorted()
+    }
+
+    func text(_ relativePath: String) -> String? {
+        (try? Data(contentsOf: root.appendingPathComponent(relativePath))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func data(_ relativePath: String) -> Data? {
+        try? Data(contentsOf: root.appendingPathComponent(relativePath))
+    }
+
+    /// The targets of href= and src= in an HTML page.
+    static func links(inHTML html: String) -> [String] {
+        matches(of: #"(?:href|src)="([^"]*)""#, in: html)
+    }
+
+    /// The targets of Markdown links and images: ](target)
+    static func links(inMarkdown markdown: String) -> [String] {
+        matches(of: #"\]\(<?([^)>\s]+)>?\)"#, in: markdown)
+    }
+
+    static func matches(of pattern: String, in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        let range = NSRange(text.startIndex..., in: text)
+        return regex.matches(in: text, range: range).compactMap { match in
+            Range(match.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+
+    /// Visible text of HTML: tags dropped, the common entities decoded (a second, simple reading).
+    static func visibleText(ofHTML html: String) -> String {
+        var text = html.replacingOccurrences(of: #"<!--.*?-->"#, with: " ", options: .regularExpression)
+        text = text.replacingOccurrences(of: #"<[^>]*>"#, with: " ", options: .regularExpression)
+        return decodeEntities(text)
+    }
+
+    static func decodeEntities(_ text: String) -> String {
+        var result = text
+        for (entity, value) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"),
+                                ("&nbsp;", "\u{00A0}"), ("&amp;", "&")] {
+            result = result.replacingOccurrences(of: entity, with: value)
+        }
+        return result
+    }
+
+    /// Markdown text with backslash escapes undone.
+    static func unescapedMarkdown(_ markdown: String) -> String {
+        markdown.replacingOccurrences(of: #"\\([!-/:-@\[-`{-~])"#, with: "$1", options: .regularExpression)
+    }
+
+    /// The words of a text: runs of letters and digits.
+    static func words(_ text: String) -> [String] {
+        text.components(separatedBy: CharacterSet.alphanumerics.inverted).filter { !$0.isEmpty }
+    }
+}

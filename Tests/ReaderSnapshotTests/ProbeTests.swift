@@ -1,3 +1,0 @@
-import Testing
-@testable import ReaderSnapshotCore
-@Test func probe() { #expect(!probeTemplates().isEmpty) }
