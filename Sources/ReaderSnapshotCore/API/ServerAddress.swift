@@ -28,8 +28,10 @@ public struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The URL as the user would write it: no credentials, no query.
+    var hasDefaultPort: Bool { (scheme == "https" && port == 443) || (scheme == "http" && port == 80) }
+
     public var description: String {
-        let defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
+        let defaultPort = hasDefaultPort
         let hostPart = host.contains(":") ? "[\(host)]" : host
         return "\(scheme)://\(hostPart)\(defaultPort ? "" : ":\(port)")\(basePath)"
     }
@@ -38,7 +40,7 @@ public struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
         var components = URLComponents()
         components.scheme = scheme
         components.host = host
-        components.port = port
+        if !hasDefaultPort { components.port = port }
         components.path = basePath + path
         if !query.isEmpty { components.queryItems = query }
         return components.url!

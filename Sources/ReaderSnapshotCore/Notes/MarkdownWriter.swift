@@ -27,7 +27,7 @@ enum MarkdownWriter {
             return items.enumerated().map { index, item in
                 let marker = ordered ? "\(index + 1). " : "- "
                 let indent = String(repeating: " ", count: marker.count)
-                let body = markdown(item)
+                let body = tightListItem(item)
                 let lines = body.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
                 guard !lines.isEmpty else { return marker.trimmingSpaces() }
                 return lines.enumerated().map { lineIndex, line in
@@ -37,6 +37,20 @@ enum MarkdownWriter {
         case .rule:
             return "---"
         }
+    }
+
+    /// A paragraph followed by a nested list stays tight ("- item" / "  - nested"), as people write it.
+    private static func tightListItem(_ blocks: [NoteBlock]) -> String {
+        var text = ""
+        for (index, item) in blocks.enumerated() {
+            let rendered = block(item)
+            guard !rendered.isEmpty else { continue }
+            if !text.isEmpty {
+                if case .list = item, index > 0, case .paragraph = blocks[index - 1] { text += "\n" } else { text += "\n\n" }
+            }
+            text += rendered
+        }
+        return text.isEmpty ? "" : text + "\n"
     }
 
     private static func paragraph(_ inlines: [NoteInline]) -> String {

@@ -19,7 +19,9 @@ enum RichTextParser {
     static func parse(_ html: String) -> [HTMLNode] {
         let length = html.utf8.count
         guard length > 0 else { return [] }
-        let options = Int32(HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue)
+        // XML_PARSE_HUGE lifts the 256-level nesting limit, past which libxml2 stops reading and the rest
+        // of the note would be lost; the walk below bounds the depth itself.
+        let options = Int32(HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)
         let document = html.withCString { htmlReadMemory($0, Int32(clamping: length), nil, "UTF-8", options) }
         guard let document else { return [.text(html)] }
         defer { xmlFreeDoc(document) }
