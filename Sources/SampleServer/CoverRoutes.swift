@@ -30,7 +30,7 @@ struct CoverRoutes: Sendable {
             location = "http://\(host)/rails/active_storage/disk/\(Self.token("gone"))/cover.jpg"
         case .objectStorage(let file):
             // Another origin: same port, another host name. A new signature at every request.
-            let other = host.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+            let other = Self.otherHost(host)
             let expires = Int(Date().timeIntervalSince1970) + 300
             let signature = SampleServer.randomKey()
             location = "http://\(other)/storage/\(file)?X-Amz-Expires=\(expires)&X-Amz-Signature=\(signature)"
@@ -38,6 +38,13 @@ struct CoverRoutes: Sendable {
             return Response(status: .notFound, headers: [.contentType: "text/html"])
         }
         return Response(status: .found, headers: [.location: location, .cacheControl: "max-age=300, private"])
+    }
+
+    /// The same server under another name: a second origin on loopback, for "object storage" and
+    /// "third-party" covers.
+    static func otherHost(_ authority: String) -> String {
+        let port = authority.split(separator: ":").last.flatMap { Int($0) }.map { ":\($0)" } ?? ""
+        return (authority.hasPrefix("localhost") ? "127.0.0.1" : "localhost") + port
     }
 
     static func token(_ file: String) -> String {

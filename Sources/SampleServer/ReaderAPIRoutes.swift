@@ -118,8 +118,8 @@ struct ReaderAPIRoutes: Sendable {
             // Nothing listens on the discard port: the host is "gone".
             return "http://127.0.0.1:9/covers/\(book.id).jpg"
         case .thirdPartyNotImage:
-            let other = base.replacingOccurrences(of: "http://127.0.0.1:", with: "http://localhost:")
-            return "\(other)/third-party/covers/\(book.id).jpg"
+            let other = CoverRoutes.otherHost(String(base.dropFirst("http://".count)))
+            return "http://\(other)/third-party/covers/\(book.id).jpg"
         }
     }
 }

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import ReaderSnapshotCore
+
+/// Rendering a small Library with the bundled templates, no network.
+struct RenderTests {
+    static func library() -> Library {
+        Library(
+            generatedAt: "2024-05-06T07:08:09Z", server: "https://reader.example.com", user: "me@example.com", userID: 1,
+            shelves: [Shelf(id: 1, name: "Sci-Fi <b>& more</b>", bookCount: 2, bookIDs: [7, 8]),
+                      Shelf(id: 2, name: "🤷‍♂️", bookCount: 0, bookIDs: [])],
+            books: [
+                Book(id: 7, title: "Dune \"<script>alert(1)</script>\"", author: "Frank Herbert", isbn: "9780441013593", shelfID: 1,
+                     note: Note(receiving: "<div>Loved <em>it</em>.<br><br><a href=\"javascript:alert(1)\">x</a></div>")),
+                Book(id: 8, title: "# Not: a heading\n---", author: nil, isbn: nil, shelfID: 1),
+                Book(id: 9, title: "Lost", shelfID: 99, shelfName: "Deleted shelf", complete: false),
+            ],
+            problems: [Problem(kind: .bookDetails, bookID: 9, message: "GET /api/v1/books/9: the server failed (HTTP 500)")])
+    }
+
+    @Test func rendersEveryPageWithTextEscaped() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let templates = try await TemplateSet.bundled()
+        try SiteRenderer(templates: templates).render(Self.library(), into: SnapshotWriter(root: folder.url))
+        let site = SiteInspector(root: folder.url)
+        let files = site.files()
+        #expect(files.contains("index.html") && files.contains("books.html") && files.contains("library.json"))
+        #expect(files.contains("shelves/1-sci-fi-b-more-b.html") && files.contains("shelves/2.html"))
+        #expect(files.contains("books/7-dune-script-alert-1-script.html") && files.contains("books/9-lost.html"))
+        #expect(files.contains("markdown/books/8-not-a-heading.md") && files.contains("assets/style.css"))
+
+        let book = try #require(site.text("books/7-dune-script-alert-1-script.html"))
+        #expect(!book.contains("<script>"))
+        #expect(book.contains("Dune &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;"))
+        #expect(book.contains("<p>Loved <em>it</em>.</p>"))
+        #expect(book.contains("<a href=\"\">x</a>"))
+        let shelf = try #require(site.text("shelves/1-sci-fi-b-more-b.html"))
+        #expect(shelf.contains("Sci-Fi &lt;b&gt;&amp; more&lt;/b&gt;"))
+        let index = try #require(site.text("index.html"))
+        #expect(index.contains("Not on any shelf") && index.contains("books/9-lost.html"))
+        #expect(index.contains("2024-05-06 07:08 UTC"))
+
+        let markdown = try #require(site.text("markdown/books/8-not-a-heading.md"))
+        #expect(markdown.hasPrefix("---\nid: 8\ntitle: \"# Not: a heading\\n---\"\nauthor: null\n"))
+        #expect(markdown.contains("\n# \\# Not: a heading ---\n") || markdown.contains("\n# \\# Not: a heading"))
+        let lost = try #require(site.text("markdown/books/9-lost.md"))
+        #expect(lost.contains("could not be read"))
+    }
+
+    @Test func missingAndBrokenTemplatesAreNamed() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        await #expect(throws: SnapshotError.self) { try await TemplateSet.load(from: folder.path("nowhere")) }
+
+        let bundled = try #require(TemplateSet.bundledDirectory)
+        let copy = folder.path("copy")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        for part in ["html", "markdown", "assets"] {
+            try FileManager.default.copyItem(at: bundled.appendingPathComponent(part), to: copy.appendingPathComponent(part))
+        }
+        try FileManager.default.removeItem(at: copy.appendingPathComponent("markdown/shelf.mustache"))
+        do {
+            _ = try await TemplateSet.load(from: copy)
+            Issue.record("a missing template was accepted")
+        } catch let error as SnapshotError {
+            #expect(error.description.contains("markdown/shelf.mustache is missing"))
+        }
+        try "line one\nline {{#two}} open\n".write(to: copy.appendingPathComponent("markdown/shelf.mustache"), atomically: true, encoding: .utf8)
+        do {
+            _ = try await TemplateSet.load(from: copy)
+            Issue.record("a broken template was accepted")
+        } catch let error as SnapshotError {
+            #expect(error.description.contains("markdown/shelf.mustache:"), "\(error)")
+        }
+    }
+
+    @Test func writesStayInsideTheSnapshot() throws {
+        let writer = SnapshotWriter(root: URL(fileURLWithPath: "/tmp/snapshot-root"))
+        for bad in ["../x", "a/../../x", "/etc/passwd", "", "a//b", "./x"] {
+            #expect(throws: SnapshotError.self, "\(bad)") { _ = try writer.url(for: bad) }
+        }
+        #expect(try writer.url(for: "books/1-dune.html").path == "/tmp/snapshot-root/books/1-dune.html")
+    }
+
+    @Test func libraryJSONRoundTrips() throws {
+        let library = Self.library()
+        let data = try library.jsonData()
+        let decoded = try JSONDecoder().decode(Library.self, from: data)
+        #expect(decoded == library)
+        #expect(try decoded.jsonData() == data)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains("\"schema_version\" : 1"))
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import SampleServer
+import Testing
+
+/// The sample server behaves as reader-api.md says the real one does.
+struct SampleServerTests {
+    static func makeServer() throws -> SampleServer {
+        var options = SampleServer.Options()
+        options.loginDelay = .zero
+        options.apiKey = String(repeating: "c0ffee", count: 6) + "abcd"
+        return SampleServer(library: try SampleLibrary.bundled(), options: options)
+    }
+
+    static func json(_ buffer: ByteBuffer) -> [String: Any]? {
+        try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any]
+    }
+
+    @Test func loginTakesJSONOrAFormAndRefusesTheRest() async throws {
+        let server = try Self.makeServer()
+        let app = Application(router: server.makeRouter())
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/v1/sessions", method: .post, headers: [.contentType: "application/json"],
+                                     body: ByteBuffer(string: #"{"email":"demo@reader.example","password":"demo-password"}"#)) { response in
+                #expect(response.status == .ok)
+                let body = Self.json(response.body)
+                #expect(body?["user_id"] as? Int == 1)
+                #expect((body?["api_key"] as? String)?.count == 40)
+            }
+            try await client.execute(uri: "/api/v1/sessions", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                     body: ByteBuffer(string: "email=demo%40reader.example&password=demo-password")) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/api/v1/sessions", method: .post, headers: [.contentType: "application/json"],
+                                     body: ByteBuffer(string: #"{"email":" demo@reader.example","password":"demo-password"}"#)) { response in
+                #expect(response.status == .unauthorized)
+                #expect(Self.json(response.body)?["error"] as? String == "Invalid email or password")
+            }
+            try await client.execute(uri: "/api/v1/sessions", method: .post, headers: [.contentType: "application/json"],
+                                     body: ByteBuffer(string: "{not json")) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.body.readableBytes == 0)
+                #expect(response.headers[.contentType] == "text/html")
+            }
+        }
+    }
+
+    @Test func keysAreCheckedAndTheBooksEndpointEchoesTheRejectedOne() async throws {
+        let server = try Self.makeServer()
+        let app = Application(router: server.makeRouter())
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/v1/shelves", method: .get) { response in
+                #expect(response.status == .unauthorized)
+                #expect(Self.json(response.body)?["error"] as? String == "API Key and UserID Required")
+            }
+            try await client.execute(uri: "/api/v1/shelves?api_key=nope&user_id=1", method: .get) { response in
+                #expect(Self.json(response.body)?["error"] as? String == "Invalid API Key")
+            }
+            try await client.execute(uri: "/api/v1/books?api_key=nope&user_id=1", method: .get) { response in
+                #expect(Self.json(response.body)?["error"] as? String == "Invalid API Key: nope")
+            }
+        }
+    }
+
+    @Test func shelvesBooksETagsAndTheDeletedShelfCrash() async throws {
+        let server = try Self.makeServer()
+        let auth = "api_key=\(server.apiKey)&user_id=1"
+        let app = Application(router: server.makeRouter())
+        try await app.test(.router) { client in
+            var etag = ""
+            try await client.execute(uri: "/api/v1/shelves/1?\(auth)", method: .get) { response in
+                #expect(response.status == .ok)
+                let shelf = Self.json(response.body)?["shelf"] as? [String: Any]
+                let books = shelf?["books"] as? [[String: Any]]
+                #expect(books?.isEmpty == false)
+                #expect((books?.first?["image_url"] as? String)?.contains("/rails/active_storage/blobs/redirect/") == true)
+                etag = response.headers[.eTag] ?? ""
+            }
+            #expect(etag.hasPrefix("W/\""))
+            try await client.execute(uri: "/api/v1/shelves/1?\(auth)", method: .get, headers: [.ifNoneMatch: etag]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+            }
+            // Without the W/ it does not match.
+            try await client.execute(uri: "/api/v1/shelves/1?\(auth)", method: .get, headers: [.ifNoneMatch: String(etag.dropFirst(2))]) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/api/v1/shelves/999?\(auth)", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(Self.json(response.body)?["error"] as? String == "Shelf not found")
+            }
+            try await client.execute(uri: "/api/v1/books?\(auth)", method: .get) { response in
+                let books = Self.json(response.body)?["books"] as? [[String: Any]]
+                #expect(books?.count == 30)
+                #expect(books?.first?["created_at"] is String)
+            }
+            try await client.execute(uri: "/api/v1/books/128?\(auth)", method: .get) { response in
+                #expect(response.status == .internalServerError)
+                #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
+            }
+            try await client.execute(uri: "/api/v1/books/101?\(auth)", method: .get) { response in
+                let book = Self.json(response.body)?["book"] as? [String: Any]
+                #expect((book?["comments"] as? String)?.hasPrefix("<div class=\"trix-content\">") == true)
+                #expect(book?["shelf_name"] as? String == "Currently Reading 📖")
+            }
+        }
+    }
+
+    @Test func coversRedirectToDiskOrToAnotherHostThatExpires() async throws {
+        let server = try Self.makeServer()
+        let auth = "api_key=\(server.apiKey)&user_id=1"
+        let app = Application(router: server.makeRouter())
+        try await app.test(.router) { client in
+            var urls: [Int: String] = [:]
+            for id in [101, 102] {
+                try await client.execute(uri: "/api/v1/books/\(id)?\(auth)", method: .get) { response in
+                    urls[id] = (Self.json(response.body)?["book"] as? [String: Any])?["image_url"] as? String
+                }
+            }
+            func pathAndQuery(_ url: String?) throws -> String {
+                let components = try #require(url.flatMap { URLComponents(string: $0) })
+                return components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+            }
+            let blobHost = URLComponents(string: urls[101] ?? "")?.host
+            let disk = try pathAndQuery(urls[101])
+            try await client.execute(uri: disk, method: .get) { response in
+                #expect(response.status == .found)
+                #expect(response.headers[.cacheControl] == "max-age=300, private")
+                let location = try #require(response.headers[.location])
+                #expect(URLComponents(string: location)?.host == blobHost)
+                #expect(location.contains("/rails/active_storage/disk/"))
+                let path = try pathAndQuery(location)
+                try await client.execute(uri: path, method: .get) { image in
+                    #expect(image.status == .ok)
+                    #expect(image.headers[.lastModified] != nil)
+                }
+                try await client.execute(uri: path, method: .get, headers: [.ifModifiedSince: image304Date]) { image in
+                    #expect(image.status == .notModified)
+                }
+            }
+            let stored = try pathAndQuery(urls[102])
+            var locations: [String] = []
+            for _ in 0..<2 {
+                try await client.execute(uri: stored, method: .get) { response in
+                    locations.append(response.headers[.location] ?? "")
+                }
+            }
+            #expect(locations[0].contains("/storage/moby-dick.png?"))
+            #expect(URLComponents(string: locations[0])?.host != blobHost, "object storage is another origin")
+            #expect(locations[0] != locations[1], "a signed URL changes at every request")
+            try await client.execute(uri: "/storage/moby-dick.png?X-Amz-Expires=1&X-Amz-Signature=x", method: .get) { response in
+                #expect(response.status == .forbidden)
+            }
+            try await client.execute(uri: "/rails/active_storage/disk/nope/cover.jpg", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.body.readableBytes == 0)
+                #expect(response.headers[.contentType] == "image/jpeg")
+            }
+        }
+    }
+
+    let image304Date = "Mon, 01 Jan 2024 00:00:00 GMT"
+
+    @Test func syntheticLibrariesAreTheSameForTheSameSeed() throws {
+        let a = try SampleLibrary.synthetic(books: 500, seed: 7)
+        let b = try SampleLibrary.synthetic(books: 500, seed: 7)
+        let c = try SampleLibrary.synthetic(books: 500, seed: 8)
+        #expect(a.books.count == 500)
+        #expect(a.books.map(\.title) == b.books.map(\.title))
+        #expect(a.books.map(\.comments) == b.books.map(\.comments))
+        #expect(a.books.map(\.title) != c.books.map(\.title))
+        let shelfIDs = Set(a.shelves.map(\.id))
+        #expect(a.books.contains { !shelfIDs.contains($0.shelfID) }, "some books sit on a deleted shelf")
+    }
+}
