@@ -4,7 +4,8 @@ SWIFT ?= swift
 APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev pkg-config
 BIN := .build/debug/reader-snapshot
 
-.PHONY: all deps build demo test sample-server clean
+PREFIX ?= /usr/local
+.PHONY: all deps build release install demo test sample-server clean
 
 all: build
 
@@ -24,6 +25,17 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# The binary and its resource bundles go together in $(PREFIX)/lib/reader-snapshot, with a link in
+# $(PREFIX)/bin: the tool finds its templates beside its own (resolved) path.
+install: release
+	install -d $(DESTDIR)$(PREFIX)/lib/reader-snapshot $(DESTDIR)$(PREFIX)/bin
+	install -m 755 .build/release/reader-snapshot $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
+	cp -R .build/release/reader-snapshot_*.resources $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
+	ln -sf ../lib/reader-snapshot/reader-snapshot $(DESTDIR)$(PREFIX)/bin/reader-snapshot
 
 # Starts the bundled sample Reader server on a free loopback port and exports it to Output/demo.
 demo: build

@@ -4,6 +4,23 @@
 import Foundation
 
 public enum DefaultTemplates {
-    /// The folder holding html/, markdown/ and assets/ in the built tool.
-    public static var directory: URL? { Bundle.module.resourceURL }
+    static let bundleName = "reader-snapshot_DefaultTemplates"
+
+    /// The folder holding html/, markdown/ and assets/, looked up beside the running executable
+    /// (where SwiftPM builds it and `make install` puts it). Unlike `Bundle.module`, a missing
+    /// bundle is an answer here, not a crash.
+    public static var directory: URL? {
+        var candidates: [URL] = []
+        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            candidates.append(executable.deletingLastPathComponent())
+        }
+        candidates.append(Bundle.main.bundleURL)
+        for folder in candidates {
+            for name in [bundleName + ".resources", bundleName + ".bundle/Contents/Resources", bundleName + ".bundle"] {
+                let url = folder.appendingPathComponent(name)
+                if FileManager.default.fileExists(atPath: url.appendingPathComponent("html").path) { return url }
+            }
+        }
+        return nil
+    }
 }

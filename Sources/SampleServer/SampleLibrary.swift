@@ -51,10 +51,28 @@ public struct SampleLibrary: Sendable {
 
     /// The bundled sample library: about 30 public-domain books on a few shelves.
     public static func bundled() throws -> SampleLibrary {
-        guard let url = Bundle.module.url(forResource: "Library/sample-library", withExtension: "json") else {
-            throw SampleLibraryError(message: "the bundled sample library is missing from the build")
+        guard let url = bundledLibraryURL else {
+            throw SampleLibraryError(message: "the bundled sample library is missing: reader-snapshot_SampleServer.resources should sit beside the executable")
         }
         return try load(from: url)
+    }
+
+    /// Looked up beside the running executable, where SwiftPM builds it and `make install` puts
+    /// it; a missing bundle is an error to report, not a crash (as `Bundle.module` would make it).
+    static var bundledLibraryURL: URL? {
+        var folders: [URL] = []
+        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            folders.append(executable.deletingLastPathComponent())
+        }
+        folders.append(Bundle.main.bundleURL)
+        let names = ["reader-snapshot_SampleServer.resources", "reader-snapshot_SampleServer.bundle/Contents/Resources"]
+        for folder in folders {
+            for name in names {
+                let url = folder.appendingPathComponent(name).appendingPathComponent("Library/sample-library.json")
+                if FileManager.default.fileExists(atPath: url.path) { return url }
+            }
+        }
+        return nil
     }
 
     /// Reads a library file in the sample format (see `Library/sample-library.json`); cover files

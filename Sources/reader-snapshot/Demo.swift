@@ -29,7 +29,7 @@ struct Demo: AsyncParsableCommand {
                 output: outputURL, templates: try await snapshot.loadTemplates(), formats: formats)
             let library = try await Exporter(options: options, logger: logger).run()
             await running.stop()
-            _ = report(library, output: outputURL, formats: formats, logger: logger)
+            _ = report(library, output: outputURL, formats: formats, logger: logger, showPath: false)
             if formats.contains(.html) {
                 print("Snapshot ready: open \(outputURL.standardizedFileURL.appendingPathComponent("index.html").path)")
             }

@@ -90,13 +90,13 @@ func failureExit(for error: Error, logger: Logger) -> ExitCode {
 }
 
 /// "Wrote 30 books …" and the exit code for a published snapshot.
-func report(_ library: Library, output: URL, formats: Set<OutputFormat>, logger: Logger) -> ExitCode {
+func report(_ library: Library, output: URL, formats: Set<OutputFormat>, logger: Logger, showPath: Bool = true) -> ExitCode {
     let notes = library.books.filter { !$0.note.isEmpty }.count
     let covers = library.books.filter { $0.cover != nil }.count
     let incomplete = library.books.filter { !$0.complete }.count
     let coverProblems = library.problems.filter { $0.kind == .cover }.count
     logger.info("Wrote \(library.books.count) books on \(library.shelves.count) shelves (\(notes) with notes, \(covers) with covers) to \(output.path)")
-    if formats.contains(.html) {
+    if showPath && formats.contains(.html) {
         logger.info("Open \(output.appendingPathComponent("index.html").path)")
     }
     if library.problems.isEmpty { return .success }

@@ -24,7 +24,9 @@ public struct Crawler: Sendable {
 
         // The shelves and the list of every book, together.
         async let allBooks = client.books()
+        let shelfProgress = ProgressLog("Shelves", total: shelvesAnswer.shelves.count, logger: logger)
         let shelfPages: [Result<ShelfAnswer, ReaderAPIError>] = try await concurrentMap(shelvesAnswer.shelves, limit: concurrency) { shelf in
+            defer { shelfProgress.step() }
             do {
                 return .success(try await client.shelf(id: shelf.id))
             } catch let error as ReaderAPIError where !error.isUnauthorized {
@@ -69,7 +71,9 @@ public struct Crawler: Sendable {
 
         let detailed = order.count
         logger.info("Book details: fetching \(detailed)")
+        let detailProgress = ProgressLog("Book details", total: detailed, logger: logger)
         let details: [Result<BookFields, ReaderAPIError>] = try await concurrentMap(order, limit: concurrency) { id in
+            defer { detailProgress.step() }
             do {
                 return .success(try await client.book(id: id).book)
             } catch let error as ReaderAPIError where !error.isUnauthorized {
@@ -127,8 +131,10 @@ public struct Crawler: Sendable {
         }
         logger.info("Covers: fetching \(urls.count)")
         let fetcher = CoverFetcher(client: client, coversDirectory: directory)
+        let progress = ProgressLog("Covers", total: urls.count, logger: logger)
         let results = try await concurrentMap(urls, limit: concurrency) { url in
             try Task.checkCancellation()
+            defer { progress.step() }
             return await fetcher.fetch(url)
         }
         let byURL = Dictionary(uniqueKeysWithValues: zip(urls, results))

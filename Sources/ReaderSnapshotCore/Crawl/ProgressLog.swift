@@ -1,0 +1,34 @@
+import Foundation
+import Logging
+
+/// One log line at every tenth of a long phase ("Book details: 2000 of 10000"), so that a run
+/// over a big library shows it is moving without flooding a cron mail.
+final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private let label: String
+    private let total: Int
+    private let logger: Logger
+    private var done = 0
+    private var nextReport: Int
+
+    /// Phases shorter than this say only their start and end.
+    static let minimumTotal = 200
+
+    init(_ label: String, total: Int, logger: Logger) {
+        self.label = label
+        self.total = total
+        self.logger = logger
+        self.nextReport = max(1, total / 10)
+    }
+
+    func step() {
+        guard total >= Self.minimumTotal else { return }
+        let report: Int? = lock.withLock {
+            done += 1
+            guard done >= nextReport, done < total else { return nil }
+            nextReport += max(1, total / 10)
+            return done
+        }
+        if let report { logger.info("\(label): \(report) of \(total)") }
+    }
+}
