@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
     ],
     targets: [
         // cmark-gfm and its GFM extensions, from Debian's libcmark-gfm-dev / -extensions-dev.
@@ -28,11 +29,14 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        // Swaps the new snapshot into place in one step.
+        .target(name: "CFileSwap"),
         .target(
             name: "ReaderSnapshotCore",
             dependencies: [
                 "CCmarkGFM",
                 "CLibXML2",
+                "CFileSwap",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -51,6 +55,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Library")]
         ),

@@ -11,13 +11,25 @@ struct CoverRoutes: Sendable {
     /// Covers were uploaded long ago: a fixed Last-Modified.
     static let lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
 
+    static let signedPrefix = "eyJfcmFpbHMiOnsiZGF0YSI6"
+
     static func signedID(book: Int) -> String {
-        "eyJfcmFpbHMiOnsiZGF0YSI6" + String(book * 7919 + 104_729, radix: 36) + "--" + String(book * 31 + 7, radix: 16)
+        signedPrefix + String(book * 7919 + 104_729, radix: 36) + "--" + String(book * 31 + 7, radix: 16)
+    }
+
+    /// The book a signed id was made for, if it is one of ours.
+    static func book(fromSignedID signed: String) -> Int? {
+        guard signed.hasPrefix(signedPrefix),
+              let encoded = signed.dropFirst(signedPrefix.count).split(separator: "-").first,
+              let value = Int(encoded, radix: 36), (value - 104_729) % 7919 == 0
+        else { return nil }
+        let id = (value - 104_729) / 7919
+        return signedID(book: id) == signed ? id : nil
     }
 
     @Sendable func blobRedirect(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        guard let signed = context.parameters.get("signed"),
-              let book = library.books.first(where: { Self.signedID(book: $0.id) == signed }), let cover = book.cover
+        guard let signed = context.parameters.get("signed"), let id = Self.book(fromSignedID: signed),
+              let book = library.book(id: id), let cover = book.cover
         else {
             return Response(status: .notFound, headers: [.contentType: "text/html"])
         }
@@ -69,7 +81,7 @@ struct CoverRoutes: Sendable {
     @Sendable func objectStorage(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         if query.get("api_key") != nil || query.get("user_id") != nil {
-            server.state.countKeyLeak()
+            server.state.count { $0.keyLeaks += 1 }
         }
         guard let file = context.parameters.get("file"), let data = library.coverFiles[file],
               let expires = query.get("X-Amz-Expires").flatMap(Int.init), query.get("X-Amz-Signature") != nil,
@@ -89,6 +101,10 @@ struct CoverRoutes: Sendable {
 
     /// The Content-Type follows the file name, which may lie: clients must read the bytes.
     private func image(_ data: Data, file: String, extra: HTTPFields) -> Response {
+        server.state.count { counters in
+            counters.coverRequests += 1
+            counters.coverBytes += data.count
+        }
         let type: String
         switch (file as NSString).pathExtension.lowercased() {
         case "png": type = "image/png"

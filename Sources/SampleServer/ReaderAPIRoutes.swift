@@ -53,22 +53,22 @@ struct ReaderAPIRoutes: Sendable {
 
     @Sendable func shelves(_ request: Request, context: BasicRequestContext) async throws -> Response {
         if let denied = unauthorized(request, echoKey: false) { return denied }
-        let counts = Dictionary(grouping: library.books, by: \.shelfID).mapValues(\.count)
-        let shelves: [[String: Any]] = library.shelves.map { ["id": $0.id, "name": $0.name, "book_count": counts[$0.id] ?? 0] }
+        let library = self.library
+        let shelves: [[String: Any]] = library.shelves.map {
+            ["id": $0.id, "name": $0.name, "book_count": library.books(onShelf: $0.id).count]
+        }
         return cached(request, ["user": library.account.email, "shelves": shelves])
     }
 
     @Sendable func shelf(_ request: Request, context: BasicRequestContext) async throws -> Response {
         if let denied = unauthorized(request, echoKey: false) { return denied }
-        guard let id = context.parameters.get("id").flatMap(Int.init),
-              let shelf = library.shelves.first(where: { $0.id == id })
-        else {
+        let library = self.library
+        guard let id = context.parameters.get("id").flatMap(Int.init), let shelf = library.shelf(id: id) else {
             return json(["error": "Shelf not found"], status: .notFound)
         }
         let base = baseURL(request)
-        let books: [[String: Any]] = library.books.filter { $0.shelfID == id }.map { book in
-            ["id": book.id, "title": book.title, "author": book.author.jsonObject, "isbn": book.isbn.jsonObject,
-             "image_url": imageURL(book, base: base)]
+        let books: [[String: Any]] = library.books(onShelf: id).map { book in
+            row(book, ["image_url": imageURL(book, base: base)])
         }
         return cached(request, ["user": library.account.email,
                                 "shelf": ["id": shelf.id, "name": shelf.name, "book_count": books.count, "books": books]])
@@ -76,30 +76,35 @@ struct ReaderAPIRoutes: Sendable {
 
     @Sendable func books(_ request: Request, context: BasicRequestContext) async throws -> Response {
         if let denied = unauthorized(request, echoKey: true) { return denied }
+        let library = self.library
         let books: [[String: Any]] = library.books.map { book in
-            ["id": book.id, "title": book.title, "author": book.author.jsonObject, "isbn": book.isbn.jsonObject,
-             "shelf_id": book.shelfID, "user_id": library.account.id,
-             "created_at": book.createdAt, "updated_at": book.updatedAt]
+            row(book, ["shelf_id": book.shelfID, "user_id": library.account.id,
+                       "created_at": book.createdAt, "updated_at": book.updatedAt])
         }
         return cached(request, ["user": library.account.email, "books": books, "book_count": books.count])
     }
 
     @Sendable func book(_ request: Request, context: BasicRequestContext) async throws -> Response {
         if let denied = unauthorized(request, echoKey: true) { return denied }
-        guard let id = context.parameters.get("id").flatMap(Int.init),
-              let book = library.books.first(where: { $0.id == id })
-        else {
+        let library = self.library
+        guard let id = context.parameters.get("id").flatMap(Int.init), let book = library.book(id: id) else {
             return json(["error": "Book not found"], status: .notFound)
         }
-        guard let shelf = library.shelves.first(where: { $0.id == book.shelfID }) else {
+        guard let shelf = library.shelf(id: book.shelfID) else {
             // The real server crashes reading the deleted shelf's name.
             return crashPage("NoMethodError in Api::V1::BooksController#show: undefined method `name' for nil")
         }
-        return cached(request, ["book": [
-            "id": book.id, "title": book.title, "author": book.author.jsonObject, "isbn": book.isbn.jsonObject,
+        return cached(request, ["book": row(book, [
             "shelf_id": book.shelfID, "shelf_name": shelf.name, "image_url": imageURL(book, base: baseURL(request)),
             "comments": book.comments,
-        ] as [String: Any]])
+        ])])
+    }
+
+    /// The fields every endpoint gives for a book, and the ones this endpoint adds.
+    func row(_ book: SampleLibrary.Book, _ extra: [String: Any]) -> [String: Any] {
+        var row: [String: Any] = ["id": book.id, "title": book.title, "author": book.author.jsonObject, "isbn": book.isbn.jsonObject]
+        row.merge(extra) { _, new in new }
+        return row
     }
 
     /// The server's own URL, from the Host the client used (as Rails builds its URLs).

@@ -41,10 +41,39 @@ public struct SampleLibrary: Sendable {
     }
 
     public var account: Account
-    public var shelves: [Shelf]
-    public var books: [Book]
+    public var shelves: [Shelf] { didSet { reindex() } }
+    public var books: [Book] { didSet { reindex() } }
     /// Cover files by name.
     public var coverFiles: [String: Data]
+
+    /// Positions by id, and books by shelf: the routes answer in constant time at any size.
+    private(set) var bookIndex: [Int: Int] = [:]
+    private(set) var shelfIndex: [Int: Int] = [:]
+    private(set) var booksByShelf: [Int: [Int]] = [:]
+
+    public init(account: Account, shelves: [Shelf], books: [Book], coverFiles: [String: Data]) {
+        self.account = account
+        self.shelves = shelves
+        self.books = books
+        self.coverFiles = coverFiles
+        reindex()
+    }
+
+    private mutating func reindex() {
+        bookIndex = Dictionary(books.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        shelfIndex = Dictionary(shelves.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        booksByShelf = Dictionary(grouping: books.indices, by: { books[$0].shelfID })
+    }
+
+    public func book(id: Int) -> Book? { bookIndex[id].map { books[$0] } }
+    public func shelf(id: Int) -> Shelf? { shelfIndex[id].map { shelves[$0] } }
+    func books(onShelf id: Int) -> [Book] { (booksByShelf[id] ?? []).map { books[$0] } }
+
+    /// Changes a book in place (tests: an edited note, a moved book).
+    public mutating func updateBook(id: Int, _ change: (inout Book) -> Void) {
+        guard let index = bookIndex[id] else { return }
+        change(&books[index])
+    }
 
     public static let demoEmail = "demo@reader.example"
     public static let demoPassword = "demo-password"

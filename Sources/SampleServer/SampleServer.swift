@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// A Reader-compatible server for the demo, the tests and the benchmarks. It answers the way
 /// `shared/docs/reader-api.md` says the real Rails server does, quirks included: the nested shelf
@@ -13,23 +14,34 @@ public final class SampleServer: Sendable {
         public var loginDelay: Duration = .milliseconds(250)
         /// A fixed api key, for tests; random (40 hex digits) when nil.
         public var apiKey: String?
+        /// Added to every answer, like a real server's work.
+        public var latency: Duration = .zero
+        public var faults = FaultPlan()
         public init() {}
     }
 
-    public let library: SampleLibrary
     let options: Options
     let state: ServerState
 
     public init(library: SampleLibrary, options: Options = Options()) {
-        self.library = library
         self.options = options
-        self.state = ServerState(apiKey: options.apiKey ?? Self.randomKey())
+        self.state = ServerState(library: library, apiKey: options.apiKey ?? Self.randomKey(), faults: options.faults,
+                                 latency: options.latency)
     }
 
+    /// The library as it is now (tests change it between runs with `update`).
+    public var library: SampleLibrary { state.library }
     public var apiKey: String { state.apiKey }
     /// Requests to the object-storage host that carried an api key (must stay 0).
-    public var keyLeaks: Int { state.keyLeaks }
-    public var requestCount: Int { state.requests }
+    public var keyLeaks: Int { state.counters.keyLeaks }
+    public var counters: ServerCounters { state.counters }
+
+    public func update(_ change: (inout SampleLibrary) -> Void) { state.updateLibrary(change) }
+    /// A new key: every request with the old one is refused from now on, as after a revocation.
+    public func revokeKey() { state.setAPIKey(Self.randomKey()) }
+    public func setFaults(_ faults: FaultPlan) { state.setFaults(faults) }
+    public func setLatency(_ latency: Duration) { state.setLatency(latency) }
+    public func resetCounters() { state.resetCounters() }
 
     static func randomKey() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -38,7 +50,7 @@ public final class SampleServer: Sendable {
 
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.middlewares.add(CountingMiddleware(state: state))
+        router.middlewares.add(FaultMiddleware(state: state))
         let api = ReaderAPIRoutes(server: self)
         router.post("/api/v1/sessions", use: api.login)
         router.get("/api/v1/shelves", use: api.shelves)
@@ -70,16 +82,19 @@ public final class SampleServer: Sendable {
             continuation.yield(port)
             continuation.finish()
         }
+        // A service group, so that stopping is graceful: answers under way are finished and the
+        // connections closed, rather than torn down mid-write.
+        let group = ServiceGroup(services: [app], logger: Logger(label: "sample-server-lifecycle", factory: { _ in SwiftLogNoOpLogHandler() }))
         let task = Task {
             do {
-                try await app.run()
+                try await group.run()
             } catch {
                 continuation.finish()
                 throw error
             }
         }
         for await port in ports {
-            return RunningSampleServer(server: self, host: host, port: port, task: task)
+            return RunningSampleServer(server: self, host: host, port: port, group: group, task: task)
         }
         _ = try await task.value
         throw SampleLibraryError(message: "the sample server stopped before it listened on \(host):\(port)")
@@ -91,37 +106,79 @@ public struct RunningSampleServer: Sendable {
     public let server: SampleServer
     public let host: String
     public let port: Int
+    let group: ServiceGroup
     let task: Task<Void, Error>
 
     public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 
+    /// Ends stalled answers, lets the rest finish, then stops listening.
     public func stop() async {
-        task.cancel()
+        server.state.setStopping()
+        await group.triggerGracefulShutdown()
         _ = try? await task.value
     }
 }
 
-/// What the server counts and may change while it runs.
-final class ServerState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _apiKey: String
-    private var _keyLeaks = 0
-    private var _requests = 0
-
-    init(apiKey: String) { _apiKey = apiKey }
-
-    var apiKey: String { lock.withLock { _apiKey } }
-    var keyLeaks: Int { lock.withLock { _keyLeaks } }
-    var requests: Int { lock.withLock { _requests } }
-    func countRequest() { lock.withLock { _requests += 1 } }
-    func countKeyLeak() { lock.withLock { _keyLeaks += 1 } }
+/// What the server has answered, for tests and benchmarks.
+public struct ServerCounters: Sendable {
+    public var requests = 0
+    public var apiRequests = 0
+    /// Answers 304 Not Modified.
+    public var notModified = 0
+    /// Cover image bytes sent (disk and object storage).
+    public var coverBytes = 0
+    public var coverRequests = 0
+    public var faults = 0
+    public var keyLeaks = 0
 }
 
-struct CountingMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
-    let state: ServerState
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        state.countRequest()
-        return try await next(request, context)
+/// What the server may change while it runs.
+final class ServerState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _library: SampleLibrary
+    private var _apiKey: String
+    private var _faults: FaultPlan
+    private var _counters = ServerCounters()
+    private var random: SplitMix64
+    private var _latency: Duration
+
+    init(library: SampleLibrary, apiKey: String, faults: FaultPlan, latency: Duration) {
+        _latency = latency
+        _library = library
+        _apiKey = apiKey
+        _faults = faults
+        random = SplitMix64(seed: faults.seed)
     }
+
+    var library: SampleLibrary { lock.withLock { _library } }
+    var apiKey: String { lock.withLock { _apiKey } }
+    var counters: ServerCounters { lock.withLock { _counters } }
+    func updateLibrary(_ change: (inout SampleLibrary) -> Void) { lock.withLock { change(&_library) } }
+    func setAPIKey(_ key: String) { lock.withLock { _apiKey = key } }
+    func setFaults(_ faults: FaultPlan) {
+        lock.withLock {
+            _faults = faults
+            random = SplitMix64(seed: faults.seed)
+        }
+    }
+    func resetCounters() { lock.withLock { _counters = ServerCounters() } }
+    func count(_ change: (inout ServerCounters) -> Void) { lock.withLock { change(&_counters) } }
+
+    /// Draws the fault for one request, if any.
+    func drawFault() -> Fault? {
+        lock.withLock {
+            guard _faults.rate > 0 else { return nil }
+            let roll = Double(random.nextUInt64() % 1_000_000) / 1_000_000
+            guard roll < _faults.rate else { return nil }
+            let kinds = _faults.kinds.isEmpty ? Fault.allCases : _faults.kinds
+            _counters.faults += 1
+            return kinds[random.next(kinds.count)]
+        }
+    }
+    var stall: Duration { lock.withLock { _faults.stall } }
+    var latency: Duration { lock.withLock { _latency } }
+    private var _stopping = false
+    var isStopping: Bool { lock.withLock { _stopping } }
+    func setStopping() { lock.withLock { _stopping = true } }
+    func setLatency(_ latency: Duration) { lock.withLock { _latency = latency } }
 }

@@ -21,15 +21,16 @@ struct Demo: AsyncParsableCommand {
         let server = SampleServer(library: try SampleLibrary.bundled())
         let running = try await server.start(host: "127.0.0.1", port: 0)
         logger.info("Sample Reader server on \(running.url) (account \(SampleLibrary.demoEmail))")
+        logger.info("Its library has, on purpose, books on a deleted shelf and covers that cannot be fetched: the warnings about them are expected.")
         let outputURL = URL(fileURLWithPath: output)
         do {
             let options = Exporter.Options(
                 server: try ServerAddress(running.url),
                 credentials: .password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword),
                 output: outputURL, templates: try await snapshot.loadTemplates(), formats: formats)
-            let library = try await Exporter(options: options, logger: logger).run()
+            let outcome = try await Exporter(options: options, logger: logger).run()
             await running.stop()
-            _ = report(library, output: outputURL, formats: formats, logger: logger, showPath: false)
+            _ = report(outcome, output: outputURL, formats: formats, logger: logger, showPath: false)
             if formats.contains(.html) {
                 print("Snapshot ready: open \(outputURL.standardizedFileURL.appendingPathComponent("index.html").path)")
             }
@@ -65,10 +66,38 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long a login takes, like bcrypt on the real server.", valueName: "ms"))
     var loginDelayMs: Int = 250
 
+    @Option(name: .long, help: ArgumentHelp("Added to every answer.", valueName: "ms"))
+    var latencyMs: Int = 0
+
+    @Option(name: .long, help: ArgumentHelp("The share of requests that fail, 0 to 1 (logins excepted).", valueName: "rate"))
+    var faultRate: Double = 0
+
+    @Option(name: .long, help: ArgumentHelp("The seed of the fault draws.", valueName: "s"))
+    var faultSeed: UInt64 = 1
+
+    @Option(name: .long, help: ArgumentHelp("Which faults, comma-separated: 500, 503, 429, reset, stall, truncated (default: all).", valueName: "list"))
+    var faults: String?
+
+    @Option(name: .long, help: ArgumentHelp("How long a stalled answer hangs.", valueName: "ms"))
+    var stallMs: Int = 30_000
+
     func validate() throws {
         if library != nil && books != nil { throw ValidationError("Use --library or --books, not both.") }
         if let books, !(0...1_000_000).contains(books) { throw ValidationError("--books must be between 0 and 1000000.") }
+        guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1.") }
+        guard latencyMs >= 0, stallMs >= 0, loginDelayMs >= 0 else { throw ValidationError("Times must not be negative.") }
+        _ = try faultKinds()
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+    }
+
+    func faultKinds() throws -> [Fault] {
+        guard let faults else { return [] }
+        return try faults.split(separator: ",").map { name in
+            guard let fault = Fault(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("Unknown fault '\(name)': use 500, 503, 429, reset, stall, truncated.")
+            }
+            return fault
+        }
     }
 
     func run() async throws {
@@ -82,6 +111,8 @@ struct SampleServerCommand: AsyncParsableCommand {
         }
         var options = SampleServer.Options()
         options.loginDelay = .milliseconds(loginDelayMs)
+        options.latency = .milliseconds(latencyMs)
+        options.faults = FaultPlan(rate: faultRate, seed: faultSeed, kinds: try faultKinds(), stall: .milliseconds(stallMs))
         let server = SampleServer(library: sample, options: options)
         let email = sample.account.email
         let password = sample.account.password

@@ -42,8 +42,14 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Requests in flight at once.", valueName: "n"))
     var concurrency: Int = 8
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a request may take.", valueName: "seconds"))
-    var timeout: Int = 30
+    @Option(name: .long, help: ArgumentHelp("Seconds one request may take before it is retried.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    @Option(name: .long, help: ArgumentHelp("Retries of a request that failed in a way that may pass (timeouts, resets, 429, 502-504, a crash page), with growing waits.", valueName: "n"))
+    var retries: Int = 4
+
+    @Option(name: .long, help: ArgumentHelp("Keep the state of incremental runs (ETags, covers) here instead of in the snapshot's hidden .reader-snapshot folder.", valueName: "dir"))
+    var cacheDir: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for a connection (a gone cover host costs this once).", valueName: "seconds"))
     var connectTimeout: Double = 5
@@ -53,12 +59,27 @@ struct Export: AsyncParsableCommand {
     func validate() throws {
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 64.") }
         guard connectTimeout > 0 && connectTimeout <= 600 else { throw ValidationError("--connect-timeout must be more than 0 and at most 600 seconds.") }
-        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 3600 seconds.") }
+        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.") }
+        guard (0...20).contains(retries) else { throw ValidationError("--retries must be between 0 and 20.") }
         guard server ?? environment("READER_SERVER") != nil else {
             throw ValidationError("Give the Reader server with --server URL or READER_SERVER.")
         }
         if passwordFile != nil && passwordStdin {
             throw ValidationError("Use one of --password-file and --password-stdin, not both.")
+        }
+        // Which credentials will be used is decided here, so that a missing one is a usage error;
+        // the secrets themselves are read in run().
+        if apiKey ?? environment("READER_API_KEY") != nil {
+            guard userID ?? environment("READER_USER_ID").flatMap({ Int($0) }) != nil else {
+                throw ValidationError("An api key needs --user-id (or READER_USER_ID).")
+            }
+        } else {
+            guard email ?? environment("READER_EMAIL") != nil else {
+                throw ValidationError("Give --email with a password (READER_PASSWORD, --password-file or --password-stdin), or an api key (READER_API_KEY) with --user-id.")
+            }
+            guard passwordFile != nil || passwordStdin || environment("READER_PASSWORD") != nil else {
+                throw ValidationError("No password: set READER_PASSWORD, or use --password-file FILE or --password-stdin.")
+            }
         }
     }
 
@@ -125,10 +146,12 @@ struct Export: AsyncParsableCommand {
             }
             var options = Exporter.Options(server: address, credentials: credentials, output: outputURL,
                                            templates: try await snapshot.loadTemplates(), formats: formats,
-                                           concurrency: concurrency, timeout: .seconds(timeout))
+                                           concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000)))
             options.connectTimeout = .milliseconds(Int(connectTimeout * 1000))
-            let library = try await Exporter(options: options, logger: logger).run()
-            throw report(library, output: outputURL, formats: formats, logger: logger)
+            options.retry = RetryPolicy(retries: retries)
+            options.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0) }
+            let outcome = try await Exporter(options: options, logger: logger).run()
+            throw report(outcome, output: outputURL, formats: formats, logger: logger)
         } catch let code as ExitCode {
             throw code
         } catch let error as ReaderAPIError {

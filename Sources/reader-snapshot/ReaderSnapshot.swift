@@ -89,17 +89,35 @@ func failureExit(for error: Error, logger: Logger) -> ExitCode {
     }
 }
 
-/// "Wrote 30 books …" and the exit code for a published snapshot.
-func report(_ library: Library, output: URL, formats: Set<OutputFormat>, logger: Logger, showPath: Bool = true) -> ExitCode {
+/// The summary of a run, and its exit code.
+func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>, logger: Logger, showPath: Bool = true) -> ExitCode {
+    let library = outcome.library
+    let network = outcome.network
     let notes = library.books.filter { !$0.note.isEmpty }.count
-    let covers = library.books.filter { $0.cover != nil }.count
     let incomplete = library.books.filter { !$0.complete }.count
-    let coverProblems = library.problems.filter { $0.kind == .cover }.count
-    logger.info("Wrote \(library.books.count) books on \(library.shelves.count) shelves (\(notes) with notes, \(covers) with covers) to \(output.path)")
+    let seconds = Double(outcome.duration.components.seconds) + Double(outcome.duration.components.attoseconds) / 1e18
+    logger.info(outcome.unchanged
+        ? "No changes: \(library.books.count) books on \(library.shelves.count) shelves in \(output.path), as they were"
+        : "Wrote \(library.books.count) books on \(library.shelves.count) shelves (\(notes) with notes) to \(output.path)")
+    logger.info("""
+        Covers: \(network.coversDownloaded) fetched, \(network.coversReused) unchanged, \(network.coversFailed) failed. \
+        Requests: \(network.requests) (\(network.notModified) not modified, \(network.retries) retries), \
+        \(formatBytes(network.bytesReceived)) received in \(String(format: "%.1f", seconds)) s. \
+        Changes: \(outcome.unchanged ? "none since the last run" : outcome.changes.summary).
+        """)
     if showPath && formats.contains(.html) {
         logger.info("Open \(output.appendingPathComponent("index.html").path)")
     }
     if library.problems.isEmpty { return .success }
+    let coverProblems = library.problems.filter { $0.kind == .cover }.count
     logger.warning("Published with gaps: \(incomplete) books without details, \(coverProblems) covers not fetched (listed in the snapshot).")
     return ExitCode(ExitCodes.publishedWithGaps)
+}
+
+func formatBytes(_ bytes: Int) -> String {
+    switch bytes {
+    case ..<1024: return "\(bytes) B"
+    case ..<(1024 * 1024): return String(format: "%.1f KB", Double(bytes) / 1024)
+    default: return String(format: "%.1f MB", Double(bytes) / 1024 / 1024)
+    }
 }

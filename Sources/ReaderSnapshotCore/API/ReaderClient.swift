@@ -31,12 +31,18 @@ public final class ReaderClient: Sendable {
     let timeout: TimeAmount
     let limits: ResponseLimits
     let redactor: Redactor
+    let retry: RetryPolicy
+    let cache: ResponseCache?
+    public let metrics = ClientMetrics()
     private let sessionBox: SessionBox
 
     public init(server: ServerAddress, http: HTTPClient, timeout: Duration = .seconds(30),
-                limits: ResponseLimits = ResponseLimits(), redactor: Redactor = Redactor()) {
+                limits: ResponseLimits = ResponseLimits(), redactor: Redactor = Redactor(),
+                retry: RetryPolicy = .none, cache: ResponseCache? = nil) {
         self.server = server
         self.http = http
+        self.retry = retry
+        self.cache = cache
         self.timeout = .milliseconds(timeout.milliseconds)
         self.limits = limits
         self.redactor = redactor
@@ -97,11 +103,13 @@ public final class ReaderClient: Sendable {
         try await get("/api/v1/books")
     }
 
-    func book(id: Int) async throws -> BookAnswer {
-        try await get("/api/v1/books/\(id)")
+    /// `retryServerErrors: false` where a 500 is the expected answer (a book on a deleted shelf):
+    /// retrying a crash that will happen again only costs time.
+    func book(id: Int, retryServerErrors: Bool = true) async throws -> BookAnswer {
+        try await get("/api/v1/books/\(id)", retryServerErrors: retryServerErrors)
     }
 
-    func get<Answer: Decodable>(_ path: String) async throws -> Answer {
+    func get<Answer: Decodable>(_ path: String, retryServerErrors: Bool = true) async throws -> Answer {
         let name = "GET \(server.basePath)\(path)"
         guard let session = sessionBox.value else {
             throw ReaderAPIError(.unauthorized(message: "not logged in"), request: name)
@@ -112,43 +120,103 @@ public final class ReaderClient: Sendable {
         ])
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "application/json")
-        return try await send(request, name: name)
+        // The cache is keyed by path: the key in the query is not the cache's business.
+        return try await send(request, name: name, cacheKey: path, retryServerErrors: retryServerErrors)
     }
 
-    private func send<Answer: Decodable>(_ request: HTTPClientRequest, name: String) async throws -> Answer {
+    /// One request, retried while it fails in a way that may pass; decoded at the end.
+    private func send<Answer: Decodable>(_ request: HTTPClientRequest, name: String, cacheKey: String? = nil,
+                                         retryServerErrors: Bool = true) async throws -> Answer {
+        var request = request
+        if let cacheKey, let etag = cache?.etag(for: cacheKey) {
+            request.headers.replaceOrAdd(name: "If-None-Match", value: etag)
+        }
+        var attempt = 0
+        while true {
+            do {
+                let data = try await attemptOnce(request, name: name, cacheKey: cacheKey)
+                return try decode(data, name: name)
+            } catch let failure as TransientFailure {
+                guard attempt < retry.retries, failure.retryable || retryServerErrors else { throw failure.error }
+                attempt += 1
+                metrics.record { $0.retries += 1 }
+                try await Task.sleep(for: retry.delay(beforeRetry: attempt, retryAfter: failure.retryAfter))
+            }
+        }
+    }
+
+    /// A failure worth another try: the error to give if the tries run out, and how long to wait.
+    struct TransientFailure: Error {
+        var error: ReaderAPIError
+        var retryAfter: Duration?
+        /// False for a plain 500, which is retried only where a crash is not the expected answer.
+        var retryable = true
+    }
+
+    private func attemptOnce(_ request: HTTPClientRequest, name: String, cacheKey: String?) async throws -> Data {
         let response: HTTPClientResponse
         let body: ByteBuffer
+        metrics.record { $0.requests += 1 }
         do {
             response = try await http.execute(request, timeout: timeout)
             body = try await response.body.collect(upTo: limits.jsonBytes)
         } catch is NIOTooManyBytesError {
             throw ReaderAPIError(.tooLarge(limit: limits.jsonBytes), request: name)
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
-            throw ReaderAPIError(.transport(detail: describeTransport(error)), request: name)
+            // Timeouts, resets and bodies cut short: all may pass on another try.
+            throw TransientFailure(error: ReaderAPIError(.transport(detail: describeTransport(error)), request: name))
         }
+        metrics.record { $0.bytesReceived += body.readableBytes }
         let status = Int(response.status.code)
         let contentType = response.headers.first(name: "Content-Type") ?? ""
         let isJSON = contentType.lowercased().contains("json")
         let data = Data(body.readableBytesView)
 
+        if status == 304, let cacheKey, let kept = cache?.reuse(cacheKey) {
+            metrics.record { $0.notModified += 1 }
+            return kept
+        }
         guard (200..<300).contains(status) else {
             let message = isJSON ? redactor.redact((try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error ?? "") : ""
             switch status {
             case 401: throw ReaderAPIError(.unauthorized(message: message.isEmpty ? "no reason given" : message), request: name)
             case 404 where isJSON: throw ReaderAPIError(.notFound(message: message), request: name)
-            case 500...: throw ReaderAPIError(.serverError(status: status), request: name)
+            case 429:
+                throw TransientFailure(error: ReaderAPIError(.unexpectedStatus(status: status, message: "too many requests"), request: name),
+                                       retryAfter: RetryPolicy.parseRetryAfter(response.headers.first(name: "Retry-After")))
+            case 502, 503, 504:
+                throw TransientFailure(error: ReaderAPIError(.serverError(status: status), request: name))
+            case 500...:
+                throw TransientFailure(error: ReaderAPIError(.serverError(status: status), request: name), retryable: false)
             default: throw ReaderAPIError(.unexpectedStatus(status: status, message: message), request: name)
             }
         }
         guard isJSON else {
             throw ReaderAPIError(.notJSON(status: status, contentType: contentType), request: name)
         }
+        if let cacheKey, let etag = response.headers.first(name: "ETag") {
+            cache?.store(cacheKey, etag: etag, body: data)
+        }
+        return data
+    }
+
+    private func decode<Answer: Decodable>(_ data: Data, name: String) throws -> Answer {
         do {
             return try JSONDecoder().decode(Answer.self, from: data)
         } catch let error as DecodingError {
             let (path, detail) = Self.describe(error)
             throw ReaderAPIError(.undecodable(path: path, detail: redactor.redact(detail)), request: name)
         }
+    }
+
+    /// Could not connect at all (refused, or no answer in the connect timeout): for a cover host,
+    /// a sign it is gone rather than busy.
+    func isConnectFailure(_ error: Error) -> Bool {
+        if let error = error as? HTTPClientError, error == .connectTimeout { return true }
+        let text = String(describing: error)
+        return text.contains("connectionRefused") || text.contains("Connection refused") || text.contains("connectTimeout")
     }
 
     func describeTransport(_ error: Error) -> String {

@@ -12,6 +12,17 @@ public struct CoverFile: Codable, Sendable, Equatable {
     public var sha256: String
 }
 
+/// What the state folder remembers of a cover, by the URL the book gave.
+public struct CoverRecord: Codable, Sendable, Equatable {
+    public var file: CoverFile
+    public var etag: String?
+    public var lastModified: String?
+    /// Where the bytes were found after redirects, when that URL is stable (no signature in it).
+    public var finalURL: String?
+
+    enum CodingKeys: String, CodingKey { case file, etag, lastModified = "last_modified", finalURL = "final_url" }
+}
+
 /// Why a cover is not in the snapshot.
 public struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
@@ -19,10 +30,15 @@ public struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 /// Downloads covers, following redirects by hand: at most a few, http and https only, and never with
-/// the api key (covers need none, wherever they live).
+/// the api key (covers need none, wherever they live). A cover the last run kept is reused: without
+/// a request when its URL is an Active Storage blob (a new image gets a new blob), with a
+/// conditional request otherwise.
 struct CoverFetcher: Sendable {
     let client: ReaderClient
-    let coversDirectory: URL
+    let writer: SnapshotWriter
+    /// The last run's covers, by URL, and the snapshot that holds their files.
+    let previous: [String: CoverRecord]
+    let previousRoot: URL?
 
     /// The URL a book's `image_url` points at: absolute, or relative to the server (older documents).
     func resolve(_ imageURL: String) -> URL? {
@@ -34,76 +50,144 @@ struct CoverFetcher: Sendable {
         return URL(string: trimmed, relativeTo: client.server.url(path: "/"))?.absoluteURL
     }
 
-    func fetch(_ imageURL: String) async -> Result<CoverFile, CoverProblem> {
-        guard var url = resolve(imageURL) else {
+    /// Active Storage blob URLs on the Reader server name one image for good.
+    func isImmutable(_ url: URL) -> Bool {
+        client.server.isSameOrigin(url) && url.path.contains("/rails/active_storage/blobs/")
+    }
+
+    func fetch(_ imageURL: String) async -> Result<CoverRecord, CoverProblem> {
+        guard let url = resolve(imageURL) else {
             return .failure(CoverProblem(message: "the cover URL is not a URL"))
         }
+        var kept: CoverRecord?
+        if let record = previous[imageURL], let root = previousRoot,
+           FileManager.default.fileExists(atPath: root.appendingPathComponent(record.file.path).path) {
+            kept = record
+            if isImmutable(url), reuse(record) {
+                return .success(record)
+            }
+        }
+        var attempt = 0
+        while true {
+            switch await download(url, kept: kept) {
+            case .done(let result):
+                return result
+            case .transient(let problem, let retryAfter):
+                guard attempt < client.retry.retries, !Task.isCancelled else { return .failure(problem) }
+                attempt += 1
+                client.metrics.record { $0.retries += 1 }
+                try? await Task.sleep(for: client.retry.delay(beforeRetry: attempt, retryAfter: retryAfter))
+            }
+        }
+    }
+
+    private enum Outcome {
+        case done(Result<CoverRecord, CoverProblem>)
+        case transient(CoverProblem, retryAfter: Duration?)
+    }
+
+    /// One try, from the stable URL: a signed URL it redirects to may have expired since the last try.
+    private func download(_ start: URL, kept: CoverRecord?) async -> Outcome {
+        var url = start
         var redirects = 0
         while true {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-                return .failure(CoverProblem(message: "the cover URL is not http or https"))
+                return .done(.failure(CoverProblem(message: "the cover URL is not http or https")))
             }
-            let where_ = Self.describe(url)
+            let place = Self.describe(url)
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.headers.add(name: "Accept", value: "image/*")
+            if let kept, url.absoluteString == (kept.finalURL ?? start.absoluteString) {
+                if let etag = kept.etag { request.headers.add(name: "If-None-Match", value: etag) }
+                if let lastModified = kept.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
+            }
+            client.metrics.record { $0.requests += 1 }
             let response: HTTPClientResponse
             do {
-                var request = HTTPClientRequest(url: url.absoluteString)
-                request.headers.add(name: "Accept", value: "image/*")
                 response = try await client.http.execute(request, timeout: client.timeout)
             } catch {
-                return .failure(CoverProblem(message: "\(where_): \(client.describeTransport(error))"))
+                let problem = CoverProblem(message: "\(place): \(client.describeTransport(error))")
+                return client.isConnectFailure(error) ? .done(.failure(problem)) : .transient(problem, retryAfter: nil)
             }
             let status = Int(response.status.code)
-            if [301, 302, 303, 307, 308].contains(status) {
+            switch status {
+            case 301, 302, 303, 307, 308:
                 redirects += 1
                 guard redirects <= client.limits.redirects else {
-                    return .failure(CoverProblem(message: "\(where_): more than \(client.limits.redirects) redirects"))
+                    return .done(.failure(CoverProblem(message: "\(place): more than \(client.limits.redirects) redirects")))
                 }
                 guard let location = response.headers.first(name: "Location"),
                       let next = URL(string: location, relativeTo: url)?.absoluteURL
                 else {
-                    return .failure(CoverProblem(message: "\(where_): a redirect without a usable Location"))
+                    return .done(.failure(CoverProblem(message: "\(place): a redirect without a usable Location")))
                 }
                 url = next
                 continue
-            }
-            guard status == 200 else {
-                return .failure(CoverProblem(message: "\(where_): HTTP \(status)"))
+            case 304:
+                if let kept, reuse(kept) {
+                    client.metrics.record { $0.notModified += 1 }
+                    return .done(.success(kept))
+                }
+                return .done(.failure(CoverProblem(message: "\(place): 304 for a cover that was not kept")))
+            case 429:
+                return .transient(CoverProblem(message: "\(place): HTTP 429"),
+                                  retryAfter: RetryPolicy.parseRetryAfter(response.headers.first(name: "Retry-After")))
+            case 500...:
+                return .transient(CoverProblem(message: "\(place): HTTP \(status)"), retryAfter: nil)
+            case 200:
+                break
+            default:
+                return .done(.failure(CoverProblem(message: "\(place): HTTP \(status)")))
             }
             let body: ByteBuffer
             do {
                 body = try await response.body.collect(upTo: client.limits.coverBytes)
             } catch is NIOTooManyBytesError {
-                return .failure(CoverProblem(message: "\(where_): larger than \(client.limits.coverBytes) bytes"))
+                return .done(.failure(CoverProblem(message: "\(place): larger than \(client.limits.coverBytes) bytes")))
             } catch {
-                return .failure(CoverProblem(message: "\(where_): \(client.describeTransport(error))"))
+                return .transient(CoverProblem(message: "\(place): \(client.describeTransport(error))"), retryAfter: nil)
+            }
+            client.metrics.record { metrics in
+                metrics.bytesReceived += body.readableBytes
+                metrics.coverBytes += body.readableBytes
             }
             guard body.readableBytes > 0 else {
-                return .failure(CoverProblem(message: "\(where_): an empty answer"))
+                return .done(.failure(CoverProblem(message: "\(place): an empty answer")))
             }
             guard let format = ImageFormat(sniffing: body.readableBytesView) else {
-                return .failure(CoverProblem(message: "\(where_): not a JPEG, PNG, GIF or WebP image"))
+                return .done(.failure(CoverProblem(message: "\(place): not a JPEG, PNG, GIF or WebP image")))
             }
-            return store(body, format: format)
+            return .done(store(body, format: format).map { file in
+                client.metrics.record { $0.coversDownloaded += 1 }
+                return CoverRecord(file: file, etag: response.headers.first(name: "ETag"),
+                                   lastModified: response.headers.first(name: "Last-Modified"),
+                                   finalURL: url.query == nil ? url.absoluteString : nil)
+            })
+        }
+    }
+
+    /// Links the kept file into the new snapshot.
+    private func reuse(_ record: CoverRecord) -> Bool {
+        guard let root = previousRoot else { return false }
+        do {
+            try writer.link(root.appendingPathComponent(record.file.path), to: record.file.path)
+            client.metrics.record { $0.coversReused += 1 }
+            return true
+        } catch {
+            return false
         }
     }
 
     private func store(_ body: ByteBuffer, format: ImageFormat) -> Result<CoverFile, CoverProblem> {
         let data = Data(body.readableBytesView)
         let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-        let name = "\(hash.prefix(32)).\(format.fileExtension)"
-        let destination = coversDirectory.appendingPathComponent(name)
+        let path = "covers/\(hash.prefix(32)).\(format.fileExtension)"
         do {
-            if !FileManager.default.fileExists(atPath: destination.path) {
-                let temporary = coversDirectory.appendingPathComponent(".\(name).\(UUID().uuidString)")
-                try data.write(to: temporary)
-                if rename(temporary.path, destination.path) != 0 {
-                    try? FileManager.default.removeItem(at: temporary)
-                }
-            }
+            try writer.writeOnce(data, to: path)
         } catch {
-            return .failure(CoverProblem(message: "could not write \(name): \(error.localizedDescription)"))
+            return .failure(CoverProblem(message: "could not write \(path): \(error)"))
         }
-        return .success(CoverFile(path: "covers/" + name, format: format, bytes: body.readableBytes, sha256: hash))
+        return .success(CoverFile(path: path, format: format, bytes: data.count, sha256: hash))
     }
 
     /// Host and path only: signed storage URLs carry tokens in the query.

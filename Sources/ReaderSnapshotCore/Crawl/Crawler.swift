@@ -15,9 +15,16 @@ public struct Crawler: Sendable {
         self.logger = logger
     }
 
-    /// Fetches the library; cover files are written into `coversDirectory`. A 401 or a server that
-    /// cannot list the library throws; a book or cover that cannot be read is recorded as a problem.
-    public func crawl(generatedAt: String, coversDirectory: URL) async throws -> Library {
+    /// What a crawl found: the library, and what to remember of its covers for the next run.
+    public struct Result: Sendable {
+        public var library: Library
+        public var covers: [String: CoverRecord]
+    }
+
+    /// Fetches the library; cover files are written through `writer` (or linked from the previous
+    /// snapshot). A 401 or a server that cannot list the library throws; a book or cover that cannot
+    /// be read is recorded as a problem.
+    public func crawl(generatedAt: String, writer: SnapshotWriter, previousCovers: [String: CoverRecord] = [:]) async throws -> Result {
         let client = self.client
         let shelvesAnswer = try await client.shelves()
         logger.info("Shelves: \(shelvesAnswer.shelves.count)")
@@ -25,7 +32,7 @@ public struct Crawler: Sendable {
         // The shelves and the list of every book, together.
         async let allBooks = client.books()
         let shelfProgress = ProgressLog("Shelves", total: shelvesAnswer.shelves.count, logger: logger)
-        let shelfPages: [Result<ShelfAnswer, ReaderAPIError>] = try await concurrentMap(shelvesAnswer.shelves, limit: concurrency) { shelf in
+        let shelfPages: [Swift.Result<ShelfAnswer, ReaderAPIError>] = try await concurrentMap(shelvesAnswer.shelves, limit: concurrency) { shelf in
             defer { shelfProgress.step() }
             do {
                 return .success(try await client.shelf(id: shelf.id))
@@ -72,10 +79,14 @@ public struct Crawler: Sendable {
         let detailed = order.count
         logger.info("Book details: fetching \(detailed)")
         let detailProgress = ProgressLog("Book details", total: detailed, logger: logger)
-        let details: [Result<BookFields, ReaderAPIError>] = try await concurrentMap(order, limit: concurrency) { id in
+        // A book that says it sits on a shelf the server does not list will crash its detail page:
+        // that 500 is the expected answer, not one to retry.
+        let shelfIDs = Set(shelvesAnswer.shelves.map(\.id))
+        let onDeletedShelf = Set(order.filter { id in listed[id]?.int("shelf_id").map { !shelfIDs.contains($0) } ?? false })
+        let details: [Swift.Result<BookFields, ReaderAPIError>] = try await concurrentMap(order, limit: concurrency) { id in
             defer { detailProgress.step() }
             do {
-                return .success(try await client.book(id: id).book)
+                return .success(try await client.book(id: id, retryServerErrors: !onDeletedShelf.contains(id)).book)
             } catch let error as ReaderAPIError where !error.isUnauthorized {
                 return .failure(error)
             }
@@ -99,14 +110,18 @@ public struct Crawler: Sendable {
         let failedDetails = books.filter { !$0.complete }.count
         logger.info("Book details: \(detailed - failedDetails) read, \(failedDetails) failed")
 
+        var covers: [String: CoverRecord] = [:]
         if fetchCovers {
-            problems += try await self.fetchCovers(for: &books, into: coversDirectory)
+            let (coverProblems, records) = try await self.fetchCovers(for: &books, writer: writer, previous: previousCovers)
+            problems += coverProblems
+            covers = records
         }
 
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
-        return Library(generatedAt: generatedAt, server: client.server.description,
-                       user: shelvesAnswer.user ?? booksAnswer.user, userID: client.session?.userID,
-                       shelves: shelves, books: books, problems: problems)
+        let library = Library(generatedAt: generatedAt, server: client.server.description,
+                              user: shelvesAnswer.user ?? booksAnswer.user, userID: client.session?.userID,
+                              shelves: shelves, books: books, problems: problems)
+        return Result(library: library, covers: covers)
     }
 
     static func book(id: Int, fields: [String: JSONValue], complete: Bool) -> Book {
@@ -122,15 +137,15 @@ public struct Crawler: Sendable {
                     note: Note(receiving: comments?.text), complete: complete, serverFields: kept)
     }
 
-    private func fetchCovers(for books: inout [Book], into directory: URL) async throws -> [Problem] {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    private func fetchCovers(for books: inout [Book], writer: SnapshotWriter,
+                             previous: [String: CoverRecord]) async throws -> ([Problem], [String: CoverRecord]) {
         var urls: [String] = []
         var seen = Set<String>()
         for book in books {
             if let url = book.imageURL, seen.insert(url).inserted { urls.append(url) }
         }
         logger.info("Covers: fetching \(urls.count)")
-        let fetcher = CoverFetcher(client: client, coversDirectory: directory)
+        let fetcher = CoverFetcher(client: client, writer: writer, previous: previous, previousRoot: writer.previous)
         let progress = ProgressLog("Covers", total: urls.count, logger: logger)
         let results = try await concurrentMap(urls, limit: concurrency) { url in
             try Task.checkCancellation()
@@ -142,15 +157,18 @@ public struct Crawler: Sendable {
         for index in books.indices {
             guard let url = books[index].imageURL, let result = byURL[url] else { continue }
             switch result {
-            case .success(let cover):
-                books[index].cover = cover
+            case .success(let record):
+                books[index].cover = record.file
             case .failure(let problem):
                 logger.warning("Book \(books[index].id): cover not fetched: \(problem)")
                 problems.append(Problem(kind: .cover, bookID: books[index].id, message: problem.message))
             }
         }
-        let stored = Set(results.compactMap { try? $0.get().path }).count
-        logger.info("Covers: \(stored) stored, \(results.filter { (try? $0.get()) == nil }.count) failed")
-        return problems
+        var records: [String: CoverRecord] = [:]
+        for (url, result) in byURL { if case .success(let record) = result { records[url] = record } }
+        let failed = results.filter { (try? $0.get()) == nil }.count
+        client.metrics.record { $0.coversFailed += failed }
+        logger.info("Covers: \(Set(records.values.map(\.file.path)).count) stored, \(failed) failed")
+        return (problems, records)
     }
 }

@@ -13,6 +13,9 @@ public struct Exporter: Sendable {
         public var concurrency: Int
         public var timeout: Duration
         public var connectTimeout: Duration = .seconds(5)
+        public var retry = RetryPolicy()
+        /// Where the state is kept instead of the snapshot's hidden folder.
+        public var cacheDirectory: URL?
         public var generatedAt: String
 
         public init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
@@ -29,6 +32,16 @@ public struct Exporter: Sendable {
         }
     }
 
+    /// What a run did, for the summary line and the exit code.
+    public struct Outcome: Sendable {
+        public var library: Library
+        public var changes: ChangeReport
+        public var network: ClientMetrics.Snapshot
+        /// True when the library was the same as in the previous snapshot: no file was rewritten.
+        public var unchanged: Bool
+        public var duration: Duration
+    }
+
     public var options: Options
     public var logger: Logger
 
@@ -37,15 +50,19 @@ public struct Exporter: Sendable {
         self.logger = logger
     }
 
-    /// Runs the export and returns the library it published.
-    public func run() async throws -> Library {
+    public func run() async throws -> Outcome {
+        let started = ContinuousClock.now
         let publisher = try Publisher(output: options.output)
         let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency, connectTimeout: options.connectTimeout)
         do {
-            let library = try await crawlAndRender(http: http, publisher: publisher)
+            var outcome = try await crawlAndRender(http: http, publisher: publisher)
             try await http.shutdown()
             try publisher.publish()
-            return library
+            if let cacheDirectory = options.cacheDirectory {
+                try outcome.state.write(to: cacheDirectory, library: outcome.result.library)
+            }
+            outcome.result.duration = ContinuousClock.now - started
+            return outcome.result
         } catch {
             try? await http.shutdown()
             publisher.discard()
@@ -54,17 +71,41 @@ public struct Exporter: Sendable {
         }
     }
 
-    private func crawlAndRender(http: HTTPClient, publisher: Publisher) async throws -> Library {
+    private func crawlAndRender(http: HTTPClient, publisher: Publisher) async throws -> (result: Outcome, state: SnapshotState) {
+        let stateFolder = options.cacheDirectory ?? publisher.previous?.appendingPathComponent(SnapshotState.folderName)
+        let previousState = stateFolder.map(SnapshotState.read) ?? SnapshotState()
+        let previousLibrary = stateFolder.flatMap(SnapshotState.readLibrary)
+        let cache = ResponseCache(previous: previousState.responses)
         let client = ReaderClient(server: options.server, http: http, timeout: options.timeout,
-                                  redactor: Redactor(secrets: options.credentials.secrets))
+                                  redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache)
         logger.info("Logging in to \(options.server)")
         try await client.authenticate(options.credentials)
         let crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger)
-        let library = try await crawler.crawl(generatedAt: options.generatedAt,
-                                              coversDirectory: publisher.staging.appendingPathComponent("covers"))
+        let writer = publisher.writer
+        let crawl = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: previousState.covers)
+        var library = crawl.library
+
+        // Nothing changed: the snapshot keeps its date and its change report, so every file is
+        // the same and stays as it was.
+        var changes = ChangeReport.compare(previous: previousLibrary, current: library)
+        let unchanged = previousLibrary.map { library.sameContent(as: $0) } ?? false
+        if unchanged, let previousLibrary {
+            library.generatedAt = previousLibrary.generatedAt
+            if let kept = publisher.previous.flatMap({ try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }),
+               let report = try? JSONDecoder().decode(ChangeReport.self, from: kept) {
+                changes = report
+            } else {
+                changes = ChangeReport.compare(previous: previousLibrary, current: library)
+            }
+        }
         logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
-        try SiteRenderer(templates: options.templates, formats: options.formats).render(library, into: publisher.writer)
-        return library
+        try SiteRenderer(templates: options.templates, formats: options.formats).render(library, changes: changes, into: writer)
+        let state = SnapshotState(responses: cache.entries, covers: crawl.covers)
+        if options.cacheDirectory == nil {
+            try state.write(to: publisher.staging.appendingPathComponent(SnapshotState.folderName), library: library)
+        }
+        let outcome = Outcome(library: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
+        return (outcome, state)
     }
 
     /// Renders a snapshot again from its `library.json`, with the covers beside it.
@@ -82,6 +123,8 @@ public struct Exporter: Sendable {
             throw SnapshotError(.unreadableArchive(detail: error.localizedDescription), path: archive.path)
         }
         let source = archive.deletingLastPathComponent()
+        let changes = (try? Data(contentsOf: source.appendingPathComponent("changes.json")))
+            .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
         let publisher = try Publisher(output: output)
         do {
             let writer = publisher.writer
@@ -89,13 +132,13 @@ public struct Exporter: Sendable {
             for path in Set(library.books.compactMap { $0.cover?.path }).sorted() {
                 let file = source.appendingPathComponent(path)
                 if FileManager.default.fileExists(atPath: file.path) {
-                    try writer.copy(file, to: path)
+                    try writer.link(file, to: path)
                 } else {
                     missing += 1
                 }
             }
             if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-            try SiteRenderer(templates: templates, formats: formats).render(library, into: writer)
+            try SiteRenderer(templates: templates, formats: formats).render(library, changes: changes, into: writer)
             try publisher.publish()
         } catch {
             publisher.discard()

@@ -1,12 +1,17 @@
 import Foundation
 
 /// Writes a snapshot's files under one folder, and nowhere else: every path is relative, made of
-/// names this tool chose, and checked before it is written.
+/// names this tool chose, and checked before it is written. A file whose bytes are the same as in
+/// the previous snapshot is that file, hard-linked: its modification time stays, so rsync and
+/// backups see only what changed.
 public struct SnapshotWriter: Sendable {
     public let root: URL
+    /// The snapshot this one replaces, if any.
+    public let previous: URL?
 
-    public init(root: URL) {
+    public init(root: URL, previous: URL? = nil) {
         self.root = root.standardizedFileURL
+        self.previous = previous?.standardizedFileURL
     }
 
     public func url(for relativePath: String) throws -> URL {
@@ -21,11 +26,15 @@ public struct SnapshotWriter: Sendable {
 
     public func write(_ data: Data, to relativePath: String) throws {
         let destination = try url(for: relativePath)
+        try makeParent(of: destination)
+        if let previous, let old = try? Data(contentsOf: previous.appendingPathComponent(relativePath)), old == data,
+           Self.hardLink(previous.appendingPathComponent(relativePath), destination) {
+            return
+        }
         do {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: destination)
         } catch {
-            throw SnapshotError(.notWritable(detail: error.localizedDescription), path: destination.path)
+            throw SnapshotError(.notWritable(detail: Self.describe(error)), path: destination.path)
         }
     }
 
@@ -33,16 +42,69 @@ public struct SnapshotWriter: Sendable {
         try write(Data(text.utf8), to: relativePath)
     }
 
+    /// Writes a content-named file once: if it is there, it is these bytes already.
+    func writeOnce(_ data: Data, to relativePath: String) throws {
+        let destination = try url(for: relativePath)
+        guard !FileManager.default.fileExists(atPath: destination.path) else { return }
+        try makeParent(of: destination)
+        if let previous, Self.hardLink(previous.appendingPathComponent(relativePath), destination) { return }
+        // Two covers with the same bytes may arrive at once: write aside, then rename into place.
+        let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString)")
+        do {
+            try data.write(to: temporary)
+            if rename(temporary.path, destination.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw SnapshotError(.notWritable(detail: Self.describe(error)), path: destination.path)
+        }
+    }
+
+    /// Puts an existing file (a kept cover) at `relativePath`, linked when it can be, copied otherwise.
+    public func link(_ source: URL, to relativePath: String) throws {
+        let destination = try url(for: relativePath)
+        if FileManager.default.fileExists(atPath: destination.path) { return }
+        try makeParent(of: destination)
+        if Self.hardLink(source, destination) { return }
+        try copy(source, to: relativePath)
+    }
+
     public func copy(_ source: URL, to relativePath: String) throws {
         let destination = try url(for: relativePath)
         do {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try makeParent(of: destination)
             if FileManager.default.fileExists(atPath: destination.path) {
                 try FileManager.default.removeItem(at: destination)
             }
             try FileManager.default.copyItem(at: source, to: destination)
+        } catch let error as SnapshotError {
+            throw error
         } catch {
-            throw SnapshotError(.notWritable(detail: error.localizedDescription), path: destination.path)
+            throw SnapshotError(.notWritable(detail: Self.describe(error)), path: destination.path)
         }
+    }
+
+    private func makeParent(of destination: URL) throws {
+        let parent = destination.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw SnapshotError(.notWritable(detail: Self.describe(error)), path: parent.path)
+        }
+    }
+
+    /// A hard link; false when the file is missing or links cannot be made there (another disk).
+    static func hardLink(_ source: URL, _ destination: URL) -> Bool {
+        var info = stat()
+        guard lstat(source.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        return Foundation.link(source.path, destination.path) == 0
+    }
+
+    static func describe(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        return nsError.localizedDescription
     }
 }

@@ -14,6 +14,7 @@ struct SiteView {
     var unshelvedCount: Int
     var problemCount: Int
     var hasProblems: Bool
+    var hasChanges: Bool
 }
 
 struct ShelfView {
@@ -66,6 +67,7 @@ struct ProblemView {
 struct IndexPage {
     var root: String
     var site: SiteView
+    var changes: ChangesView?
     var shelves: [ShelfView]
     var unshelved: [BookView]
     var hasUnshelved: Bool
@@ -93,4 +95,32 @@ struct BookPage {
     var noteHTML: String
     var noteMarkdown: String
     var problems: [ProblemView]
+}
+
+struct ChangeItemView {
+    var title: String
+    var titleMarkdown: String
+    /// A link to the book's page, when the book is still in the library.
+    var href: String?
+    var markdownHref: String?
+    var detail: String?
+    var detailMarkdown: String?
+}
+
+struct ChangesView {
+    var firstRun: Bool
+    var hasChanges: Bool
+    var noChanges: Bool
+    var previousDate: String?
+    var summary: String
+    var added: [ChangeItemView]
+    var removed: [ChangeItemView]
+    var moved: [ChangeItemView]
+    var edited: [ChangeItemView]
+}
+
+struct ChangesPage {
+    var root: String
+    var site: SiteView
+    var changes: ChangesView
 }

@@ -12,9 +12,17 @@ public struct SiteRenderer: Sendable {
     }
 
     /// Writes every page into `writer`. The cover files must already be in place (the crawl
-    /// writes them; `render --from` copies them).
-    public func render(_ library: Library, into writer: SnapshotWriter) throws {
-        let model = SiteModel(library)
+    /// writes them; `render --from` copies them). With a change report, `changes.json`,
+    /// `changes.html` and a section of `markdown/index.md` say what changed.
+    public func render(_ library: Library, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws {
+        let model = SiteModel(library, changes: changes)
+        if let changes {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            var data = try encoder.encode(changes)
+            data.append(0x0A)
+            try writer.write(data, to: "changes.json")
+        }
         if formats.contains(.html) {
             try renderHTML(model, into: writer)
         }
@@ -32,10 +40,18 @@ public struct SiteRenderer: Sendable {
 
     private func renderHTML(_ model: SiteModel, into writer: SnapshotWriter) throws {
         for asset in templates.assets {
-            try writer.copy(templates.directory.appendingPathComponent("assets").appendingPathComponent(asset), to: "assets/" + asset)
+            let source = templates.directory.appendingPathComponent("assets").appendingPathComponent(asset)
+            let data: Data
+            do { data = try Data(contentsOf: source) } catch {
+                throw SnapshotError(.templatesMissing, path: source.path)
+            }
+            try writer.write(data, to: "assets/" + asset)
         }
         try writer.write(try templates.render(model.indexPage(root: ""), .html, template: "index"), to: "index.html")
         try writer.write(try templates.render(BooksPage(root: "", site: model.site, books: model.allBooks), .html, template: "books"), to: "books.html")
+        if let changes = model.changesView {
+            try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), .html, template: "changes"), to: "changes.html")
+        }
         for shelf in model.shelves {
             let page = model.shelfPage(shelf, root: "../")
             try writer.write(try templates.render(page, .html, template: "shelf"), to: "shelves/\(shelf.fileName).html")
@@ -69,6 +85,7 @@ struct SiteModel {
 
     let library: Library
     let site: SiteView
+    let changesView: ChangesView?
     let shelves: [ShelfEntry]
     /// Every book, sorted by title.
     let books: [Book]
@@ -78,7 +95,7 @@ struct SiteModel {
     /// The shelf that lists each book (the first, when several do).
     let listingShelf: [Int: Int]
 
-    init(_ library: Library) {
+    init(_ library: Library, changes: ChangeReport? = nil) {
         self.library = library
         var fileNames: [Int: String] = [:]
         for book in library.books { fileNames[book.id] = Slug.fileName(id: book.id, name: book.title) }
@@ -104,7 +121,23 @@ struct SiteModel {
                         noteCount: library.books.filter { !$0.note.isEmpty }.count,
                         coverCount: library.books.filter { $0.cover != nil }.count,
                         unshelvedCount: unshelved.count,
-                        problemCount: library.problems.count, hasProblems: !library.problems.isEmpty)
+                        problemCount: library.problems.count, hasProblems: !library.problems.isEmpty,
+                        hasChanges: changes != nil)
+        changesView = changes.map { [fileNames] report in
+            func item(_ id: Int, _ title: String, detail: String?) -> ChangeItemView {
+                let file = fileNames[id]
+                return ChangeItemView(title: title, titleMarkdown: Markdown.text(title), href: file.map { "books/\($0).html" },
+                                      markdownHref: file.map { "books/\($0).md" }, detail: detail, detailMarkdown: detail.map(Markdown.text))
+            }
+            return ChangesView(
+                firstRun: report.firstRun, hasChanges: !report.isEmpty, noChanges: !report.firstRun && report.isEmpty,
+                previousDate: report.previousGeneratedAt.map(Self.displayDate), summary: report.summary,
+                added: report.added.map { item($0.id, $0.title, detail: nil) },
+                removed: report.removed.map { ChangeItemView(title: $0.title, titleMarkdown: Markdown.text($0.title), href: nil,
+                                                             markdownHref: nil, detail: nil, detailMarkdown: nil) },
+                moved: report.moved.map { item($0.id, $0.title, detail: "\($0.from.joined(separator: ", ")) → \($0.to.joined(separator: ", "))") },
+                edited: report.edited.map { item($0.id, $0.title, detail: $0.fields.joined(separator: ", ")) })
+        }
     }
 
     static func sortKey(_ text: String) -> String {
@@ -159,7 +192,7 @@ struct SiteModel {
 
     func indexPage(root: String) -> IndexPage {
         let unshelvedViews = unshelved.map(bookView)
-        return IndexPage(root: root, site: site, shelves: shelves.map(shelfView), unshelved: unshelvedViews,
+        return IndexPage(root: root, site: site, changes: changesView, shelves: shelves.map(shelfView), unshelved: unshelvedViews,
                          hasUnshelved: !unshelvedViews.isEmpty, problems: problemViews(library.problems))
     }
 

@@ -68,3 +68,24 @@ struct SiteInspector {
         text.components(separatedBy: CharacterSet.alphanumerics.inverted).filter { !$0.isEmpty }
     }
 }
+
+extension SiteInspector {
+    /// Each file's inode, modification time and bytes: equal fingerprints mean the file was not touched.
+    struct Fingerprint: Equatable {
+        var inode: Int
+        var modified: Date
+        var bytes: Data
+    }
+
+    func fingerprints() -> [String: Fingerprint] {
+        var result: [String: Fingerprint] = [:]
+        for file in files() {
+            let url = root.appendingPathComponent(file)
+            let attributes = (try? FileManager.default.attributesOfItem(atPath: url.path)) ?? [:]
+            result[file] = Fingerprint(inode: (attributes[.systemFileNumber] as? Int) ?? -1,
+                                       modified: (attributes[.modificationDate] as? Date) ?? .distantPast,
+                                       bytes: (try? Data(contentsOf: url)) ?? Data())
+        }
+        return result
+    }
+}

@@ -21,13 +21,15 @@ enum ToolRunner {
 
     static var executable: URL { productsDirectory.appendingPathComponent("reader-snapshot") }
 
+    /// Runs the tool and waits for it without holding a thread of the concurrency pool: the sample
+    /// server it talks to runs in this process and needs those threads to answer.
     static func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
-                    in directory: URL? = nil) throws -> ToolRun {
+                    in directory: URL? = nil) async throws -> ToolRun {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
-        for key in ["READER_SERVER", "READER_EMAIL", "READER_PASSWORD", "READER_API_KEY", "READER_USER_ID"] {
+        for key in ["READER_SERVER", "READER_EMAIL", "READER_PASSWORD", "READER_API_KEY", "READER_USER_ID", "SOURCE_DATE_EPOCH"] {
             env.removeValue(forKey: key)
         }
         env.merge(environment) { _, new in new }
@@ -37,20 +39,43 @@ enum ToolRunner {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes while the tool runs, so a chatty run cannot fill one and stall.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data(), errData = Data()
-        group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        process.waitUntilExit()
-        group.wait()
-        return ToolRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errData, as: UTF8.self))
+        let outData = PipeReader(out), errData = PipeReader(err)
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+                return
+            }
+            if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+            try? input.fileHandleForWriting.close()
+        }
+        return ToolRun(status: status, stdout: String(decoding: outData.wait(), as: UTF8.self),
+                       stderr: String(decoding: errData.wait(), as: UTF8.self))
+    }
+
+    /// Waits for a started process without blocking the concurrency pool.
+    static func wait(for process: Process) async {
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own, so that a chatty tool never stalls on a full pipe.
+final class PipeReader: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+    func wait() -> Data {
+        done.wait()
+        return data
     }
 }
 

@@ -1,0 +1,61 @@
+import Foundation
+
+/// How transient failures are retried: exponential backoff with jitter, a bounded number of times.
+public struct RetryPolicy: Sendable {
+    /// Retries after the first attempt.
+    public var retries: Int
+    public var baseDelay: Duration
+    public var maximumDelay: Duration
+    /// The longest Retry-After that is honoured; a longer one is cut to this.
+    public var maximumRetryAfter: Duration
+
+    public init(retries: Int = 4, baseDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(8),
+                maximumRetryAfter: Duration = .seconds(60)) {
+        self.retries = retries
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.maximumRetryAfter = maximumRetryAfter
+    }
+
+    public static let none = RetryPolicy(retries: 0)
+
+    /// The wait before retry number `attempt` (1-based): base × 2^(attempt-1), at most the maximum,
+    /// then a random 50–100% of it, so that clients that failed together do not retry together.
+    public func delay(beforeRetry attempt: Int, retryAfter: Duration? = nil) -> Duration {
+        if let retryAfter { return min(retryAfter, maximumRetryAfter) }
+        let exponent = min(max(attempt - 1, 0), 20)
+        let full = min(baseDelay * (1 << exponent), maximumDelay)
+        return full * Double.random(in: 0.5...1.0)
+    }
+
+    /// Retry-After in seconds (an HTTP date is rare from Rails; it is treated as absent).
+    static func parseRetryAfter(_ value: String?) -> Duration? {
+        guard let value, let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+}
+
+/// What one run asked of the network, for the summary and the benchmarks.
+public final class ClientMetrics: @unchecked Sendable {
+    public struct Snapshot: Sendable, Equatable {
+        public var requests = 0
+        public var retries = 0
+        /// Body bytes received, JSON and covers.
+        public var bytesReceived = 0
+        public var coverBytes = 0
+        /// Answers 304 Not Modified.
+        public var notModified = 0
+        public var coversDownloaded = 0
+        public var coversReused = 0
+        public var coversFailed = 0
+    }
+
+    private let lock = NSLock()
+    private var value = Snapshot()
+
+    public init() {}
+
+    public var snapshot: Snapshot { lock.withLock { value } }
+
+    func record(_ change: (inout Snapshot) -> Void) { lock.withLock { change(&value) } }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The ways a real server and the network fail, injected at random for tests and benchmarks.
+public enum Fault: String, CaseIterable, Sendable {
+    /// A Rails crash page: 500 with HTML.
+    case serverError = "500"
+    /// 503 from a proxy in front of the app.
+    case unavailable = "503"
+    /// 429 with Retry-After.
+    case tooManyRequests = "429"
+    /// The connection closes before any answer.
+    case reset
+    /// No answer for a long time.
+    case stall
+    /// The answer stops half-way through its body.
+    case truncated
+}
+
+/// How often, and which, faults the sample server injects.
+public struct FaultPlan: Sendable {
+    /// The share of requests that fail, 0…1.
+    public var rate: Double = 0
+    public var seed: UInt64 = 1
+    /// Which faults to draw from (all when empty).
+    public var kinds: [Fault] = []
+    /// How long a stalled answer hangs before it is sent anyway.
+    public var stall: Duration = .seconds(30)
+    public init(rate: Double = 0, seed: UInt64 = 1, kinds: [Fault] = [], stall: Duration = .seconds(30)) {
+        self.rate = rate
+        self.seed = seed
+        self.kinds = kinds
+        self.stall = stall
+    }
+}
+
+/// Adds latency, counts requests, and injects the planned faults (logins excepted: one login per run).
+struct FaultMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let state: ServerState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        state.count { counters in
+            counters.requests += 1
+            if path.hasPrefix("/api/") { counters.apiRequests += 1 }
+        }
+        let latency = state.latency
+        if latency > .zero { try await Task.sleep(for: latency) }
+        let fault = path == "/api/v1/sessions" ? nil : state.drawFault()
+        switch fault {
+        case nil:
+            let response = try await next(request, context)
+            if response.status == .notModified { state.count { $0.notModified += 1 } }
+            return response
+        case .serverError?:
+            return crashPage("injected fault")
+        case .unavailable?:
+            return Response(status: .serviceUnavailable, headers: [.contentType: "text/html"],
+                            body: .init(byteBuffer: ByteBuffer(string: "<html><body>503 Service Unavailable</body></html>")))
+        case .tooManyRequests?:
+            return json(["error": "Too many requests"], status: .tooManyRequests, headers: [.retryAfter: "1"])
+        case .stall?:
+            // In small steps, so that stopping the server does not wait for the whole stall.
+            let end = ContinuousClock.now + state.stall
+            while ContinuousClock.now < end, !state.isStopping {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return try await next(request, context)
+        case .reset?:
+            return Response(status: .ok, headers: [.contentType: "application/json"],
+                            body: ResponseBody(contentLength: 100) { _ in throw InjectedFault() })
+        case .truncated?:
+            let response = try await next(request, context)
+            var whole = ByteBuffer()
+            var body = response.body
+            let collector = BodyCollector()
+            try await body.write(collector)
+            whole = collector.buffer
+            let half = whole.getSlice(at: whole.readerIndex, length: max(1, whole.readableBytes / 2)) ?? ByteBuffer()
+            var headers = response.headers
+            headers[.contentLength] = nil
+            return Response(status: response.status, headers: headers,
+                            body: ResponseBody(contentLength: max(2, whole.readableBytes)) { writer in
+                                try await writer.write(half)
+                                throw InjectedFault()
+                            })
+        }
+    }
+}
+
+struct InjectedFault: Error {}
+
+/// Gathers a response body, to cut it in half.
+final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {
+    var buffer = ByteBuffer()
+    func write(_ buffer: ByteBuffer) async throws {
+        var copy = buffer
+        self.buffer.writeBuffer(&copy)
+    }
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

@@ -1,0 +1,160 @@
+import Foundation
+import SampleServer
+import Testing
+
+/// What a nightly job relies on: faults retried away, a previous snapshot that survives any
+/// failure, incremental runs that touch nothing when nothing changed, and a change report.
+@Suite(.serialized)
+struct NightlyTests {
+    static let epoch = ["SOURCE_DATE_EPOCH": "1700000000"]
+
+    static func export(_ server: RunningSampleServer, to output: URL, extra: [String] = []) async throws -> ToolRun {
+        try await EndToEndTests.export(server, to: output, extra: extra, environment: epoch)
+    }
+
+    /// Starts an export without waiting for it.
+    static func startExport(_ server: RunningSampleServer, to output: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = ToolRunner.executable
+        process.arguments = ["export", "--server", server.url, "--email", SampleLibrary.demoEmail, "--output", output.path,
+                             "--connect-timeout", "0.5", "--concurrency", "2", "--quiet"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["READER_PASSWORD"] = SampleLibrary.demoPassword
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test func exportWithTwentyPercentFaultsIsByteIdenticalToAFaultFreeOne() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clean = try await Self.export(server, to: folder.path("clean"))
+        #expect(clean.status == 2, "\(clean.output)")
+        let reference = SiteInspector(root: folder.path("clean"))
+        for seed: UInt64 in [1, 2, 3] {
+            server.server.setFaults(FaultPlan(rate: 0.2, seed: seed, stall: .seconds(3)))
+            let output = folder.path("faulty-\(seed)")
+            let run = try await Self.export(server, to: output, extra: ["--timeout", "1", "--retries", "8"])
+            server.server.setFaults(FaultPlan())
+            #expect(run.status == 2, "seed \(seed): \(run.output)")
+            #expect(server.server.counters.faults > 0)
+            let faulty = SiteInspector(root: output)
+            #expect(faulty.files() == reference.files(), "seed \(seed)")
+            for file in reference.files() {
+                #expect(faulty.data(file) == reference.data(file), "seed \(seed): \(file) differs")
+            }
+            #expect(run.stderr.contains("retries"))
+        }
+        await server.stop()
+    }
+
+    @Test func secondRunWithNothingChangedFetchesNoCoverAndRewritesNoFile() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        #expect(try await Self.export(server, to: output).status == 2)
+        let before = SiteInspector(root: output).fingerprints()
+        server.server.resetCounters()
+        // Without SOURCE_DATE_EPOCH: the date alone must not make the files change.
+        let second = try await EndToEndTests.export(server, to: output)
+        let counters = server.server.counters
+        await server.stop()
+        #expect(second.status == 2, "\(second.output)")
+        #expect(counters.coverBytes == 0, "cover bytes were fetched again")
+        #expect(counters.notModified > 0)
+        #expect(second.stderr.contains("No changes"))
+        let after = SiteInspector(root: output).fingerprints()
+        #expect(Set(after.keys) == Set(before.keys))
+        for (file, print) in before where !file.hasPrefix(".reader-snapshot/") {
+            #expect(after[file] == print, "\(file) was rewritten")
+        }
+        let state = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent(".reader-snapshot").path)
+        #expect((state[.posixPermissions] as? Int) == 0o700)
+    }
+
+    @Test func changedNoteMovedBookAndDeletedBookAreReported() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        #expect(try await Self.export(server, to: output).status == 2)
+        let first = try #require(SiteInspector(root: output).text("changes.json"))
+        #expect(first.contains("\"first_run\" : true"))
+
+        server.server.update { library in
+            library.updateBook(id: 101) { $0.comments = "<div class=\"trix-content\">\n  <div>Changed my mind.</div>\n</div>\n" }
+            library.updateBook(id: 102) { $0.shelfID = 2 }
+            library.books.removeAll { $0.id == 103 }
+        }
+        let run = try await EndToEndTests.export(server, to: output)
+        await server.stop()
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.stderr.contains("Changes: 0 added, 1 removed, 1 moved, 1 edited"), "\(run.output)")
+        let site = SiteInspector(root: output)
+        let reportData = try #require(site.data("changes.json"))
+        let report = try #require(try JSONSerialization.jsonObject(with: reportData) as? [String: Any])
+        #expect(report["first_run"] as? Bool == false)
+        #expect((report["removed"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } == [103])
+        let moved = try #require((report["moved"] as? [[String: Any]])?.first)
+        #expect(moved["id"] as? Int == 102 && moved["to"] as? [String] == ["Classics"])
+        let edited = try #require((report["edited"] as? [[String: Any]])?.first)
+        #expect(edited["id"] as? Int == 101 && edited["fields"] as? [String] == ["note"])
+        let page = try #require(site.text("changes.html"))
+        #expect(page.contains("Frankenstein") && page.contains("books/102-moby-dick-or-the-whale.html") && page.contains("Pride and Prejudice"))
+        let markdown = try #require(site.text("markdown/index.md"))
+        #expect(markdown.contains("- Removed: Frankenstein"))
+        #expect(markdown.contains("- Edited: [Pride and Prejudice](books/101-pride-and-prejudice.md) (note)"))
+        #expect(!site.files().contains { $0.hasPrefix("books/103-") }, "the deleted book's page is gone")
+    }
+
+    @Test func killedRunLeavesThePreviousSnapshotAndTheNextRunSucceeds() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        #expect(try await Self.export(server, to: output).status == 2)
+        let before = SiteInspector(root: output).fingerprints()
+
+        server.server.setLatency(.milliseconds(60))
+        let process = try Self.startExport(server, to: output)
+        try await Task.sleep(for: .milliseconds(900))
+        #expect(process.isRunning, "the export ended before it could be killed")
+        kill(process.processIdentifier, SIGKILL)
+        await ToolRunner.wait(for: process)
+        #expect(SiteInspector(root: output).fingerprints() == before, "the previous snapshot changed")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains(".staging-") }
+        #expect(!leftovers.isEmpty, "the killed run should have left its staging folder")
+
+        server.server.setLatency(.zero)
+        let next = try await Self.export(server, to: output)
+        await server.stop()
+        #expect(next.status == 2, "\(next.output)")
+        let after = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(!after.contains { $0.contains(".staging-") || $0.contains(".previous-") }, "\(after)")
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("index.html").path))
+    }
+
+    @Test func keyRevokedMidRunGivesTheCredentialsCodeAndKeepsThePreviousSnapshot() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        #expect(try await Self.export(server, to: output).status == 2)
+        let before = SiteInspector(root: output).fingerprints()
+
+        server.server.setLatency(.milliseconds(40))
+        let process = try Self.startExport(server, to: output)
+        try await Task.sleep(for: .milliseconds(500))
+        server.server.revokeKey()
+        await ToolRunner.wait(for: process)
+        await server.stop()
+        #expect(process.terminationStatus == 77)
+        #expect(SiteInspector(root: output).fingerprints() == before, "the previous snapshot changed")
+        let after = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(!after.contains { $0.contains(".staging-") }, "\(after)")
+    }
+}
