@@ -48,6 +48,9 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Retries of a request that failed in a way that may pass (timeouts, resets, 429, 502-504, a crash page), with growing waits.", valueName: "n"))
     var retries: Int = 4
 
+    @Option(name: .long, help: ArgumentHelp("Keep the last N snapshots as DIR/snapshots/<date>/, with DIR/latest pointing at the newest; unchanged files are hard links, not copies.", valueName: "n"))
+    var keep: Int?
+
     @Option(name: .long, help: ArgumentHelp("Keep the state of incremental runs (ETags, covers) here instead of in the snapshot's hidden .reader-snapshot folder.", valueName: "dir"))
     var cacheDir: String?
 
@@ -60,6 +63,7 @@ struct Export: AsyncParsableCommand {
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 64.") }
         guard connectTimeout > 0 && connectTimeout <= 600 else { throw ValidationError("--connect-timeout must be more than 0 and at most 600 seconds.") }
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.") }
+        if let keep, !(1...10_000).contains(keep) { throw ValidationError("--keep must be between 1 and 10000.") }
         guard (0...20).contains(retries) else { throw ValidationError("--retries must be between 0 and 20.") }
         guard server ?? environment("READER_SERVER") != nil else {
             throw ValidationError("Give the Reader server with --server URL or READER_SERVER.")
@@ -150,8 +154,9 @@ struct Export: AsyncParsableCommand {
             options.connectTimeout = .milliseconds(Int(connectTimeout * 1000))
             options.retry = RetryPolicy(retries: retries)
             options.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0) }
+            options.keep = keep
             let outcome = try await Exporter(options: options, logger: logger).run()
-            throw report(outcome, output: outputURL, formats: formats, logger: logger)
+            throw report(outcome, output: keep == nil ? outputURL : outputURL.appendingPathComponent("latest"), formats: formats, logger: logger)
         } catch let code as ExitCode {
             throw code
         } catch let error as ReaderAPIError {

@@ -157,4 +157,28 @@ struct NightlyTests {
         let after = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
         #expect(!after.contains { $0.contains(".staging-") }, "\(after)")
     }
+
+    @Test func keepHoldsTheLastNightsSharingUnchangedCovers() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("kept")
+        for day in 1...4 {
+            let run = try await EndToEndTests.export(server, to: output, extra: ["--keep", "3"],
+                                                     environment: ["SOURCE_DATE_EPOCH": String(1_700_000_000 + day * 86_400)])
+            #expect(run.status == 2, "\(run.output)")
+        }
+        await server.stop()
+        let snapshots = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("snapshots").path).sorted()
+        #expect(snapshots == ["2023-11-16", "2023-11-17", "2023-11-18"])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: output.appendingPathComponent("latest").path) == "snapshots/2023-11-18")
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("latest/index.html").path))
+        // One cover, stored once: the three snapshots hold the same inode.
+        let covers = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("snapshots/2023-11-16/covers").path)
+        let cover = try #require(covers.first)
+        let inodes = try snapshots.map { day in
+            try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent("snapshots/\(day)/covers/\(cover)").path)[.systemFileNumber] as? Int
+        }
+        #expect(Set(inodes).count == 1)
+    }
 }

@@ -16,6 +16,8 @@ public struct Exporter: Sendable {
         public var retry = RetryPolicy()
         /// Where the state is kept instead of the snapshot's hidden folder.
         public var cacheDirectory: URL?
+        /// Keep this many dated snapshots under the output (`--keep`).
+        public var keep: Int?
         public var generatedAt: String
 
         public init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
@@ -52,12 +54,22 @@ public struct Exporter: Sendable {
 
     public func run() async throws -> Outcome {
         let started = ContinuousClock.now
-        let publisher = try Publisher(output: options.output)
+        var options = self.options
+        var dated: DatedSnapshots?
+        if let keep = options.keep {
+            let layout = DatedSnapshots(root: options.output, keep: keep)
+            try layout.prepare()
+            dated = layout
+            if options.cacheDirectory == nil { options.cacheDirectory = layout.stateFolder }
+        }
+        let target = dated?.folder(for: options.generatedAt) ?? options.output
+        let publisher = try Publisher(output: target, previous: dated?.newest)
         let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency, connectTimeout: options.connectTimeout)
         do {
-            var outcome = try await crawlAndRender(http: http, publisher: publisher)
+            var outcome = try await crawlAndRender(http: http, publisher: publisher, options: options)
             try await http.shutdown()
             try publisher.publish()
+            try dated?.finish(publishing: target)
             if let cacheDirectory = options.cacheDirectory {
                 try outcome.state.write(to: cacheDirectory, library: outcome.result.library)
             }
@@ -71,7 +83,7 @@ public struct Exporter: Sendable {
         }
     }
 
-    private func crawlAndRender(http: HTTPClient, publisher: Publisher) async throws -> (result: Outcome, state: SnapshotState) {
+    private func crawlAndRender(http: HTTPClient, publisher: Publisher, options: Options) async throws -> (result: Outcome, state: SnapshotState) {
         let stateFolder = options.cacheDirectory ?? publisher.previous?.appendingPathComponent(SnapshotState.folderName)
         let previousState = stateFolder.map(SnapshotState.read) ?? SnapshotState()
         let previousLibrary = stateFolder.flatMap(SnapshotState.readLibrary)

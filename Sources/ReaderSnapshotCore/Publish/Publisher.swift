@@ -11,7 +11,9 @@ public final class Publisher: @unchecked Sendable {
     public let previous: URL?
     private var lock: Int32 = -1
 
-    public init(output: URL) throws {
+    /// - Parameter previous: the snapshot to link unchanged files from, when it is not the output
+    ///   itself (dated snapshots: yesterday's folder).
+    public init(output: URL, previous: URL? = nil) throws {
         self.output = output.standardizedFileURL
         let parent = self.output.deletingLastPathComponent()
         let name = self.output.lastPathComponent
@@ -43,7 +45,8 @@ public final class Publisher: @unchecked Sendable {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: parent.path)
         }
         var isDirectory: ObjCBool = false
-        previous = FileManager.default.fileExists(atPath: self.output.path, isDirectory: &isDirectory) && isDirectory.boolValue ? self.output : nil
+        let outputExists = FileManager.default.fileExists(atPath: self.output.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        self.previous = outputExists ? self.output : previous?.resolvingSymlinksInPath()
     }
 
     deinit { releaseLock() }
