@@ -16,7 +16,10 @@ struct Demo: AsyncParsableCommand {
     @OptionGroup var snapshot: SnapshotOptions
 
     func run() async throws {
-        let logger = snapshot.makeLogger()
+        let live = snapshot.makeLiveProgress()
+        let logger = snapshot.makeLogger(live: live)
+        live?.start()
+        defer { live?.stop() }
         let formats = try snapshot.formats()
         let server = SampleServer(library: try SampleLibrary.bundled())
         let running = try await server.start(host: "127.0.0.1", port: 0)
@@ -28,7 +31,7 @@ struct Demo: AsyncParsableCommand {
                 server: try ServerAddress(running.url),
                 credentials: .password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword),
                 output: outputURL, templates: try await snapshot.loadTemplates(), formats: formats)
-            let outcome = try await Exporter(options: options, logger: logger).run()
+            let outcome = try await Exporter(options: options, logger: logger, live: live).run()
             await running.stop()
             _ = report(outcome, output: outputURL, formats: formats, logger: logger, showPath: false)
             if formats.contains(.html) {

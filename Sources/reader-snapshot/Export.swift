@@ -139,7 +139,10 @@ struct Export: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = snapshot.makeLogger()
+        let live = snapshot.makeLiveProgress()
+        let logger = snapshot.makeLogger(live: live)
+        live?.start()
+        defer { live?.stop() }
         let credentials = try credentials(logger: logger)
         let formats = try snapshot.formats()
         let outputURL = URL(fileURLWithPath: output)
@@ -155,7 +158,7 @@ struct Export: AsyncParsableCommand {
             options.retry = RetryPolicy(retries: retries)
             options.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0) }
             options.keep = keep
-            let outcome = try await Exporter(options: options, logger: logger).run()
+            let outcome = try await Exporter(options: options, logger: logger, live: live).run()
             throw report(outcome, output: keep == nil ? outputURL : outputURL.appendingPathComponent("latest"), formats: formats, logger: logger)
         } catch let code as ExitCode {
             throw code

@@ -52,9 +52,14 @@ struct SnapshotOptions: ParsableArguments {
         return result
     }
 
-    func makeLogger() -> Logger {
+    /// The live progress line, on a terminal and unless --quiet.
+    func makeLiveProgress() -> LiveProgress? {
+        !quiet && LiveProgress.isAvailable ? LiveProgress() : nil
+    }
+
+    func makeLogger(live: LiveProgress? = nil) -> Logger {
         let level: Logger.Level = quiet ? .warning : (verbose ? .debug : .info)
-        return Logger(label: "reader-snapshot") { _ in ConsoleLogHandler(level: level) }
+        return Logger(label: "reader-snapshot") { _ in ConsoleLogHandler(level: level, live: live) }
     }
 
     func loadTemplates() async throws -> TemplateSet {

@@ -7,8 +7,10 @@ public struct Crawler: Sendable {
     public var concurrency: Int
     public var fetchCovers: Bool
     public var logger: Logger
+    public var live: LiveProgress?
 
-    public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger) {
+    public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
+        self.live = live
         self.client = client
         self.concurrency = max(1, concurrency)
         self.fetchCovers = fetchCovers
@@ -31,7 +33,7 @@ public struct Crawler: Sendable {
 
         // The shelves and the list of every book, together.
         async let allBooks = client.books()
-        let shelfProgress = ProgressLog("Shelves", total: shelvesAnswer.shelves.count, logger: logger)
+        let shelfProgress = ProgressLog("Shelves", total: shelvesAnswer.shelves.count, logger: logger, live: live)
         let shelfPages: [Swift.Result<ShelfAnswer, ReaderAPIError>] = try await concurrentMap(shelvesAnswer.shelves, limit: concurrency) { shelf in
             defer { shelfProgress.step() }
             do {
@@ -78,7 +80,7 @@ public struct Crawler: Sendable {
 
         let detailed = order.count
         logger.info("Book details: fetching \(detailed)")
-        let detailProgress = ProgressLog("Book details", total: detailed, logger: logger)
+        let detailProgress = ProgressLog("Book details", total: detailed, logger: logger, live: live)
         // A book that says it sits on a shelf the server does not list will crash its detail page:
         // that 500 is the expected answer, not one to retry.
         let shelfIDs = Set(shelvesAnswer.shelves.map(\.id))
@@ -93,6 +95,7 @@ public struct Crawler: Sendable {
         }
 
         var books: [Book] = []
+        let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
         for (id, detail) in zip(order, details) {
             var fields = listed[id]?.fields ?? [:]
             for (key, value) in onShelves[id]?.fields ?? [:] where fields[key] == nil { fields[key] = value }
@@ -102,11 +105,12 @@ public struct Crawler: Sendable {
                 for (key, value) in book.fields { fields[key] = value }
             case .failure(let error):
                 complete = false
-                logger.warning("Book \(id): details could not be read: \(error)")
+                detailWarnings.warn("Book \(id): details could not be read: \(error)")
                 problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description))
             }
             books.append(Self.book(id: id, fields: fields, complete: complete))
         }
+        detailWarnings.finish()
         let failedDetails = books.filter { !$0.complete }.count
         logger.info("Book details: \(detailed - failedDetails) read, \(failedDetails) failed")
 
@@ -146,7 +150,7 @@ public struct Crawler: Sendable {
         }
         logger.info("Covers: fetching \(urls.count)")
         let fetcher = CoverFetcher(client: client, writer: writer, previous: previous, previousRoot: writer.previous)
-        let progress = ProgressLog("Covers", total: urls.count, logger: logger)
+        let progress = ProgressLog("Covers", total: urls.count, logger: logger, live: live)
         let results = try await concurrentMap(urls, limit: concurrency) { url in
             try Task.checkCancellation()
             defer { progress.step() }
@@ -154,21 +158,46 @@ public struct Crawler: Sendable {
         }
         let byURL = Dictionary(uniqueKeysWithValues: zip(urls, results))
         var problems: [Problem] = []
+        let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
         for index in books.indices {
             guard let url = books[index].imageURL, let result = byURL[url] else { continue }
             switch result {
             case .success(let record):
                 books[index].cover = record.file
             case .failure(let problem):
-                logger.warning("Book \(books[index].id): cover not fetched: \(problem)")
+                coverWarnings.warn("Book \(books[index].id): cover not fetched: \(problem)")
                 problems.append(Problem(kind: .cover, bookID: books[index].id, message: problem.message))
             }
         }
+        coverWarnings.finish()
         var records: [String: CoverRecord] = [:]
         for (url, result) in byURL { if case .success(let record) = result { records[url] = record } }
         let failed = results.filter { (try? $0.get()) == nil }.count
         client.metrics.record { $0.coversFailed += failed }
         logger.info("Covers: \(Set(records.values.map(\.file.path)).count) stored, \(failed) failed")
         return (problems, records)
+    }
+}
+
+/// The first few warnings of a kind, then a count: a big library with many gaps should not bury
+/// the summary (every gap is listed in the snapshot).
+final class WarningLimiter {
+    static let limit = 10
+    private let logger: Logger
+    private let what: String
+    private var count = 0
+
+    init(logger: Logger, what: String) {
+        self.logger = logger
+        self.what = what
+    }
+
+    func warn(_ message: String) {
+        count += 1
+        if count <= Self.limit { logger.warning("\(message)") }
+    }
+
+    func finish() {
+        if count > Self.limit { logger.warning("… and \(count - Self.limit) more \(what), listed in the snapshot") }
     }
 }

@@ -14,15 +14,21 @@ final class ProgressLog: @unchecked Sendable {
     /// Phases shorter than this say only their start and end.
     static let minimumTotal = 200
 
-    init(_ label: String, total: Int, logger: Logger) {
+    private let live: LiveProgress?
+
+    init(_ label: String, total: Int, logger: Logger, live: LiveProgress? = nil) {
         self.label = label
         self.total = total
         self.logger = logger
+        self.live = live
         self.nextReport = max(1, total / 10)
+        live?.begin(label, total: total)
     }
 
     func step() {
-        guard total >= Self.minimumTotal else { return }
+        live?.step()
+        // The live line shows the count on a terminal; log lines are for logs.
+        guard live == nil, total >= Self.minimumTotal else { return }
         let report: Int? = lock.withLock {
             done += 1
             guard done >= nextReport, done < total else { return nil }

@@ -46,10 +46,12 @@ public struct Exporter: Sendable {
 
     public var options: Options
     public var logger: Logger
+    public var live: LiveProgress?
 
-    public init(options: Options, logger: Logger) {
+    public init(options: Options, logger: Logger, live: LiveProgress? = nil) {
         self.options = options
         self.logger = logger
+        self.live = live
     }
 
     public func run() async throws -> Outcome {
@@ -92,7 +94,8 @@ public struct Exporter: Sendable {
                                   redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache)
         logger.info("Logging in to \(options.server)")
         try await client.authenticate(options.credentials)
-        let crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger)
+        live?.watch(client.metrics)
+        let crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger, live: live)
         let writer = publisher.writer
         let crawl = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: previousState.covers)
         var library = crawl.library
@@ -111,6 +114,7 @@ public struct Exporter: Sendable {
             }
         }
         logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
+        live?.begin("Rendering", total: 0)
         try SiteRenderer(templates: options.templates, formats: options.formats).render(library, changes: changes, into: writer)
         let state = SnapshotState(responses: cache.entries, covers: crawl.covers)
         if options.cacheDirectory == nil {

@@ -6,9 +6,12 @@ import Logging
 public struct ConsoleLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
+    /// The progress line to print above, on a terminal.
+    let live: LiveProgress?
 
-    public init(level: Logger.Level) {
+    public init(level: Logger.Level, live: LiveProgress? = nil) {
         self.logLevel = level
+        self.live = live
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -24,6 +27,11 @@ public struct ConsoleLogHandler: LogHandler {
         case .warning: prefix = "warning: "
         case .error, .critical: prefix = "error: "
         }
-        FileHandle.standardError.write(Data((prefix + "\(event.message)\n").utf8))
+        let line = prefix + "\(event.message)\n"
+        if let live {
+            live.print(line)
+        } else {
+            FileHandle.standardError.write(Data(line.utf8))
+        }
     }
 }
