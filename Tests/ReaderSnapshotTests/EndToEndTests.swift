@@ -206,6 +206,13 @@ struct EndToEndTests {
                                          environment: ["READER_PASSWORD": "p"])
         #expect(refused.status == 73, "\(refused.output)")
         #expect(FileManager.default.fileExists(atPath: precious.appendingPathComponent("thesis.txt").path))
+        // A place no folder can be made: the output-not-writable code, before any request.
+        let blocker = folder.path("a-file")
+        try Data("x".utf8).write(to: blocker)
+        let unwritable = try await ToolRunner.run(["export", "--server", "http://127.0.0.1:9", "--email", "a@b",
+                                                   "--output", blocker.appendingPathComponent("out").path],
+                                                  environment: ["READER_PASSWORD": "p"])
+        #expect(unwritable.status == 73, "\(unwritable.output)")
         let help = try await ToolRunner.run(["export", "--help"])
         #expect(help.status == 0 && help.stdout.contains("--password-file") && help.stdout.contains("77"))
     }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Logging
 
 /// Credentials for the Reader API: a password to log in with, or a key already issued.
 public enum ReaderCredentials: Sendable {
@@ -34,11 +35,14 @@ public final class ReaderClient: Sendable {
     let retry: RetryPolicy
     let cache: ResponseCache?
     public let metrics = ClientMetrics()
+    /// For --verbose: each retry, with its reason.
+    let logger: Logger?
     private let sessionBox: SessionBox
 
     public init(server: ServerAddress, http: HTTPClient, timeout: Duration = .seconds(30),
                 limits: ResponseLimits = ResponseLimits(), redactor: Redactor = Redactor(),
-                retry: RetryPolicy = .none, cache: ResponseCache? = nil) {
+                retry: RetryPolicy = .none, cache: ResponseCache? = nil, logger: Logger? = nil) {
+        self.logger = logger
         self.server = server
         self.http = http
         self.retry = retry
@@ -50,14 +54,15 @@ public final class ReaderClient: Sendable {
     }
 
     /// A client for this tool: redirects are followed by hand, so that the key never crosses origins.
-    /// A refused connection is retried until the connect timeout runs out, so that timeout is what
-    /// a gone cover host costs.
     public static func makeHTTPClient(concurrency: Int, connectTimeout: Duration = .seconds(5)) -> HTTPClient {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .milliseconds(connectTimeout.milliseconds), read: .seconds(60))
         )
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, concurrency)
+        // A refused connection is an answer: our own retries decide what happens next, instead of
+        // the pool trying again until the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .enabled(limit: .ratio(50))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
@@ -140,7 +145,9 @@ public final class ReaderClient: Sendable {
                 guard attempt < retry.retries, failure.retryable || retryServerErrors else { throw failure.error }
                 attempt += 1
                 metrics.record { $0.retries += 1 }
-                try await Task.sleep(for: retry.delay(beforeRetry: attempt, retryAfter: failure.retryAfter))
+                let wait = retry.delay(beforeRetry: attempt, retryAfter: failure.retryAfter)
+                logger?.debug("Retry \(attempt) of \(retry.retries) in \(wait.formatted(.units(allowed: [.seconds, .milliseconds]))): \(failure.error)")
+                try await Task.sleep(for: wait)
             }
         }
     }

@@ -76,7 +76,9 @@ struct CoverFetcher: Sendable {
                 guard attempt < client.retry.retries, !Task.isCancelled else { return .failure(problem) }
                 attempt += 1
                 client.metrics.record { $0.retries += 1 }
-                try? await Task.sleep(for: client.retry.delay(beforeRetry: attempt, retryAfter: retryAfter))
+                let wait = client.retry.delay(beforeRetry: attempt, retryAfter: retryAfter)
+                client.logger?.debug("Retry \(attempt) of \(client.retry.retries) in \(wait.formatted(.units(allowed: [.seconds, .milliseconds]))): \(problem)")
+                try? await Task.sleep(for: wait)
             }
         }
     }

@@ -91,7 +91,8 @@ public struct Exporter: Sendable {
         let previousLibrary = stateFolder.flatMap(SnapshotState.readLibrary)
         let cache = ResponseCache(previous: previousState.responses)
         let client = ReaderClient(server: options.server, http: http, timeout: options.timeout,
-                                  redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache)
+                                  redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache,
+                                  logger: logger)
         logger.info("Logging in to \(options.server)")
         try await client.authenticate(options.credentials)
         live?.watch(client.metrics)
