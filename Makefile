@@ -2,24 +2,32 @@
 SWIFT ?= swift
 # Debian packages the build needs: the C libraries behind CCmarkGFM and CLibXML2.
 APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev pkg-config
+# What the tests add: headless Chromium opens every generated page (Tests/browser/check_site.py).
+TEST_APT_PACKAGES := chromium chromium-driver python3-selenium
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local
-.PHONY: all deps build release install demo test sample-server clean
+.PHONY: all deps test-deps apt-install build release install demo test sample-server clean
 
 all: build
 
 # Installs what is missing (apt-get; as root or through sudo). Elsewhere it only checks.
 deps:
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES)"
+
+test-deps: deps
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
+
+apt-install:
 	@if command -v dpkg >/dev/null 2>&1; then \
 	  missing=""; \
-	  for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	  if [ -n "$$missing" ]; then \
 	    echo "Installing:$$missing"; \
 	    if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
 	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	  fi; \
-	elif ! pkg-config --exists libcmark-gfm libxml-2.0 2>/dev/null; then \
+	elif [ "$(PACKAGES)" = "$(APT_PACKAGES)" ] && ! pkg-config --exists libcmark-gfm libxml-2.0 2>/dev/null; then \
 	  echo "Install cmark-gfm and libxml2 (for example: brew install cmark-gfm libxml2 pkg-config)"; exit 1; \
 	fi
 
@@ -41,7 +49,7 @@ install: release
 demo: build
 	$(BIN) demo --output Output/demo
 
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -46,7 +46,9 @@ struct CoverRoutes: Sendable {
             let expires = Int(Date().timeIntervalSince1970) + 300
             let signature = SampleServer.randomKey()
             location = "http://\(other)/storage/\(file)?X-Amz-Expires=\(expires)&X-Amz-Signature=\(signature)"
-        case .thirdPartyGone, .thirdPartyNotImage:
+        case .redirectLoop:
+            location = "http://\(host)/rails/active_storage/blobs/redirect/\(signed)/loop.jpg"
+        case .thirdPartyGone, .thirdPartyNotImage, .external:
             return Response(status: .notFound, headers: [.contentType: "text/html"])
         }
         return Response(status: .found, headers: [.location: location, .cacheControl: "max-age=300, private"])

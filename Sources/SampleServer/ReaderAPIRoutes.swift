@@ -119,6 +119,10 @@ struct ReaderAPIRoutes: Sendable {
             return "\(base)/rails/active_storage/blobs/redirect/\(CoverRoutes.signedID(book: book.id))/\(file)"
         case .missing:
             return "\(base)/rails/active_storage/blobs/redirect/\(CoverRoutes.signedID(book: book.id))/cover.jpg"
+        case .external(let url):
+            return url
+        case .redirectLoop:
+            return "\(base)/rails/active_storage/blobs/redirect/\(CoverRoutes.signedID(book: book.id))/loop.jpg"
         case .thirdPartyGone:
             // Nothing listens on the discard port: the host is "gone".
             return "http://127.0.0.1:9/covers/\(book.id).jpg"
@@ -139,7 +143,11 @@ func json(_ object: Any, status: HTTPResponse.Status = .ok, headers extra: HTTPF
 
 /// A 200 with a weak ETag, or a 304 when the client sent that ETag back verbatim.
 func cached(_ request: Request, _ object: Any) -> Response {
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    // Hostile libraries: a marker in a name stands for bytes that are not UTF-8.
+    while let range = data.range(of: Data(SampleLibrary.invalidUTF8Marker.utf8)) {
+        data.replaceSubrange(range, with: [0xC3, 0x28, 0xFF])
+    }
     var hasher = FNV1a()
     hasher.add(data)
     let etag = "W/\"\(String(hasher.value, radix: 16))\""

@@ -25,6 +25,10 @@ public struct SampleLibrary: Sendable {
         case thirdPartyGone
         /// A third-party URL that answers with an HTML page.
         case thirdPartyNotImage
+        /// `image_url` exactly as given (hostile libraries: javascript:, file:, private addresses).
+        case external(String)
+        /// A blob URL that redirects to itself, for ever.
+        case redirectLoop
     }
 
     public struct Book: Sendable {

@@ -57,7 +57,7 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The port (0 picks a free one).", valueName: "n"))
     var port: Int = 0
 
-    @Option(name: .long, help: ArgumentHelp("A library file in the sample format, instead of the bundled library.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A library file in the sample format instead of the bundled library, or 'hostile' for every kind of hostile input.", valueName: "file"))
     var library: String?
 
     @Option(name: .long, help: ArgumentHelp("Serve a generated library of this many books.", valueName: "n"))
@@ -105,7 +105,9 @@ struct SampleServerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let sample: SampleLibrary
-        if let library {
+        if library == "hostile" {
+            sample = try SampleLibrary.hostile()
+        } else if let library {
             sample = try SampleLibrary.load(from: URL(fileURLWithPath: library))
         } else if let books {
             sample = try SampleLibrary.synthetic(books: books, seed: seed)

@@ -57,16 +57,38 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for a connection (a gone cover host costs this once).", valueName: "seconds"))
     var connectTimeout: Double = 5
 
+    @Flag(name: .long, help: "Refuse to send credentials over plain http (loopback excepted).")
+    var requireHTTPS = false
+
+    @Option(name: .long, help: ArgumentHelp("The largest JSON answer accepted.", valueName: "MB"))
+    var maxResponseMb: Int = 64
+
+    @Option(name: .long, help: ArgumentHelp("The largest cover accepted.", valueName: "MB"))
+    var maxCoverMb: Int = 20
+
+    @Option(name: .long, help: ArgumentHelp("Notes longer than this are shown cut, with a notice (library.json keeps them whole).", valueName: "KB"))
+    var maxNoteKb: Int = 1024
+
     @OptionGroup var snapshot: SnapshotOptions
 
     func validate() throws {
+        guard (1...4096).contains(maxResponseMb), (1...1024).contains(maxCoverMb), (1...1_048_576).contains(maxNoteKb) else {
+            throw ValidationError("--max-response-mb must be 1–4096, --max-cover-mb 1–1024, --max-note-kb 1–1048576.")
+        }
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 64.") }
         guard connectTimeout > 0 && connectTimeout <= 600 else { throw ValidationError("--connect-timeout must be more than 0 and at most 600 seconds.") }
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.") }
         if let keep, !(1...10_000).contains(keep) { throw ValidationError("--keep must be between 1 and 10000.") }
         guard (0...20).contains(retries) else { throw ValidationError("--retries must be between 0 and 20.") }
-        guard server ?? environment("READER_SERVER") != nil else {
+        guard let serverText = server ?? environment("READER_SERVER") else {
             throw ValidationError("Give the Reader server with --server URL or READER_SERVER.")
+        }
+        let address: ServerAddress
+        do { address = try ServerAddress(serverText) } catch let error as ReaderAPIError {
+            throw ValidationError("\(serverText): \(error.reasonText)")
+        }
+        if requireHTTPS && address.scheme == "http" && !address.isLoopback {
+            throw ValidationError("\(address) is plain http and --require-https is set: the credentials would cross the network unencrypted.")
         }
         if passwordFile != nil && passwordStdin {
             throw ValidationError("Use one of --password-file and --password-stdin, not both.")
@@ -149,7 +171,7 @@ struct Export: AsyncParsableCommand {
         do {
             let address = try ServerAddress(server ?? environment("READER_SERVER") ?? "")
             if address.scheme == "http" && !address.isLoopback {
-                logger.warning("\(address) is plain http: the password and api key would cross the network unencrypted.")
+                logger.warning("\(address) is plain http: the password and api key would cross the network unencrypted (--require-https refuses this).")
             }
             var options = Exporter.Options(server: address, credentials: credentials, output: outputURL,
                                            templates: try await snapshot.loadTemplates(), formats: formats,
@@ -158,6 +180,9 @@ struct Export: AsyncParsableCommand {
             options.retry = RetryPolicy(retries: retries)
             options.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0) }
             options.keep = keep
+            options.limits.jsonBytes = maxResponseMb << 20
+            options.limits.coverBytes = maxCoverMb << 20
+            options.limits.noteBytes = maxNoteKb << 10
             let outcome = try await Exporter(options: options, logger: logger, live: live).run()
             throw report(outcome, output: keep == nil ? outputURL : outputURL.appendingPathComponent("latest"), formats: formats, logger: logger)
         } catch let code as ExitCode {

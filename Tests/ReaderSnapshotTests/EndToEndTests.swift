@@ -102,6 +102,9 @@ struct EndToEndTests {
         }
         #expect(!run.output.contains(apiKey) && !run.output.contains(SampleLibrary.demoPassword))
         #expect(keyLeaks == 0)
+
+        // As a reader sees it: every page in headless Chromium, no console error, no broken link.
+        try await HostileInputTests.checkInBrowser(output)
     }
 
     @Test func sameLibraryGivesByteIdenticalSnapshotsAndRenderReproducesThem() async throws {

@@ -36,6 +36,12 @@ public struct ReaderAPIError: Error, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The reason alone, without the request.
+    public var reasonText: String {
+        if case .invalidURL(let detail) = reason { return detail }
+        return description
+    }
+
     public var description: String {
         switch reason {
         case .unauthorized(let message):

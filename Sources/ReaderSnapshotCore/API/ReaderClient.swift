@@ -19,8 +19,11 @@ public enum ReaderCredentials: Sendable {
 
 /// Limits on what the server may send.
 public struct ResponseLimits: Sendable {
+    /// One JSON answer (`/books` of a big library is the largest).
     public var jsonBytes: Int = 64 << 20
     public var coverBytes: Int = 20 << 20
+    /// Notes longer than this are shown cut, with a notice; `library.json` keeps them whole.
+    public var noteBytes: Int = 1 << 20
     public var redirects: Int = 5
     public init() {}
 }
@@ -211,6 +214,9 @@ public final class ReaderClient: Sendable {
 
     private func decode<Answer: Decodable>(_ data: Data, name: String) throws -> Answer {
         do {
+            if let repaired = UntrustedText.repairedUTF8(Array(data)) {
+                return try JSONDecoder().decode(Answer.self, from: Data(repaired))
+            }
             return try JSONDecoder().decode(Answer.self, from: data)
         } catch let error as DecodingError {
             let (path, detail) = Self.describe(error)

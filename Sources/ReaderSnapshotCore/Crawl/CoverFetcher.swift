@@ -92,11 +92,17 @@ struct CoverFetcher: Sendable {
     private func download(_ start: URL, kept: CoverRecord?) async -> Outcome {
         var url = start
         var redirects = 0
+        // The Reader server's own URLs, and where it sends us, are its business; a third-party
+        // URL must not lead to this machine or the local network.
+        let trusted = client.server.isSameOrigin(start)
         while true {
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
                 return .done(.failure(CoverProblem(message: "the cover URL is not http or https")))
             }
             let place = Self.describe(url)
+            if !trusted, let refusal = await AddressPolicy.refusal(forHost: host) {
+                return .done(.failure(CoverProblem(message: "\(place): refused, \(refusal)")))
+            }
             var request = HTTPClientRequest(url: url.absoluteString)
             request.headers.add(name: "Accept", value: "image/*")
             if let kept, url.absoluteString == (kept.finalURL ?? start.absoluteString) {
@@ -194,7 +200,7 @@ struct CoverFetcher: Sendable {
 
     /// Host and path only: signed storage URLs carry tokens in the query.
     static func describe(_ url: URL) -> String {
-        let host = url.host ?? "?"
+        let host = (url.host ?? "?").contains(":") ? "[\(url.host!)]" : (url.host ?? "?")
         let port = url.port.map { ":\($0)" } ?? ""
         return "\(url.scheme ?? "?")://\(host)\(port)\(url.path)"
     }

@@ -58,14 +58,14 @@ public struct Crawler: Sendable {
             switch page {
             case .success(let answer):
                 for book in answer.books where onShelves[book.id] == nil { onShelves[book.id] = book }
-                shelves.append(Shelf(id: summary.id, name: answer.shelf.name.isEmpty ? summary.name : answer.shelf.name,
+                shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(answer.shelf.name.isEmpty ? summary.name : answer.shelf.name),
                                      bookCount: summary.bookCount ?? answer.shelf.bookCount,
                                      bookIDs: answer.books.map(\.id)))
             case .failure(let error):
                 logger.warning("Shelf \(summary.id): \(error)")
                 problems.append(Problem(kind: .shelfDetails, shelfID: summary.id, message: error.description))
                 let ids = order.filter { listed[$0]?.int("shelf_id") == summary.id }
-                shelves.append(Shelf(id: summary.id, name: summary.name, bookCount: summary.bookCount, bookIDs: ids, complete: false))
+                shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(summary.name), bookCount: summary.bookCount, bookIDs: ids, complete: false))
             }
         }
         // A book a shelf lists but /books does not is still the user's book.
@@ -108,7 +108,8 @@ public struct Crawler: Sendable {
                 detailWarnings.warn("Book \(id): details could not be read: \(error)")
                 problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description))
             }
-            books.append(Self.book(id: id, fields: fields, complete: complete))
+            books.append(Self.book(id: id, fields: fields, complete: complete, noteLimit: client.limits.noteBytes,
+                                   linkBase: client.server.url(path: "/")))
         }
         detailWarnings.finish()
         let failedDetails = books.filter { !$0.complete }.count
@@ -123,22 +124,27 @@ public struct Crawler: Sendable {
 
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
         let library = Library(generatedAt: generatedAt, server: client.server.description,
-                              user: shelvesAnswer.user ?? booksAnswer.user, userID: client.session?.userID,
+                              user: (shelvesAnswer.user ?? booksAnswer.user).map(UntrustedText.displayable), userID: client.session?.userID,
                               shelves: shelves, books: books, problems: problems)
         return Result(library: library, covers: covers)
     }
 
-    static func book(id: Int, fields: [String: JSONValue], complete: Bool) -> Book {
+    static func book(id: Int, fields: [String: JSONValue], complete: Bool, noteLimit: Int = ResponseLimits().noteBytes,
+                     linkBase: URL? = nil) -> Book {
         func text(_ key: String) -> String? {
             guard let value = fields[key]?.text, !value.isEmpty else { return nil }
             return value
         }
+        /// What is shown of a name: no control characters, no direction overrides, bounded.
+        func shown(_ key: String) -> String? {
+            text(key).map(UntrustedText.displayable).flatMap { $0.isEmpty ? nil : $0 }
+        }
         var kept = fields
         let comments = kept.removeValue(forKey: "comments")
-        return Book(id: id, title: fields["title"]?.text ?? "", author: text("author"), isbn: text("isbn"),
-                    shelfID: fields["shelf_id"]?.intValue, shelfName: text("shelf_name"),
+        return Book(id: id, title: shown("title") ?? "", author: shown("author"), isbn: shown("isbn"),
+                    shelfID: fields["shelf_id"]?.intValue, shelfName: shown("shelf_name"),
                     createdAt: text("created_at"), updatedAt: text("updated_at"), imageURL: text("image_url"),
-                    note: Note(receiving: comments?.text), complete: complete, serverFields: kept)
+                    note: Note(receiving: comments?.text, limit: noteLimit, linkBase: linkBase), complete: complete, serverFields: kept)
     }
 
     private func fetchCovers(for books: inout [Book], writer: SnapshotWriter,

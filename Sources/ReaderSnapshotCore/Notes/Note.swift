@@ -1,3 +1,5 @@
+import Foundation
+
 /// A book's notes: what the server sent, and the Markdown that the snapshot keeps.
 public struct Note: Codable, Equatable, Sendable {
     public enum Format: String, Codable, Sendable {
@@ -22,16 +24,30 @@ public struct Note: Codable, Equatable, Sendable {
         self.markdown = markdown
     }
 
-    /// Reads the notes in whichever form they arrive.
-    public init(receiving source: String?) {
+    /// Reads the notes in whichever form they arrive. Past `limit` bytes only the start is
+    /// converted, followed by a notice: the source stays whole.
+    /// Relative links in rich text are made absolute against `linkBase` (the Reader server).
+    public init(receiving source: String?, limit: Int = ResponseLimits().noteBytes, linkBase: URL? = nil) {
         self.source = source
-        let text = source ?? ""
+        var text = source ?? ""
+        var cut: Int?
+        if text.utf8.count > limit {
+            cut = text.utf8.count
+            text = String(decoding: text.utf8.prefix(limit), as: UTF8.self)
+        }
+        defer {
+            if let cut {
+                markdown += (markdown.isEmpty ? "" : "\n") + "*The rest of this note is not shown: it has \(cut) bytes, over the limit of \(limit). library.json keeps it whole.*\n"
+            }
+        }
         if text.trimmingSpaces().isEmpty {
             self.format = .none
             self.markdown = ""
         } else if Self.looksLikeHTML(text) {
             self.format = .richText
-            self.markdown = MarkdownWriter.markdown(RichTextConverter.blocks(from: RichTextParser.parse(text)))
+            var blocks = RichTextConverter.blocks(from: RichTextParser.parse(text))
+            if let linkBase { blocks = blocks.map { $0.resolvingLinks(against: linkBase) } }
+            self.markdown = MarkdownWriter.markdown(blocks)
         } else {
             self.format = .plainText
             self.markdown = Self.markdown(fromPlainText: text)

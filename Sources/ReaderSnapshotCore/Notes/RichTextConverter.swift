@@ -63,8 +63,9 @@ enum RichTextConverter {
     static let blockElements: Set<String> = containerElements.union([
         "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "ul", "ol", "li", "hr",
     ])
-    /// Bodies that are code or metadata, never the user's words.
-    static let ignoredElements: Set<String> = ["script", "style", "head", "title", "template", "iframe", "object", "embed", "svg", "math"]
+    /// Bodies that are code or metadata, never the user's words. Everything else keeps its text,
+    /// escaped: libxml2 may nest what follows an unknown or unclosed tag inside it.
+    static let ignoredElements: Set<String> = ["script", "style", "head", "title", "template"]
 
     private static func listBlock(ordered: Bool, children: [HTMLNode]) -> NoteBlock? {
         var items: [[NoteBlock]] = []

@@ -18,6 +18,7 @@ public struct Exporter: Sendable {
         public var cacheDirectory: URL?
         /// Keep this many dated snapshots under the output (`--keep`).
         public var keep: Int?
+        public var limits = ResponseLimits()
         public var generatedAt: String
 
         public init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
@@ -90,7 +91,7 @@ public struct Exporter: Sendable {
         let previousState = stateFolder.map(SnapshotState.read) ?? SnapshotState()
         let previousLibrary = stateFolder.flatMap(SnapshotState.readLibrary)
         let cache = ResponseCache(previous: previousState.responses)
-        let client = ReaderClient(server: options.server, http: http, timeout: options.timeout,
+        let client = ReaderClient(server: options.server, http: http, timeout: options.timeout, limits: options.limits,
                                   redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache,
                                   logger: logger)
         logger.info("Logging in to \(options.server)")

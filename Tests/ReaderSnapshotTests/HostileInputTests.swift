@@ -1,0 +1,125 @@
+import Foundation
+import SampleServer
+import Testing
+
+/// The hostile sample library, exported end to end: nothing from the server runs, nothing leaks,
+/// nothing lands outside the output.
+@Suite(.serialized)
+struct HostileInputTests {
+    static let allowedTags: Set<String> = [
+        "html", "head", "meta", "title", "link", "body", "header", "nav", "main", "footer", "section", "article",
+        "h1", "h2", "h3", "h4", "h5", "h6", "p", "a", "ul", "ol", "li", "dl", "dt", "dd", "div", "span", "img",
+        "strong", "em", "del", "code", "pre", "blockquote", "br", "hr", "table", "thead", "tbody", "tr", "th", "td", "input",
+    ]
+
+    @Test func hostileLibraryExportsSafely() async throws {
+        var options = SampleServer.Options()
+        options.loginDelay = .zero
+        let server = try await SampleServer(library: try SampleLibrary.hostile(), options: options).start()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("out")
+        let run = try await EndToEndTests.export(server, to: output, extra: ["--verbose"])
+        let apiKey = server.server.apiKey
+        await server.stop()
+        #expect(run.status == 2, "\(run.output)")
+
+        // Nothing but the snapshot was written (no staging left, nothing beside it).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["out"])
+
+        let site = SiteInspector(root: output)
+        let tagPattern = try NSRegularExpression(pattern: #"<([a-zA-Z][a-zA-Z0-9]*)([^>]*)>"#)
+        let attributePattern = try NSRegularExpression(pattern: #"\s([a-zA-Z-]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)"#)
+        for file in site.files() where file.hasSuffix(".html") {
+            let page = try #require(site.text(file))
+            #expect(page.contains("http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"), "\(file) has no CSP")
+            for match in tagPattern.matches(in: page, range: NSRange(page.startIndex..., in: page)) {
+                let name = String(page[Range(match.range(at: 1), in: page)!]).lowercased()
+                #expect(Self.allowedTags.contains(name), "\(file): <\(name)> from the server")
+                let attributes = String(page[Range(match.range(at: 2), in: page)!])
+                for attribute in attributePattern.matches(in: attributes, range: NSRange(attributes.startIndex..., in: attributes)) {
+                    let key = String(attributes[Range(attribute.range(at: 1), in: attributes)!]).lowercased()
+                    let value = String(attributes[Range(attribute.range(at: 2), in: attributes)!]).lowercased()
+                        .trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+                    #expect(!key.hasPrefix("on"), "\(file): an \(key) attribute")
+                    if key == "href" || key == "src" {
+                        for scheme in ["javascript:", "vbscript:", "data:", "file:"] {
+                            #expect(!value.hasPrefix(scheme), "\(file): \(key)=\(value.prefix(60))")
+                        }
+                    }
+                }
+            }
+        }
+
+        // Cover URLs that lead where they must not are refused before any request.
+        let problems = try #require(site.text("library.json"))
+        for expected in ["169.254.169.254 is a link-local address", "10.0.0.1 is a private address",
+                         "::1 is a loopback address", "localhost is this machine", "not a JPEG, PNG, GIF or WebP image",
+                         "more than 5 redirects", "the cover URL is not http or https"] {
+            #expect(problems.contains(expected), "no problem says: \(expected)")
+        }
+
+        // Bounded: a 1 MB title is cut where it is shown; a 10 MB note is shown cut, kept whole.
+        let index = try #require(site.text("books.html"))
+        #expect(index.utf8.count < 200_000, "books.html is \(index.utf8.count) bytes")
+        let bigNote = try #require(site.files().first { $0.hasPrefix("books/4-") }.flatMap(site.text))
+        #expect(bigNote.contains("The rest of this note is not shown"))
+        #expect(bigNote.utf8.count < 3_000_000)
+        #expect((site.data("library.json")?.count ?? 0) > 10_000_000)
+        // Deep nesting keeps its words; bytes that are not UTF-8 become U+FFFD, not a failure.
+        #expect(try #require(site.files().first { $0.hasPrefix("books/5-") }.flatMap(site.text)).contains("deep words"))
+        #expect(try #require(site.files().first { $0.hasPrefix("books/6-") }.flatMap(site.text)).contains("\u{FFFD}"))
+        // Direction overrides and control characters are gone from names.
+        #expect(!index.contains("\u{202E}") && !index.contains("\u{0007}") && !index.contains("\u{001B}"))
+        // The words after the markup of the hostile note are kept.
+        #expect(try #require(site.files().first { $0.hasPrefix("books/1-") }.flatMap(site.text)).contains("Words after all that."))
+
+        // No secret anywhere: files (the state folder included) and what the tool printed at --verbose.
+        for file in site.files() {
+            let data = try #require(site.data(file))
+            #expect(data.range(of: Data(apiKey.utf8)) == nil, "\(file) holds the api key")
+            #expect(data.range(of: Data(SampleLibrary.demoPassword.utf8)) == nil, "\(file) holds the password")
+        }
+        #expect(!run.output.contains(apiKey) && !run.output.contains(SampleLibrary.demoPassword))
+
+        try await Self.checkInBrowser(output)
+    }
+
+    @Test func answersOverTheLimitAreAClearError() async throws {
+        var options = SampleServer.Options()
+        options.loginDelay = .zero
+        let server = try await SampleServer(library: try SampleLibrary.synthetic(books: 8000, seed: 1), options: options).start()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let run = try await EndToEndTests.export(server, to: folder.path("out"), extra: ["--max-response-mb", "1"])
+        await server.stop()
+        #expect(run.status == 69, "\(run.output)")
+        #expect(run.stderr.contains("GET /api/v1/books: the answer is larger than 1048576 bytes"), "\(run.output)")
+    }
+
+    /// Every page opened from file:// in headless Chromium (Tests/browser/check_site.py).
+    static func checkInBrowser(_ snapshot: URL) async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("browser/check_site.py")
+        #if os(Linux)
+        guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else {
+            Issue.record("chromium-driver is missing: `make test` installs it (apt-get install chromium chromium-driver python3-selenium)")
+            return
+        }
+        #else
+        guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else { return }
+        #endif
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script.path, snapshot.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let reader = PipeReader(pipe)
+        try process.run()
+        await ToolRunner.wait(for: process)
+        let output = String(decoding: reader.wait(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(output.contains(" passed, 0 failed"), "\(output)")
+    }
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Opens every page of a snapshot from file:// in headless Chromium, as a reader would.
+
+Fails a page when any script runs that is not the site's own (an alert, confirm or prompt is
+called, or a <script> element is present that is not under assets/), when the page asks for
+anything but files of the snapshot, or when the console shows an error (a CSP violation or a
+missing file among them). Run with Debian's Python: /usr/bin/python3 check_site.py SNAPSHOT_DIR
+"""
+import json
+import os
+import sys
+from urllib.parse import unquote, urlparse
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+TRAP = """
+window.__calls = [];
+for (const name of ['alert', 'confirm', 'prompt', 'print']) {
+  window[name] = function () { window.__calls.push(name); };
+}
+"""
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TRAP})
+    return driver
+
+
+def check_page(driver, root, path):
+    problems = []
+    url = "file://" + os.path.abspath(path)
+    driver.get_log("performance")  # drop what earlier pages left
+    driver.get_log("browser")
+    driver.get(url)
+    calls = driver.execute_script("return window.__calls || []")
+    if calls:
+        problems.append(f"a script called {', '.join(calls)}")
+    scripts = driver.execute_script(
+        "return Array.from(document.scripts).map(s => s.src || ('inline: ' + s.textContent.slice(0, 60)))")
+    for script in scripts:
+        if not script.startswith("file://") or "/assets/" not in script:
+            problems.append(f"a script that is not the site's own: {script}")
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") != "Network.requestWillBeSent":
+            continue
+        requested = message["params"]["request"]["url"]
+        parsed = urlparse(requested)
+        if parsed.scheme != "file":
+            problems.append(f"a request left the snapshot: {requested[:120]}")
+        elif not os.path.abspath(unquote(parsed.path)).startswith(os.path.abspath(root) + os.sep):
+            problems.append(f"a request for a file outside the snapshot: {requested[:120]}")
+    for entry in driver.get_log("browser"):
+        if entry["level"] == "SEVERE":
+            problems.append(f"console error: {entry['message'][:200]}")
+    # Every link of the page leads to a file of the snapshot, or out to the web on purpose.
+    links = driver.execute_script("return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
+    for link in links:
+        parsed = urlparse(link)
+        if parsed.scheme == "file":
+            target = unquote(parsed.path)
+            if not os.path.exists(target):
+                problems.append(f"a broken link: {link[:120]}")
+        elif parsed.scheme not in ("http", "https", "mailto", ""):
+            problems.append(f"a link with a {parsed.scheme}: target")
+    return problems
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: check_site.py SNAPSHOT_DIR", file=sys.stderr)
+        return 64
+    root = sys.argv[1]
+    pages = sorted(os.path.join(folder, name) for folder, _, names in os.walk(root)
+                   for name in names if name.endswith(".html"))
+    if not pages:
+        print(f"no pages under {root}", file=sys.stderr)
+        return 1
+    driver = browser()
+    passed = failed = 0
+    try:
+        for page in pages:
+            problems = check_page(driver, root, page)
+            if problems:
+                failed += 1
+                for problem in problems:
+                    print(f"FAIL {os.path.relpath(page, root)}: {problem}")
+            else:
+                passed += 1
+    finally:
+        driver.quit()
+    print(f"browser: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
