@@ -1,6 +1,7 @@
 import Foundation
 import SampleServer
 import Testing
+@testable import ReaderSnapshotCore
 
 /// The hostile sample library, exported end to end: nothing from the server runs, nothing leaks,
 /// nothing lands outside the output.
@@ -95,6 +96,29 @@ struct HostileInputTests {
         await server.stop()
         #expect(run.status == 69, "\(run.output)")
         #expect(run.stderr.contains("GET /api/v1/books: the answer is larger than 1048576 bytes"), "\(run.output)")
+    }
+
+    @Test func aCraftedArchiveCannotReachOutsideItsFolder() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let secret = folder.path("secret.txt")
+        try Data("top secret".utf8).write(to: secret)
+        let archive = folder.path("archive")
+        try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
+        var library = RenderTests.library()
+        library.books[0].cover = CoverFile(path: "covers/../../secret.txt", format: .png, bytes: 10, sha256: "x")
+        library.books[1].cover = CoverFile(path: "/etc/passwd", format: .png, bytes: 10, sha256: "x")
+        try library.jsonData().write(to: archive.appendingPathComponent("library.json"))
+        let run = try await ToolRunner.run(["render", "--from", archive.appendingPathComponent("library.json").path,
+                                            "--output", folder.path("site").path])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.stderr.contains("2 cover paths in library.json are not of the form"), "\(run.output)")
+        let site = SiteInspector(root: folder.path("site"))
+        #expect(!site.files().contains { $0.hasPrefix("covers/") })
+        for file in site.files() {
+            #expect(site.data(file)?.range(of: Data("top secret".utf8)) == nil, "\(file)")
+            #expect(!(site.text(file) ?? "").contains("secret.txt"), "\(file)")
+        }
     }
 
     /// Every page opened from file:// in headless Chromium (Tests/browser/check_site.py).

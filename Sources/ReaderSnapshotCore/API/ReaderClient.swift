@@ -23,7 +23,7 @@ public struct ResponseLimits: Sendable {
     public var jsonBytes: Int = 64 << 20
     public var coverBytes: Int = 20 << 20
     /// Notes longer than this are shown cut, with a notice; `library.json` keeps them whole.
-    public var noteBytes: Int = 1 << 20
+    public var noteBytes: Int = Note.defaultLimit
     public var redirects: Int = 5
     public init() {}
 }

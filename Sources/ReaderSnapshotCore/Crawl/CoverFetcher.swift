@@ -10,6 +10,18 @@ public struct CoverFile: Codable, Sendable, Equatable {
     public var format: ImageFormat
     public var bytes: Int
     public var sha256: String
+
+    /// "covers/" + 32 lowercase hex digits + a known extension: the only names this tool writes.
+    public static func isWellFormed(path: String) -> Bool {
+        guard path.hasPrefix("covers/") else { return false }
+        let name = path.dropFirst("covers/".count)
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 32,
+              parts[0].allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }),
+              ImageFormat.allCases.contains(where: { $0.fileExtension == parts[1] })
+        else { return false }
+        return true
+    }
 }
 
 /// What the state folder remembers of a cover, by the URL the book gave.

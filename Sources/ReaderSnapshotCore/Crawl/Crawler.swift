@@ -129,7 +129,7 @@ public struct Crawler: Sendable {
         return Result(library: library, covers: covers)
     }
 
-    static func book(id: Int, fields: [String: JSONValue], complete: Bool, noteLimit: Int = ResponseLimits().noteBytes,
+    static func book(id: Int, fields: [String: JSONValue], complete: Bool, noteLimit: Int = Note.defaultLimit,
                      linkBase: URL? = nil) -> Book {
         func text(_ key: String) -> String? {
             guard let value = fields[key]?.text, !value.isEmpty else { return nil }

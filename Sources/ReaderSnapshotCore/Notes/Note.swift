@@ -11,6 +11,9 @@ public struct Note: Codable, Equatable, Sendable {
         case plainText = "plain-text"
     }
 
+    /// Notes longer than this many bytes are shown cut (`--max-note-kb`).
+    public static let defaultLimit = 1 << 20
+
     /// The notes exactly as the server sent them; nil when it sent null.
     public var source: String?
     public var format: Format
@@ -27,7 +30,7 @@ public struct Note: Codable, Equatable, Sendable {
     /// Reads the notes in whichever form they arrive. Past `limit` bytes only the start is
     /// converted, followed by a notice: the source stays whole.
     /// Relative links in rich text are made absolute against `linkBase` (the Reader server).
-    public init(receiving source: String?, limit: Int = ResponseLimits().noteBytes, linkBase: URL? = nil) {
+    public init(receiving source: String?, limit: Int = Note.defaultLimit, linkBase: URL? = nil) {
         self.source = source
         var text = source ?? ""
         var cut: Int?

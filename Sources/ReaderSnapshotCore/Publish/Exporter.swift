@@ -129,7 +129,7 @@ public struct Exporter: Sendable {
     /// Renders a snapshot again from its `library.json`, with the covers beside it.
     public static func render(from archive: URL, to output: URL, templates: TemplateSet,
                               formats: Set<OutputFormat>, logger: Logger) throws -> Library {
-        let library: Library
+        var library: Library
         do {
             library = try Library.read(from: archive)
         } catch let error as SnapshotError {
@@ -141,6 +141,15 @@ public struct Exporter: Sendable {
             throw SnapshotError(.unreadableArchive(detail: error.localizedDescription), path: archive.path)
         }
         let source = archive.deletingLastPathComponent()
+        // An archive is input like any other: a cover path must be one this tool writes.
+        var refused = 0
+        for index in library.books.indices {
+            if let cover = library.books[index].cover, !CoverFile.isWellFormed(path: cover.path) {
+                library.books[index].cover = nil
+                refused += 1
+            }
+        }
+        if refused > 0 { logger.warning("\(refused) cover paths in library.json are not of the form covers/<hash>.<ext>; those covers are left out") }
         let changes = (try? Data(contentsOf: source.appendingPathComponent("changes.json")))
             .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
         let publisher = try Publisher(output: output)
