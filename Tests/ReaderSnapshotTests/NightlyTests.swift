@@ -111,16 +111,30 @@ struct NightlyTests {
         #expect(!site.files().contains { $0.hasPrefix("books/103-") }, "the deleted book's page is gone")
     }
 
-    @Test func killedRunLeavesThePreviousSnapshotAndTheNextRunSucceeds() async throws {
+    /// A published snapshot, and a second export of it under way against a slowed server.
+    struct RunUnderWay {
+        var server: RunningSampleServer
+        var folder: TemporaryFolder
+        var output: URL
+        var before: [String: SiteInspector.Fingerprint]
+        var process: Process
+    }
+
+    static func secondRunUnderWay(latency: Duration) async throws -> RunUnderWay {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()
-        defer { folder.remove() }
         let output = folder.path("nightly")
-        #expect(try await Self.export(server, to: output).status == 2)
+        #expect(try await export(server, to: output).status == 2)
         let before = SiteInspector(root: output).fingerprints()
+        server.server.setLatency(latency)
+        return RunUnderWay(server: server, folder: folder, output: output, before: before,
+                           process: try startExport(server, to: output))
+    }
 
-        server.server.setLatency(.milliseconds(60))
-        let process = try Self.startExport(server, to: output)
+    @Test func killedRunLeavesThePreviousSnapshotAndTheNextRunSucceeds() async throws {
+        let run = try await Self.secondRunUnderWay(latency: .milliseconds(60))
+        let (server, folder, output, before, process) = (run.server, run.folder, run.output, run.before, run.process)
+        defer { folder.remove() }
         try await Task.sleep(for: .milliseconds(900))
         #expect(process.isRunning, "the export ended before it could be killed")
         kill(process.processIdentifier, SIGKILL)
@@ -139,15 +153,9 @@ struct NightlyTests {
     }
 
     @Test func keyRevokedMidRunGivesTheCredentialsCodeAndKeepsThePreviousSnapshot() async throws {
-        let server = try await EndToEndTests.startServer()
-        let folder = try TemporaryFolder()
+        let run = try await Self.secondRunUnderWay(latency: .milliseconds(40))
+        let (server, folder, output, before, process) = (run.server, run.folder, run.output, run.before, run.process)
         defer { folder.remove() }
-        let output = folder.path("nightly")
-        #expect(try await Self.export(server, to: output).status == 2)
-        let before = SiteInspector(root: output).fingerprints()
-
-        server.server.setLatency(.milliseconds(40))
-        let process = try Self.startExport(server, to: output)
         try await Task.sleep(for: .milliseconds(500))
         server.server.revokeKey()
         await ToolRunner.wait(for: process)
