@@ -94,6 +94,8 @@ struct SiteModel {
     let unshelved: [Book]
     /// The shelf that lists each book (the first, when several do).
     let listingShelf: [Int: Int]
+    let booksByID: [Int: Book]
+    let problemsByBook: [Int: [Problem]]
 
     init(_ library: Library, changes: ChangeReport? = nil) {
         self.library = library
@@ -101,6 +103,8 @@ struct SiteModel {
         for book in library.books { fileNames[book.id] = Slug.fileName(id: book.id, name: book.title) }
         self.fileNames = fileNames
         let booksByID = Dictionary(library.books.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.booksByID = booksByID
+        problemsByBook = Dictionary(grouping: library.problems.filter { $0.bookID != nil }, by: { $0.bookID! })
         books = library.books.sorted(by: Self.titleOrder)
         let shelves = library.shelves.map { shelf in
             ShelfEntry(shelf: shelf, fileName: Slug.fileName(id: shelf.id, name: shelf.name),
@@ -183,10 +187,9 @@ struct SiteModel {
     }
 
     func problemViews(_ problems: [Problem]) -> [ProblemView] {
-        let byID = Dictionary(library.books.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return problems.map { problem in
+        problems.map { problem in
             ProblemView(message: problem.message, messageMarkdown: Markdown.text(problem.message),
-                        book: problem.bookID.flatMap { byID[$0] }.map(bookView))
+                        book: problem.bookID.flatMap { booksByID[$0] }.map(bookView))
         }
     }
 
@@ -202,7 +205,7 @@ struct SiteModel {
 
     func bookPage(_ book: Book, root: String, noteHTML: String) -> BookPage {
         BookPage(root: root, site: site, book: bookView(book), noteHTML: noteHTML, noteMarkdown: book.note.markdown,
-                 problems: problemViews(library.problems.filter { $0.bookID == book.id }))
+                 problems: problemViews(problemsByBook[book.id] ?? []))
     }
 }
 

@@ -6,8 +6,14 @@ public enum Slug {
     public static let maximumLength = 60
 
     public static func make(_ name: String) -> String {
-        let latin = name.applyingTransform(.toLatin, reverse: false) ?? name
-        let folded = latin.folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        // ICU's transforms cost far more than the rest: only names outside ASCII need them.
+        let folded: String
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            folded = name
+        } else {
+            let latin = name.applyingTransform(.toLatin, reverse: false) ?? name
+            folded = latin.folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        }
         var words: [String] = []
         var current = ""
         for scalar in folded.unicodeScalars {
