@@ -193,6 +193,10 @@ struct EndToEndTests {
         #expect(badFormat.status == 64 && badFormat.stderr.contains("pdf"), "\(badFormat.output)")
         let noPassword = try await ToolRunner.run(["export", "--server", "http://127.0.0.1:9", "--email", "a@b", "--output", folder.path("x").path])
         #expect(noPassword.status == 64 && noPassword.stderr.contains("READER_PASSWORD"), "\(noPassword.output)")
+        let plainHTTP = try await ToolRunner.run(["export", "--server", "http://reader.example.com", "--email", "a@b",
+                                                  "--output", folder.path("x").path, "--require-https"],
+                                                 environment: ["READER_PASSWORD": "p"])
+        #expect(plainHTTP.status == 64 && plainHTTP.stderr.contains("--require-https"), "\(plainHTTP.output)")
         let badURL = try await ToolRunner.run(["export", "--server", "ftp://example", "--email", "a@b", "--output", folder.path("x").path],
                                         environment: ["READER_PASSWORD": "p"])
         #expect(badURL.status == 64, "\(badURL.output)")

@@ -121,6 +121,38 @@ struct HostileInputTests {
         }
     }
 
+    @Test func symlinksPlantedInAnOldOutputPullNothingIn() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("out"), outside = folder.path("outside")
+        #expect(try await EndToEndTests.export(server, to: output).status == 2)
+        let manager = FileManager.default
+        // Outside files with the very bytes the next run would keep, behind planted links.
+        try manager.createDirectory(at: outside, withIntermediateDirectories: true)
+        let page = "books/101-pride-and-prejudice.html"
+        try manager.copyItem(at: output.appendingPathComponent(page), to: outside.appendingPathComponent("page.html"))
+        try manager.removeItem(at: output.appendingPathComponent(page))
+        try manager.createSymbolicLink(at: output.appendingPathComponent(page), withDestinationURL: outside.appendingPathComponent("page.html"))
+        try manager.moveItem(at: output.appendingPathComponent("covers"), to: outside.appendingPathComponent("covers"))
+        try manager.createSymbolicLink(at: output.appendingPathComponent("covers"), withDestinationURL: outside.appendingPathComponent("covers"))
+        let outsideInodes = Set(SiteInspector(root: outside).fingerprints().values.map(\.inode))
+
+        let run = try await EndToEndTests.export(server, to: output)
+        await server.stop()
+        #expect(run.status == 2, "\(run.output)")
+        let site = SiteInspector(root: output)
+        let prints = site.fingerprints()
+        #expect(prints.keys.contains(page) && prints.keys.contains { $0.hasPrefix("covers/") })
+        for (file, print) in prints {
+            #expect(!outsideInodes.contains(print.inode), "\(file) is a file from outside the snapshot")
+            let attributes = try manager.attributesOfItem(atPath: output.appendingPathComponent(file).path)
+            #expect(attributes[.type] as? FileAttributeType == .typeRegular, "\(file)")
+        }
+        let coversFolder = try manager.attributesOfItem(atPath: output.appendingPathComponent("covers").path)
+        #expect(coversFolder[.type] as? FileAttributeType == .typeDirectory)
+    }
+
     /// Every page opened from file:// in headless Chromium (Tests/browser/check_site.py).
     static func checkInBrowser(_ snapshot: URL) async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -48,9 +48,8 @@ public struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible 
 struct CoverFetcher: Sendable {
     let client: ReaderClient
     let writer: SnapshotWriter
-    /// The last run's covers, by URL, and the snapshot that holds their files.
+    /// The last run's covers, by URL (their files are in `writer.previous`).
     let previous: [String: CoverRecord]
-    let previousRoot: URL?
 
     /// The URL a book's `image_url` points at: absolute, or relative to the server (older documents).
     func resolve(_ imageURL: String) -> URL? {
@@ -72,8 +71,8 @@ struct CoverFetcher: Sendable {
             return .failure(CoverProblem(message: "the cover URL is not a URL"))
         }
         var kept: CoverRecord?
-        if let record = previous[imageURL], let root = previousRoot,
-           FileManager.default.fileExists(atPath: root.appendingPathComponent(record.file.path).path) {
+        if let record = previous[imageURL], CoverFile.isWellFormed(path: record.file.path),
+           writer.previousFile(record.file.path) != nil {
             kept = record
             if isImmutable(url), reuse(record) {
                 return .success(record)
@@ -188,14 +187,9 @@ struct CoverFetcher: Sendable {
 
     /// Links the kept file into the new snapshot.
     private func reuse(_ record: CoverRecord) -> Bool {
-        guard let root = previousRoot else { return false }
-        do {
-            try writer.link(root.appendingPathComponent(record.file.path), to: record.file.path)
-            client.metrics.record { $0.coversReused += 1 }
-            return true
-        } catch {
-            return false
-        }
+        guard writer.linkFromPrevious(record.file.path) else { return false }
+        client.metrics.record { $0.coversReused += 1 }
+        return true
     }
 
     private func store(_ body: ByteBuffer, format: ImageFormat) -> Result<CoverFile, CoverProblem> {

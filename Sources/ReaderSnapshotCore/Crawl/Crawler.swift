@@ -155,7 +155,7 @@ public struct Crawler: Sendable {
             if let url = book.imageURL, seen.insert(url).inserted { urls.append(url) }
         }
         logger.info("Covers: fetching \(urls.count)")
-        let fetcher = CoverFetcher(client: client, writer: writer, previous: previous, previousRoot: writer.previous)
+        let fetcher = CoverFetcher(client: client, writer: writer, previous: previous)
         let progress = ProgressLog("Covers", total: urls.count, logger: logger, live: live)
         let results = try await concurrentMap(urls, limit: concurrency) { url in
             try Task.checkCancellation()

@@ -27,8 +27,7 @@ public struct SnapshotWriter: Sendable {
     public func write(_ data: Data, to relativePath: String) throws {
         let destination = try url(for: relativePath)
         try makeParent(of: destination)
-        if let previous, let old = try? Data(contentsOf: previous.appendingPathComponent(relativePath)), old == data,
-           Self.hardLink(previous.appendingPathComponent(relativePath), destination) {
+        if let old = previousFile(relativePath), (try? Data(contentsOf: old)) == data, Self.hardLink(old, destination) {
             return
         }
         do {
@@ -47,7 +46,7 @@ public struct SnapshotWriter: Sendable {
         let destination = try url(for: relativePath)
         guard !FileManager.default.fileExists(atPath: destination.path) else { return }
         try makeParent(of: destination)
-        if let previous, Self.hardLink(previous.appendingPathComponent(relativePath), destination) { return }
+        if let old = previousFile(relativePath), Self.hardLink(old, destination) { return }
         // Two covers with the same bytes may arrive at once: write aside, then rename into place.
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString)")
         do {
@@ -59,7 +58,30 @@ public struct SnapshotWriter: Sendable {
         }
     }
 
-    /// Puts an existing file (a kept cover) at `relativePath`, linked when it can be, copied otherwise.
+    /// The previous snapshot's file at `relativePath`, if it is a plain file reached without
+    /// following a link: a symlink planted in an old output must not pull outside files in.
+    func previousFile(_ relativePath: String) -> URL? {
+        guard let previous, (try? url(for: relativePath)) != nil else { return nil }
+        var current = previous
+        var info = stat()
+        for part in relativePath.split(separator: "/") {
+            current = current.appendingPathComponent(String(part))
+            guard lstat(current.path, &info) == 0 else { return nil }
+            let kind = info.st_mode & S_IFMT
+            guard kind == S_IFDIR || kind == S_IFREG else { return nil }
+        }
+        return (info.st_mode & S_IFMT) == S_IFREG ? current : nil
+    }
+
+    /// Links the previous snapshot's file at `relativePath` into this one; false if there is none.
+    func linkFromPrevious(_ relativePath: String) -> Bool {
+        guard let old = previousFile(relativePath), let destination = try? url(for: relativePath) else { return false }
+        if FileManager.default.fileExists(atPath: destination.path) { return true }
+        guard (try? makeParent(of: destination)) != nil else { return false }
+        return Self.hardLink(old, destination) || (try? FileManager.default.copyItem(at: old, to: destination)) != nil
+    }
+
+    /// Puts an existing file at `relativePath`, linked when it can be, copied otherwise.
     public func link(_ source: URL, to relativePath: String) throws {
         let destination = try url(for: relativePath)
         if FileManager.default.fileExists(atPath: destination.path) { return }
