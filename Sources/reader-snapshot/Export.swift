@@ -85,7 +85,8 @@ struct Export: AsyncParsableCommand {
         }
         let address: ServerAddress
         do { address = try ServerAddress(serverText) } catch let error as ReaderAPIError {
-            throw ValidationError("\(serverText): \(error.reasonText)")
+            // Not echoed: a URL given by mistake with a password or key in it must not be printed.
+            throw ValidationError("--server / READER_SERVER: \(error.reasonText)")
         }
         if requireHTTPS && address.scheme == "http" && !address.isLoopback {
             throw ValidationError("\(address) is plain http and --require-https is set: the credentials would cross the network unencrypted.")

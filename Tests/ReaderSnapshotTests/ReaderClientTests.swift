@@ -138,6 +138,29 @@ struct ReaderClientTests {
         #expect(redactor.redact("isbn 9780441013593") == "isbn 9780441013593")
     }
 
+    @Test func retryAfterIsReadSafely() {
+        #expect(RetryPolicy.parseRetryAfter("2") == .seconds(2))
+        #expect(RetryPolicy.parseRetryAfter("0.5") == .milliseconds(500))
+        #expect(RetryPolicy.parseRetryAfter("inf") == nil)
+        #expect(RetryPolicy.parseRetryAfter("nan") == nil)
+        #expect(RetryPolicy.parseRetryAfter("-1") == nil)
+        #expect(RetryPolicy.parseRetryAfter("1e300") == .seconds(86_400))
+        #expect(RetryPolicy.parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == nil)
+        #expect(RetryPolicy().delay(beforeRetry: 1, retryAfter: .seconds(86_400)) == .seconds(60))
+    }
+
+    @Test func serverWordsReachNoTerminalAsControlCharacters() async throws {
+        let answers: [String: CannedAnswer] = [
+            "/api/v1/shelves/1": CannedAnswer(status: .notFound, body: #"{"error":"\u001b]52;c;aGk=\u0007\r\u001b[2KShelf not found"}"#),
+        ]
+        let error = try await Self.withClient(answers) { client -> ReaderAPIError? in
+            do { _ = try await client.shelf(id: 1); return nil } catch let error as ReaderAPIError { return error }
+        }
+        let text = try #require(error).description
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(text.debugDescription)")
+        #expect(text.contains("Shelf not found"))
+    }
+
     @Test func imageFormatsComeFromTheBytes() {
         #expect(ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0]) == .jpeg)
         #expect(ImageFormat(sniffing: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) == .png)

@@ -6,7 +6,7 @@ import Testing
 struct RenderTests {
     static func library() -> Library {
         Library(
-            generatedAt: "2024-05-06T07:08:09Z", server: "https://reader.example.com", user: "me@example.com", userID: 1,
+            generatedAt: "2024-05-06T07:08:09Z", server: "https://reader.example.com", user: "me+<img src=x onerror=alert(1)>@example.com", userID: 1,
             shelves: [Shelf(id: 1, name: "Sci-Fi <b>& more</b>", bookCount: 2, bookIDs: [7, 8]),
                       Shelf(id: 2, name: "🤷‍♂️", bookCount: 0, bookIDs: [])],
             books: [
@@ -44,6 +44,8 @@ struct RenderTests {
         let markdown = try #require(site.text("markdown/books/8-not-a-heading.md"))
         #expect(markdown.hasPrefix("---\nid: 8\ntitle: \"# Not: a heading\\n---\"\nauthor: null\n"))
         #expect(markdown.contains("\n# \\# Not: a heading ---\n") || markdown.contains("\n# \\# Not: a heading"))
+        let markdownIndex = try #require(site.text("markdown/index.md"))
+        #expect(markdownIndex.hasPrefix("# Library of me+\\<img src=x onerror=alert(1)\\>@example.com\n"), "\(markdownIndex.prefix(80))")
         let lost = try #require(site.text("markdown/books/9-lost.md"))
         #expect(lost.contains("could not be read"))
     }

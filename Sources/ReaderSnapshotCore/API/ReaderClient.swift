@@ -189,7 +189,9 @@ public final class ReaderClient: Sendable {
             return kept
         }
         guard (200..<300).contains(status) else {
-            let message = isJSON ? redactor.redact((try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error ?? "") : ""
+            // The server's words: redacted (it echoes keys) and stripped of control characters
+            // (they would reach a terminal or a cron mail).
+            let message = isJSON ? UntrustedText.displayable(redactor.redact((try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error ?? "")) : ""
             switch status {
             case 401: throw ReaderAPIError(.unauthorized(message: message.isEmpty ? "no reason given" : message), request: name)
             case 404 where isJSON: throw ReaderAPIError(.notFound(message: message), request: name)
@@ -204,7 +206,7 @@ public final class ReaderClient: Sendable {
             }
         }
         guard isJSON else {
-            throw ReaderAPIError(.notJSON(status: status, contentType: contentType), request: name)
+            throw ReaderAPIError(.notJSON(status: status, contentType: UntrustedText.displayable(contentType)), request: name)
         }
         if let cacheKey, let etag = response.headers.first(name: "ETag") {
             cache?.store(cacheKey, etag: etag, body: data)
@@ -220,7 +222,7 @@ public final class ReaderClient: Sendable {
             return try JSONDecoder().decode(Answer.self, from: data)
         } catch let error as DecodingError {
             let (path, detail) = Self.describe(error)
-            throw ReaderAPIError(.undecodable(path: path, detail: redactor.redact(detail)), request: name)
+            throw ReaderAPIError(.undecodable(path: UntrustedText.displayable(path), detail: UntrustedText.displayable(redactor.redact(detail))), request: name)
         }
     }
 
@@ -242,7 +244,7 @@ public final class ReaderClient: Sendable {
         }
         let text = String(describing: error)
         if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        return redactor.redact(text)
+        return UntrustedText.displayable(redactor.redact(text))
     }
 
     static func describe(_ error: DecodingError) -> (path: String, detail: String) {

@@ -30,8 +30,9 @@ public struct RetryPolicy: Sendable {
 
     /// Retry-After in seconds (an HTTP date is rare from Rails; it is treated as absent).
     static func parseRetryAfter(_ value: String?) -> Duration? {
-        guard let value, let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
-        return .milliseconds(Int64(seconds * 1000))
+        // Double() also reads "inf" and "1e300": only a finite, sane number of seconds counts.
+        guard let value, let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds.isFinite, seconds >= 0 else { return nil }
+        return .milliseconds(Int64(min(seconds, 86_400) * 1000))
     }
 }
 

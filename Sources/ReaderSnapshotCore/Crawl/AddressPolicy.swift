@@ -16,7 +16,8 @@ enum AddressPolicy {
             return "\(host) is this machine"
         }
         let addresses = await resolve(bare)
-        guard !addresses.isEmpty else { return nil } // the request will fail on its own, saying why
+        // Unresolved now, it could resolve to anything when the request is made.
+        guard !addresses.isEmpty else { return "\(host) does not resolve" }
         for address in addresses {
             if let kind = classify(address) { return "\(host) is a \(kind) address" }
         }

@@ -39,6 +39,10 @@ public struct CoverRecord: Codable, Sendable, Equatable {
 public struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+
+    init(message: String) {
+        self.message = UntrustedText.displayable(message)
+    }
 }
 
 /// Downloads covers, following redirects by hand: at most a few, http and https only, and never with
@@ -204,10 +208,12 @@ struct CoverFetcher: Sendable {
         return .success(CoverFile(path: path, format: format, bytes: data.count, sha256: hash))
     }
 
-    /// Host and path only: signed storage URLs carry tokens in the query.
+    /// Host and path only: signed storage URLs carry tokens in the query. The path stays
+    /// percent-encoded, so that no control character from a URL reaches a terminal.
     static func describe(_ url: URL) -> String {
         let host = (url.host ?? "?").contains(":") ? "[\(url.host!)]" : (url.host ?? "?")
         let port = url.port.map { ":\($0)" } ?? ""
-        return "\(url.scheme ?? "?")://\(host)\(port)\(url.path)"
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? ""
+        return UntrustedText.displayable("\(url.scheme ?? "?")://\(host)\(port)\(path)")
     }
 }

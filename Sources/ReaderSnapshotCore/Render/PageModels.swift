@@ -6,6 +6,7 @@ import Mustache
 
 struct SiteView {
     var title: String
+    var titleMarkdown: String
     var user: String?
     var server: String
     var generatedAt: String
@@ -133,6 +134,7 @@ extension SiteView: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "title": return self.title
+        case "titleMarkdown": return self.titleMarkdown
         case "user": return self.user
         case "server": return self.server
         case "generatedAt": return self.generatedAt

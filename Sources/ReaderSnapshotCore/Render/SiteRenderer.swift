@@ -119,7 +119,7 @@ struct SiteModel {
         self.listingShelf = listingShelf
         unshelved = books.filter { listingShelf[$0.id] == nil }
         let title = library.user.map { "Library of \($0)" } ?? "Library"
-        site = SiteView(title: title, user: library.user, server: library.server,
+        site = SiteView(title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
                         generatedAt: Self.displayDate(library.generatedAt),
                         bookCount: library.books.count, shelfCount: library.shelves.count,
                         noteCount: library.books.filter { !$0.note.isEmpty }.count,
