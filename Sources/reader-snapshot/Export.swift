@@ -57,6 +57,15 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for a connection (a gone cover host costs this once).", valueName: "seconds"))
     var connectTimeout: Double = 5
 
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Leave this shelf (name or id) and its books out of every file written; repeatable.", valueName: "name-or-id"))
+    var excludeShelf: [String] = []
+
+    @Flag(name: .long, help: "Leave the notes out of every file written.")
+    var noNotes = false
+
+    @Flag(name: .long, help: "Leave the covers out (none is fetched).")
+    var noCovers = false
+
     @Flag(name: .long, help: "Refuse to send credentials over plain http (loopback excepted).")
     var requireHTTPS = false
 
@@ -181,6 +190,7 @@ struct Export: AsyncParsableCommand {
             options.retry = RetryPolicy(retries: retries)
             options.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0) }
             options.keep = keep
+            options.privacy = Privacy(excludedShelves: excludeShelf, notes: !noNotes, covers: !noCovers)
             options.limits.jsonBytes = maxResponseMb << 20
             options.limits.coverBytes = maxCoverMb << 20
             options.limits.noteBytes = maxNoteKb << 10

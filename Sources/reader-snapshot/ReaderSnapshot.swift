@@ -26,8 +26,8 @@ struct SnapshotOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A folder of templates to use instead of the bundled ones (see copy-templates).", valueName: "dir"))
     var templates: String?
 
-    @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json.", valueName: "list"))
-    var format: String = "html,markdown,json"
+    @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json, csv (Goodreads' layout), feed (Atom).", valueName: "list"))
+    var format: String = "html,markdown,json,csv,feed"
 
     @Flag(name: .shortAndLong, help: "Print only warnings and errors.")
     var quiet = false
@@ -44,11 +44,11 @@ struct SnapshotOptions: ParsableArguments {
         var result = Set<OutputFormat>()
         for part in format.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !part.isEmpty {
             guard let value = OutputFormat(rawValue: part) else {
-                throw ValidationError("Unknown format '\(part)' in --format: use html, markdown and/or json.")
+                throw ValidationError("Unknown format '\(part)' in --format: use html, markdown, json, csv and/or feed.")
             }
             result.insert(value)
         }
-        guard !result.isEmpty else { throw ValidationError("--format needs at least one of html, markdown, json.") }
+        guard !result.isEmpty else { throw ValidationError("--format needs at least one of html, markdown, json, csv, feed.") }
         return result
     }
 

@@ -8,6 +8,7 @@ public struct Crawler: Sendable {
     public var fetchCovers: Bool
     public var logger: Logger
     public var live: LiveProgress?
+    public var privacy = Privacy()
 
     public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
         self.live = live
@@ -115,8 +116,14 @@ public struct Crawler: Sendable {
         let failedDetails = books.filter { !$0.complete }.count
         logger.info("Book details: \(detailed - failedDetails) read, \(failedDetails) failed")
 
+        if privacy.isActive {
+            for name in privacy.apply(shelves: &shelves, books: &books, problems: &problems) {
+                logger.warning("--exclude-shelf \(name): no shelf has that name or id")
+            }
+        }
+
         var covers: [String: CoverRecord] = [:]
-        if fetchCovers {
+        if fetchCovers && privacy.covers {
             let (coverProblems, records) = try await self.fetchCovers(for: &books, writer: writer, previous: previousCovers)
             problems += coverProblems
             covers = records

@@ -19,6 +19,7 @@ public struct Exporter: Sendable {
         /// Keep this many dated snapshots under the output (`--keep`).
         public var keep: Int?
         public var limits = ResponseLimits()
+        public var privacy = Privacy()
         public var generatedAt: String
 
         public init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
@@ -97,7 +98,8 @@ public struct Exporter: Sendable {
         logger.info("Logging in to \(options.server)")
         try await client.authenticate(options.credentials)
         live?.watch(client.metrics)
-        let crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger, live: live)
+        var crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger, live: live)
+        crawler.privacy = options.privacy
         let writer = publisher.writer
         let crawl = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: previousState.covers)
         var library = crawl.library
@@ -118,7 +120,8 @@ public struct Exporter: Sendable {
         logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
         live?.begin("Rendering", total: 0)
         try SiteRenderer(templates: options.templates, formats: options.formats).render(library, changes: changes, into: writer)
-        let state = SnapshotState(responses: cache.entries, covers: crawl.covers)
+        // The API's answers hold what privacy options leave out: then they are not kept.
+        let state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
         if options.cacheDirectory == nil {
             try state.write(to: publisher.staging.appendingPathComponent(SnapshotState.folderName), library: library)
         }

@@ -36,6 +36,12 @@ public struct SiteRenderer: Sendable {
                 throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
             }
         }
+        if formats.contains(.csv) {
+            try writer.write(GoodreadsCSV.render(model), to: "library.csv")
+        }
+        if formats.contains(.feed) {
+            try writer.write(AtomFeed.render(model), to: "feed.xml")
+        }
     }
 
     private func renderHTML(_ model: SiteModel, into writer: SnapshotWriter) throws {
@@ -184,6 +190,11 @@ struct SiteModel {
                         missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { "shelf \($0)" }) : nil,
                         createdAt: book.createdAt.map { String($0.prefix(10)) },
                         hasNote: !book.note.isEmpty, complete: book.complete)
+    }
+
+    /// The name of the shelf a book sits on, or the deleted shelf it names.
+    func shelfName(of book: Book) -> String? {
+        (book.shelfID.flatMap { shelfByID[$0] } ?? listingShelf[book.id].flatMap { shelfByID[$0] })?.shelf.name ?? book.shelfName
     }
 
     func problemViews(_ problems: [Problem]) -> [ProblemView] {

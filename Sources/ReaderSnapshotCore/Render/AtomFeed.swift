@@ -1,0 +1,61 @@
+/// `feed.xml`: an Atom feed of the most recently added books. It is the same from run to run
+/// when the library is: its date is the newest book's, not the run's.
+enum AtomFeed {
+    static let size = 50
+
+    static func render(_ model: SiteModel) -> String {
+        let recent = model.library.books
+            .filter { $0.createdAt != nil }
+            .sorted { ($0.createdAt!, $1.id) > ($1.createdAt!, $0.id) }
+            .prefix(size)
+        let updated = recent.first?.createdAt ?? model.library.generatedAt
+        let host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
+        var xml = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <feed xmlns="http://www.w3.org/2005/Atom">
+          <title>\(escape(model.site.title)): recently added</title>
+          <id>tag:reader-snapshot,2024:\(escape(host)):feed</id>
+          <updated>\(escape(timestamp(updated)))</updated>
+          <link rel="alternate" href="index.html"/>
+          <generator>reader-snapshot</generator>
+
+        """
+        for book in recent {
+            let view = model.bookView(book)
+            xml += """
+              <entry>
+                <title>\(escape(view.title))</title>
+                <id>tag:reader-snapshot,2024:\(escape(host)):book:\(book.id)</id>
+                <updated>\(escape(timestamp(book.createdAt!)))</updated>
+                <link rel="alternate" href="\(escape(view.href))"/>
+            \(view.author.map { "    <author><name>\(escape($0))</name></author>\n" } ?? "")\
+                <summary>\(escape([view.author.map { "by \($0)" }, view.shelf.map { "on \($0.name)" }].compactMap { $0 }.joined(separator: ", ")))</summary>
+            \(book.note.isEmpty ? "" : "    <content type=\"html\">\(escape(book.note.html))</content>\n")\
+              </entry>
+
+            """
+        }
+        return xml + "</feed>\n"
+    }
+
+    /// Rails' "2024-01-03T09:30:00.000Z" is RFC 3339 already; anything else is left to the reader.
+    static func timestamp(_ text: String) -> String { text }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            // XML 1.0 allows no other control characters, escaped or not.
+            case _ where scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r": continue
+            case _ where scalar.value == 0xFFFE || scalar.value == 0xFFFF: continue
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

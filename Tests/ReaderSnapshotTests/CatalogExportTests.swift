@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import SampleServer
+import Testing
+
+/// The formats people import elsewhere, and what privacy options leave out of all of them.
+@Suite(.serialized)
+struct CatalogExportTests {
+    @Test func goodreadsCSVAndAtomFeed() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("out")
+        let run = try await EndToEndTests.export(server, to: output, extra: ["--format", "csv,feed"])
+        await server.stop()
+        #expect(run.status == 2, "\(run.output)")
+        let site = SiteInspector(root: output)
+        #expect(site.files().filter { !$0.hasPrefix(".reader-snapshot/") && !$0.hasPrefix("covers/") }.sorted()
+                == ["changes.json", "feed.xml", "library.csv"])
+
+        let csv = try #require(site.text("library.csv"))
+        let lines = csv.components(separatedBy: "\r\n")
+        #expect(lines[0].hasPrefix("Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,"))
+        #expect(lines[0].hasSuffix(",Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies"))
+        let dune = try #require(lines.first { $0.hasPrefix("101,") })
+        #expect(dune.contains(#""=""0141439513""","=""9780141439518"""#), "\(dune)")
+        #expect(dune.contains(",2024/01/03,currently-reading,currently-reading (#1),currently-reading,"), "\(dune)")
+        #expect(dune.contains("Loved it."))
+
+        let feed = try #require(site.data("feed.xml"))
+        let parser = XMLParser(data: feed)
+        #expect(parser.parse(), "feed.xml is not well-formed XML: \(String(describing: parser.parserError))")
+        let text = String(decoding: feed, as: UTF8.self)
+        #expect(text.components(separatedBy: "<entry>").count - 1 == 30)
+        // Newest first, dated by the books, not by the run.
+        #expect(text.contains("<updated>2024-12-20T09:30:00.000Z</updated>\n  <link rel=\"alternate\" href=\"index.html\"/>"))
+        let first = try #require(text.range(of: "<entry>"))
+        #expect(text[first.upperBound...].hasPrefix("\n    <title>The Picture of Dorian Gray</title>"))
+    }
+
+    @Test func excludedShelvesNotesAndCoversAreInNoFile() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("out")
+        let run = try await EndToEndTests.export(server, to: output, extra: [
+            "--exclude-shelf", "classics", "--exclude-shelf", "5", "--no-notes", "--no-covers", "--exclude-shelf", "Nope",
+        ])
+        await server.stop()
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.stderr.contains("--exclude-shelf Nope: no shelf has that name or id"))
+        let site = SiteInspector(root: output)
+        #expect(!site.files().contains { $0.hasPrefix("covers/") })
+        // Words only an excluded shelf, an excluded book or a note would bring.
+        let absent = ["Classics", "Dracula", "Middlemarch", "Little Women", "The Time Machine", "Emma",
+                      "Loved it", "Reader, I married him", "Curiouser", "Project Gutenberg", "active_storage"]
+        for file in site.files() {
+            let text = String(decoding: try #require(site.data(file)), as: UTF8.self)
+            for word in absent {
+                #expect(!text.contains(word), "\(file) holds \(word)")
+            }
+        }
+        // What remains is all there.
+        #expect(site.files().contains("books/101-pride-and-prejudice.html"))
+        #expect(site.files().contains { $0.hasPrefix("shelves/1-") })
+        #expect(!site.files().contains { $0.hasPrefix("shelves/2-") || $0.hasPrefix("shelves/5") })
+    }
+}
