@@ -103,8 +103,12 @@ struct EndToEndTests {
         #expect(!run.output.contains(apiKey) && !run.output.contains(SampleLibrary.demoPassword))
         #expect(keyLeaks == 0)
 
-        // As a reader sees it: every page in headless Chromium, no console error, no broken link.
-        try await HostileInputTests.checkInBrowser(output)
+        // As a reader sees it: every page in headless Chromium, no console error, no broken link,
+        // and the search box finding books by author, a word of a note, an ISBN and a shelf.
+        try await HostileInputTests.checkInBrowser(output, searches: [
+            ("stoker", "Dracula"), ("ungeziefer", "Die Verwandlung"), ("9780141439600", "A Tale of Two Cities"),
+            ("favourites sherlock", "The Adventures of Sherlock Holmes"),
+        ])
     }
 
     @Test func sameLibraryGivesByteIdenticalSnapshotsAndRenderReproducesThem() async throws {

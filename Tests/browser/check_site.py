@@ -73,11 +73,41 @@ def check_page(driver, root, path):
     return problems
 
 
+def check_search(driver, root, query, expected):
+    """Types a query into the search box of index.html, as a reader would, and follows the result."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+    driver.get("file://" + os.path.abspath(os.path.join(root, "index.html")))
+    driver.find_element(By.TAG_NAME, "body").send_keys("/")  # the keyboard shortcut
+    box = driver.switch_to.active_element
+    if box.get_attribute("id") != "search-query":
+        return ["'/' does not focus the search box"]
+    box.send_keys(query)
+    try:
+        WebDriverWait(driver, 5).until(
+            lambda d: any(a.text == expected for a in d.find_elements(By.CSS_SELECTOR, "#search-results a")))
+    except Exception:
+        shown = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#search-results a")]
+        return [f"searching {query!r} did not show {expected!r} (shown: {shown[:5]})"]
+    box.send_keys(Keys.ENTER)  # Enter moves to the first result
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    WebDriverWait(driver, 5).until(lambda d: d.find_element(By.TAG_NAME, "h1").text == expected)
+    problems = [f"console error: {e['message'][:200]}" for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    print(f"search {query!r}: found and opened {expected!r}")
+    return problems
+
+
 def main():
-    if len(sys.argv) != 2:
-        print("usage: check_site.py SNAPSHOT_DIR", file=sys.stderr)
+    arguments = sys.argv[1:]
+    searches = []
+    while len(arguments) >= 3 and arguments[0] == "--search":
+        searches.append((arguments[1], arguments[2]))
+        arguments = arguments[3:]
+    if len(arguments) != 1:
+        print("usage: check_site.py [--search QUERY EXPECTED_TITLE]... SNAPSHOT_DIR", file=sys.stderr)
         return 64
-    root = sys.argv[1]
+    root = arguments[0]
     pages = sorted(os.path.join(folder, name) for folder, _, names in os.walk(root)
                    for name in names if name.endswith(".html"))
     if not pages:
@@ -92,6 +122,14 @@ def main():
                 failed += 1
                 for problem in problems:
                     print(f"FAIL {os.path.relpath(page, root)}: {problem}")
+            else:
+                passed += 1
+        for query, expected in searches:
+            problems = check_search(driver, root, query, expected)
+            if problems:
+                failed += 1
+                for problem in problems:
+                    print(f"FAIL search: {problem}")
             else:
                 passed += 1
     finally:

@@ -53,6 +53,7 @@ public struct SiteRenderer: Sendable {
             }
             try writer.write(data, to: "assets/" + asset)
         }
+        try writer.write(try SearchIndex.render(model), to: "assets/search-index.js")
         try writer.write(try templates.render(model.indexPage(root: ""), .html, template: "index"), to: "index.html")
         try writer.write(try templates.render(BooksPage(root: "", site: model.site, books: model.allBooks), .html, template: "books"), to: "books.html")
         if let changes = model.changesView {
