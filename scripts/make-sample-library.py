@@ -76,6 +76,12 @@ add(129, "Northanger Abbey", "Jane Austen", 9780141439792, 9, d("12-12"),
     "", None)
 add(130, "The Picture of Dorian Gray", "Oscar Wilde", "9780141439570", 1, d("12-20"),
     "Plain-text note from an old import: *not* Markdown.\nSecond line & an ampersand <3.\n\n# not a heading", disk("frankenstein.gif"))
+# Spread over the years, for the stats page; the first and the newest book stay in 2024.
+for b in books:
+    if b["id"] not in (101, 130):
+        y = 2019 + b["id"] % 5
+        b["created_at"] = str(y) + b["created_at"][4:]
+        b["updated_at"] = str(y) + b["updated_at"][4:]
 lib = {"user": {"id": 1, "email": "demo@reader.example", "password": "demo-password"},
        "shelves": shelves, "books": books}
 json.dump(lib, open("Sources/SampleServer/Library/sample-library.json", "w"), ensure_ascii=False, indent=1)

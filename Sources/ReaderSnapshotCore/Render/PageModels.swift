@@ -59,6 +59,10 @@ struct BookView {
     var createdAt: String?
     var hasNote: Bool
     var complete: Bool
+    /// Keys for sorting in the page: folded case and accents.
+    var sortTitle: String
+    var sortAuthor: String
+    var sortShelf: String
 }
 
 struct ProblemView {
@@ -201,6 +205,9 @@ extension BookView: MustacheParent {
         case "createdAt": return self.createdAt
         case "hasNote": return self.hasNote
         case "complete": return self.complete
+        case "sortTitle": return self.sortTitle
+        case "sortAuthor": return self.sortAuthor
+        case "sortShelf": return self.sortShelf
         default: return nil
         }
     }

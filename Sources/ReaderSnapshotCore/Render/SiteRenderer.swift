@@ -56,6 +56,7 @@ public struct SiteRenderer: Sendable {
         try writer.write(try SearchIndex.render(model), to: "assets/search-index.js")
         try writer.write(try templates.render(model.indexPage(root: ""), .html, template: "index"), to: "index.html")
         try writer.write(try templates.render(BooksPage(root: "", site: model.site, books: model.allBooks), .html, template: "books"), to: "books.html")
+        try writer.write(try templates.render(StatsPage(model, root: ""), .html, template: "stats"), to: "stats.html")
         if let changes = model.changesView {
             try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), .html, template: "changes"), to: "changes.html")
         }
@@ -152,7 +153,9 @@ struct SiteModel {
     }
 
     static func sortKey(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        // Foundation's folding goes through ICU: only text outside ASCII needs it.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
     }
 
     static func titleOrder(_ a: Book, _ b: Book) -> Bool {
@@ -190,7 +193,9 @@ struct SiteModel {
                         shelf: shelf, shelfNameYAML: YAML.quoted(shelf?.name ?? book.shelfName),
                         missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { "shelf \($0)" }) : nil,
                         createdAt: book.createdAt.map { String($0.prefix(10)) },
-                        hasNote: !book.note.isEmpty, complete: book.complete)
+                        hasNote: !book.note.isEmpty, complete: book.complete,
+                        sortTitle: Self.sortKey(title), sortAuthor: Self.sortKey(book.author.map(GoodreadsCSV.lastFirst) ?? ""),
+                        sortShelf: Self.sortKey(shelf?.name ?? ""))
     }
 
     /// The name of the shelf a book sits on, or the deleted shelf it names.

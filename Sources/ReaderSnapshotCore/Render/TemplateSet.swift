@@ -7,7 +7,7 @@ import Mustache
 public struct TemplateSet: Sendable {
     /// The pages each kind needs; `layout` and `partials/…` are the templates' own business.
     public static let requiredTemplates: [OutputFormat: [String]] = [
-        .html: ["index", "books", "shelf", "book", "changes"],
+        .html: ["index", "books", "shelf", "book", "changes", "stats"],
         .markdown: ["index", "shelf", "book"],
     ]
 
