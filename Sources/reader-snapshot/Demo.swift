@@ -27,10 +27,11 @@ struct Demo: AsyncParsableCommand {
         logger.info("Its library has, on purpose, books on a deleted shelf and covers that cannot be fetched: the warnings about them are expected.")
         let outputURL = URL(fileURLWithPath: output)
         do {
-            let options = Exporter.Options(
+            var options = Exporter.Options(
                 server: try ServerAddress(running.url),
                 credentials: .password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword),
                 output: outputURL, templates: try await snapshot.loadTemplates(), formats: formats)
+            options.siteURL = try snapshot.site()
             let outcome = try await Exporter(options: options, logger: logger, live: live).run()
             await running.stop()
             _ = report(outcome, output: outputURL, formats: formats, logger: logger, showPath: false)

@@ -190,6 +190,7 @@ struct Export: AsyncParsableCommand {
             options.retry = RetryPolicy(retries: retries)
             options.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0) }
             options.keep = keep
+            options.siteURL = try snapshot.site()
             options.privacy = Privacy(excludedShelves: excludeShelf, notes: !noNotes, covers: !noCovers)
             options.limits.jsonBytes = maxResponseMb << 20
             options.limits.coverBytes = maxCoverMb << 20

@@ -29,6 +29,9 @@ struct SnapshotOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json, csv (Goodreads' layout), feed (Atom).", valueName: "list"))
     var format: String = "html,markdown,json,csv,feed"
 
+    @Option(name: .long, help: ArgumentHelp("Where the site will be served, like https://example.org/books/: adds sitemap.xml, Open Graph tags and absolute links in feed.xml.", valueName: "url"))
+    var siteURL: String?
+
     @Flag(name: .shortAndLong, help: "Print only warnings and errors.")
     var quiet = false
 
@@ -37,7 +40,16 @@ struct SnapshotOptions: ParsableArguments {
 
     func validate() throws {
         _ = try formats()
+        _ = try site()
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together.") }
+    }
+
+    func site() throws -> URL? {
+        guard let siteURL else { return nil }
+        guard let url = URL(string: siteURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil, url.query == nil, url.fragment == nil
+        else { throw ValidationError("--site-url must be an absolute http(s) URL without a query, like https://example.org/books/") }
+        return url
     }
 
     func formats() throws -> Set<OutputFormat> {

@@ -32,7 +32,8 @@ struct Render: AsyncParsableCommand {
         let outputURL = URL(fileURLWithPath: output)
         do {
             let library = try Exporter.render(from: URL(fileURLWithPath: from), to: outputURL,
-                                              templates: try await snapshot.loadTemplates(), formats: formats, logger: logger)
+                                              templates: try await snapshot.loadTemplates(), formats: formats,
+                                              siteURL: try snapshot.site(), logger: logger)
             logger.info("Rendered \(library.books.count) books from \(from)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
         } catch {

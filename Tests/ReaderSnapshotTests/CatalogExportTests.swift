@@ -67,4 +67,30 @@ struct CatalogExportTests {
         #expect(site.files().contains { $0.hasPrefix("shelves/1-") })
         #expect(!site.files().contains { $0.hasPrefix("shelves/2-") || $0.hasPrefix("shelves/5") })
     }
+
+    @Test func siteURLAddsSitemapOpenGraphAndAbsoluteFeedLinks() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let with = folder.path("with"), without = folder.path("without")
+        #expect(try await EndToEndTests.export(server, to: with, extra: ["--site-url", "https://example.org/books"]).status == 2)
+        #expect(try await EndToEndTests.export(server, to: without).status == 2)
+        let bad = try await EndToEndTests.export(server, to: folder.path("bad"), extra: ["--site-url", "example.org"])
+        await server.stop()
+        #expect(bad.status == 64 && bad.stderr.contains("--site-url"), "\(bad.output)")
+
+        let site = SiteInspector(root: with)
+        let sitemap = try #require(site.text("sitemap.xml"))
+        #expect(sitemap.contains("<loc>https://example.org/books/books/104-dracula.html</loc>"))
+        #expect(sitemap.components(separatedBy: "<url>").count - 1 == site.files().filter { $0.hasSuffix(".html") }.count)
+        let page = try #require(site.text("books/104-dracula.html"))
+        #expect(page.contains(#"<meta property="og:url" content="https://example.org/books/books/104-dracula.html">"#))
+        #expect(page.contains(#""@type":"Book""#) && page.contains(#""isbn":"9780486411095""#))
+        #expect(try #require(site.text("feed.xml")).contains(#"href="https://example.org/books/books/130-the-picture-of-dorian-gray.html""#))
+
+        let plain = SiteInspector(root: without)
+        #expect(!plain.files().contains("sitemap.xml"))
+        #expect(!(plain.text("books/104-dracula.html") ?? "").contains("og:url"))
+        #expect((plain.text("books/104-dracula.html") ?? "").contains(#""@type":"Book""#))
+    }
 }

@@ -35,9 +35,16 @@ struct HostileInputTests {
         for file in site.files() where file.hasSuffix(".html") {
             let page = try #require(site.text(file))
             #expect(page.contains("http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"), "\(file) has no CSP")
+            for data in SiteInspector.matches(of: #"<script type="application/ld\+json">(.*?)</script>"#, in: page) {
+                #expect(!data.contains("<") && !data.contains(">"), "\(file): markup inside JSON-LD")
+                #expect((try? JSONSerialization.jsonObject(with: Data(data.utf8))) != nil, "\(file): JSON-LD is not JSON")
+            }
             for match in tagPattern.matches(in: page, range: NSRange(page.startIndex..., in: page)) {
                 let name = String(page[Range(match.range(at: 1), in: page)!]).lowercased()
                 let attributes = String(page[Range(match.range(at: 2), in: page)!])
+                if name == "script" && attributes == #" type="application/ld+json""# {
+                    continue // data, not code; its JSON escapes "<" (checked below)
+                }
                 if name == "script" {
                     // The site's own search, and nothing else.
                     #expect(attributes.range(of: #"^ src="(\.\./)?assets/(search|search-index|sort)\.js" defer$"#, options: .regularExpression) != nil,

@@ -43,7 +43,8 @@ def check_page(driver, root, path):
     if calls:
         problems.append(f"a script called {', '.join(calls)}")
     scripts = driver.execute_script(
-        "return Array.from(document.scripts).map(s => s.src || ('inline: ' + s.textContent.slice(0, 60)))")
+        "return Array.from(document.scripts).filter(s => s.type !== 'application/ld+json')"
+        ".map(s => s.src || ('inline: ' + s.textContent.slice(0, 60)))")
     for script in scripts:
         if not script.startswith("file://") or "/assets/" not in script:
             problems.append(f"a script that is not the site's own: {script}")

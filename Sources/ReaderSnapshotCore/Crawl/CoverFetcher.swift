@@ -10,6 +10,9 @@ public struct CoverFile: Codable, Sendable, Equatable {
     public var format: ImageFormat
     public var bytes: Int
     public var sha256: String
+    /// From the image's header: pages give covers their size before they load.
+    public var width: Int?
+    public var height: Int?
 
     /// "covers/" + 32 lowercase hex digits + a known extension: the only names this tool writes.
     public static func isWellFormed(path: String) -> Bool {
@@ -205,7 +208,8 @@ struct CoverFetcher: Sendable {
         } catch {
             return .failure(CoverProblem(message: "could not write \(path): \(error)"))
         }
-        return .success(CoverFile(path: path, format: format, bytes: data.count, sha256: hash))
+        let size = ImageFormat.dimensions(of: Array(data.prefix(65_536)), format: format)
+        return .success(CoverFile(path: path, format: format, bytes: data.count, sha256: hash, width: size?.width, height: size?.height))
     }
 
     /// Host and path only: signed storage URLs carry tokens in the query. The path stays

@@ -20,6 +20,8 @@ public struct Exporter: Sendable {
         public var keep: Int?
         public var limits = ResponseLimits()
         public var privacy = Privacy()
+        /// Where the site will be served (`--site-url`).
+        public var siteURL: URL?
         public var generatedAt: String
 
         public init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
@@ -119,7 +121,8 @@ public struct Exporter: Sendable {
         }
         logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
         live?.begin("Rendering", total: 0)
-        try SiteRenderer(templates: options.templates, formats: options.formats).render(library, changes: changes, into: writer)
+        try SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
+            .render(library, changes: changes, into: writer)
         // The API's answers hold what privacy options leave out: then they are not kept.
         let state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
         if options.cacheDirectory == nil {
@@ -131,7 +134,7 @@ public struct Exporter: Sendable {
 
     /// Renders a snapshot again from its `library.json`, with the covers beside it.
     public static func render(from archive: URL, to output: URL, templates: TemplateSet,
-                              formats: Set<OutputFormat>, logger: Logger) throws -> Library {
+                              formats: Set<OutputFormat>, siteURL: URL? = nil, logger: Logger) throws -> Library {
         var library: Library
         do {
             library = try Library.read(from: archive)
@@ -168,7 +171,7 @@ public struct Exporter: Sendable {
                 }
             }
             if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-            try SiteRenderer(templates: templates, formats: formats).render(library, changes: changes, into: writer)
+            try SiteRenderer(templates: templates, formats: formats, siteURL: siteURL).render(library, changes: changes, into: writer)
             try publisher.publish()
         } catch {
             publisher.discard()

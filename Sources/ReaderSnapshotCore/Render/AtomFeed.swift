@@ -16,7 +16,7 @@ enum AtomFeed {
           <title>\(escape(model.site.title)): recently added</title>
           <id>tag:reader-snapshot,2024:\(escape(host)):feed</id>
           <updated>\(escape(timestamp(updated)))</updated>
-          <link rel="alternate" href="index.html"/>
+          <link rel="alternate" href="\(escape((model.site.url ?? "") + "index.html"))"/>
           <generator>reader-snapshot</generator>
 
         """
@@ -27,7 +27,7 @@ enum AtomFeed {
                 <title>\(escape(view.title))</title>
                 <id>tag:reader-snapshot,2024:\(escape(host)):book:\(book.id)</id>
                 <updated>\(escape(timestamp(book.createdAt!)))</updated>
-                <link rel="alternate" href="\(escape(view.href))"/>
+                <link rel="alternate" href="\(escape((model.site.url ?? "") + view.href))"/>
             \(view.author.map { "    <author><name>\(escape($0))</name></author>\n" } ?? "")\
                 <summary>\(escape([view.author.map { "by \($0)" }, view.shelf.map { "on \($0.name)" }].compactMap { $0 }.joined(separator: ", ")))</summary>
             \(book.note.isEmpty ? "" : "    <content type=\"html\">\(escape(book.note.html))</content>\n")\

@@ -5,6 +5,8 @@ import Mustache
 /// The Markdown templates get text already escaped for Markdown (`…Markdown`) and YAML (`…YAML`).
 
 struct SiteView {
+    /// With --site-url, the site's absolute address, ending in "/".
+    var url: String?
     var title: String
     var titleMarkdown: String
     var user: String?
@@ -36,6 +38,8 @@ struct CoverView {
     var src: String
     var alt: String
     var altMarkdown: String
+    var width: Int?
+    var height: Int?
 }
 
 struct BookView {
@@ -102,6 +106,11 @@ struct BookPage {
     var noteHTML: String
     var noteMarkdown: String
     var problems: [ProblemView]
+    /// schema.org Book, as JSON safe inside a script element.
+    var jsonLD: String
+    /// Absolute, with --site-url: the page's own URL and its cover's, for Open Graph.
+    var pageURL: String?
+    var imageURL: String?
 }
 
 struct ChangeItemView {
@@ -137,6 +146,7 @@ struct ChangesPage {
 extension SiteView: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
+        case "url": return self.url
         case "title": return self.title
         case "titleMarkdown": return self.titleMarkdown
         case "user": return self.user
@@ -178,6 +188,8 @@ extension CoverView: MustacheParent {
         case "src": return self.src
         case "alt": return self.alt
         case "altMarkdown": return self.altMarkdown
+        case "width": return self.width
+        case "height": return self.height
         default: return nil
         }
     }
@@ -272,6 +284,9 @@ extension BookPage: MustacheParent {
         case "noteHTML": return self.noteHTML
         case "noteMarkdown": return self.noteMarkdown
         case "problems": return self.problems
+        case "jsonLD": return self.jsonLD
+        case "pageURL": return self.pageURL
+        case "imageURL": return self.imageURL
         default: return nil
         }
     }

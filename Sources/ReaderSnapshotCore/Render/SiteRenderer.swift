@@ -5,17 +5,20 @@ import Foundation
 public struct SiteRenderer: Sendable {
     public var templates: TemplateSet
     public var formats: Set<OutputFormat>
+    /// Where the site will be served (`--site-url`): for the sitemap, Open Graph and the feed.
+    public var siteURL: URL?
 
-    public init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases)) {
+    public init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases), siteURL: URL? = nil) {
         self.templates = templates
         self.formats = formats
+        self.siteURL = siteURL
     }
 
     /// Writes every page into `writer`. The cover files must already be in place (the crawl
     /// writes them; `render --from` copies them). With a change report, `changes.json`,
     /// `changes.html` and a section of `markdown/index.md` say what changed.
     public func render(_ library: Library, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws {
-        let model = SiteModel(library, changes: changes)
+        let model = SiteModel(library, changes: changes, siteURL: siteURL)
         if let changes {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -57,6 +60,7 @@ public struct SiteRenderer: Sendable {
         try writer.write(try templates.render(model.indexPage(root: ""), .html, template: "index"), to: "index.html")
         try writer.write(try templates.render(BooksPage(root: "", site: model.site, books: model.allBooks), .html, template: "books"), to: "books.html")
         try writer.write(try templates.render(StatsPage(model, root: ""), .html, template: "stats"), to: "stats.html")
+        if let sitemap = model.sitemap() { try writer.write(sitemap, to: "sitemap.xml") }
         if let changes = model.changesView {
             try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), .html, template: "changes"), to: "changes.html")
         }
@@ -105,7 +109,7 @@ struct SiteModel {
     let booksByID: [Int: Book]
     let problemsByBook: [Int: [Problem]]
 
-    init(_ library: Library, changes: ChangeReport? = nil) {
+    init(_ library: Library, changes: ChangeReport? = nil, siteURL: URL? = nil) {
         self.library = library
         var fileNames: [Int: String] = [:]
         for book in library.books { fileNames[book.id] = Slug.fileName(id: book.id, name: book.title) }
@@ -127,7 +131,8 @@ struct SiteModel {
         self.listingShelf = listingShelf
         unshelved = books.filter { listingShelf[$0.id] == nil }
         let title = library.user.map { "Library of \($0)" } ?? "Library"
-        site = SiteView(title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
+        let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
+        site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
                         generatedAt: Self.displayDate(library.generatedAt),
                         bookCount: library.books.count, shelfCount: library.shelves.count,
                         noteCount: library.books.filter { !$0.note.isEmpty }.count,
@@ -184,7 +189,8 @@ struct SiteModel {
         let fileName = fileNames[book.id] ?? String(book.id)
         let shelf = (book.shelfID.flatMap { shelfByID[$0] } ?? listingShelf[book.id].flatMap { shelfByID[$0] }).map(shelfView)
         let title = book.title.isEmpty ? "Untitled (book \(book.id))" : book.title
-        let cover = book.cover.map { CoverView(src: $0.path, alt: "Cover of \(title)", altMarkdown: Markdown.text("Cover of \(title)")) }
+        let cover = book.cover.map { CoverView(src: $0.path, alt: "Cover of \(title)", altMarkdown: Markdown.text("Cover of \(title)"),
+                                                        width: $0.width, height: $0.height) }
         return BookView(id: book.id, title: title, titleMarkdown: Markdown.text(title), titleYAML: YAML.quoted(book.title),
                         author: book.author, authorMarkdown: book.author.map(Markdown.text), authorYAML: YAML.quoted(book.author),
                         isbn: book.isbn, isbnYAML: YAML.quoted(book.isbn),
@@ -221,8 +227,46 @@ struct SiteModel {
     }
 
     func bookPage(_ book: Book, root: String, noteHTML: String) -> BookPage {
-        BookPage(root: root, site: site, book: bookView(book), noteHTML: noteHTML, noteMarkdown: book.note.markdown,
-                 problems: problemViews(problemsByBook[book.id] ?? []))
+        let view = bookView(book)
+        let pageURL = site.url.map { $0 + view.href }
+        let imageURL = site.url.flatMap { base in view.cover.map { base + $0.src } }
+        return BookPage(root: root, site: site, book: view, noteHTML: noteHTML, noteMarkdown: book.note.markdown,
+                        problems: problemViews(problemsByBook[book.id] ?? []),
+                        jsonLD: Self.jsonLD(view, root: root, pageURL: pageURL, imageURL: imageURL), pageURL: pageURL, imageURL: imageURL)
+    }
+
+    /// schema.org `Book`. Escaped for a script element: no "<", ">" or "&" can end it early.
+    static func jsonLD(_ book: BookView, root: String, pageURL: String?, imageURL: String?) -> String {
+        var object: [String: Any] = ["@context": "https://schema.org", "@type": "Book", "name": book.title]
+        if let author = book.author { object["author"] = ["@type": "Person", "name": author] }
+        if let isbn = book.isbn { object["isbn"] = isbn }
+        if let image = imageURL ?? book.cover.map({ root + $0.src }) { object["image"] = image }
+        if let pageURL { object["url"] = pageURL }
+        if let added = book.createdAt { object["dateCreated"] = added }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+        var text = ""
+        for scalar in String(decoding: data, as: UTF8.self).unicodeScalars {
+            switch scalar {
+            case "<": text += "\\u003c"
+            case ">": text += "\\u003e"
+            case "&": text += "\\u0026"
+            case "\u{2028}": text += "\\u2028"
+            case "\u{2029}": text += "\\u2029"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
+    /// `sitemap.xml` (with --site-url): every page, absolute.
+    func sitemap() -> String? {
+        guard let base = site.url else { return nil }
+        var pages = ["index.html", "books.html", "stats.html"]
+        if changesView != nil { pages.append("changes.html") }
+        pages += shelves.map { "shelves/\($0.fileName).html" }
+        pages += books.compactMap { fileNames[$0.id].map { "books/\($0).html" } }
+        let entries = pages.map { "  <url><loc>\(AtomFeed.escape(base + $0))</loc></url>\n" }.joined()
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n" + entries + "</urlset>\n"
     }
 }
 
