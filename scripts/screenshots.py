@@ -22,21 +22,18 @@ def main():
     root, out = os.path.abspath(sys.argv[1]), sys.argv[2]
     os.makedirs(out, exist_ok=True)
     url = lambda page: "file://" + os.path.join(root, page)
-    desktop = driver(1200, 900)
-    for page, name in [("index.html", "index"), ("books/104-dracula.html", "book"), ("stats.html", "stats"),
-                       ("shelves/2-classics.html", "shelf")]:
-        desktop.get(url(page))
-        desktop.save_screenshot(os.path.join(out, f"{name}-desktop.png"))
-    desktop.get(url("index.html"))
-    desktop.find_element(By.ID, "search-query").send_keys("austen")
-    time.sleep(0.3)
-    desktop.save_screenshot(os.path.join(out, "search-desktop.png"))
-    desktop.quit()
-    phone = driver(390, 844)
-    for page, name in [("index.html", "index"), ("books/105-middlemarch.html", "book")]:
-        phone.get(url(page))
-        phone.save_screenshot(os.path.join(out, f"{name}-phone.png"))
-    phone.quit()
+    pages = [("index.html", "index"), ("books/104-dracula.html", "book"), ("stats.html", "stats"),
+             ("shelves/2-classics.html", "shelf")]
+    for width, height, kind in [(1200, 900, "desktop"), (390, 844, "phone")]:
+        browser = driver(width, height)
+        for page, name in pages:
+            browser.get(url(page))
+            browser.save_screenshot(os.path.join(out, f"{name}-{kind}.png"))
+        browser.get(url("index.html"))
+        browser.find_element(By.ID, "search-query").send_keys("austen")
+        time.sleep(0.3)
+        browser.save_screenshot(os.path.join(out, f"search-{kind}.png"))
+        browser.quit()
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ missing file among them). Run with Debian's Python: /usr/bin/python3 check_site.
 import json
 import os
 import sys
+import time
 from urllib.parse import unquote, urlparse
 
 from selenium import webdriver
@@ -84,6 +85,7 @@ def check_search(driver, root, query, expected):
     box = driver.switch_to.active_element
     if box.get_attribute("id") != "search-query":
         return ["'/' does not focus the search box"]
+    started = time.monotonic()
     box.send_keys(query)
     try:
         WebDriverWait(driver, 5).until(
@@ -91,18 +93,39 @@ def check_search(driver, root, query, expected):
     except Exception:
         shown = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#search-results a")]
         return [f"searching {query!r} did not show {expected!r} (shown: {shown[:5]})"]
+    elapsed = (time.monotonic() - started) * 1000
     box.send_keys(Keys.ENTER)  # Enter moves to the first result
     driver.switch_to.active_element.send_keys(Keys.ENTER)
     WebDriverWait(driver, 5).until(lambda d: d.find_element(By.TAG_NAME, "h1").text == expected)
     problems = [f"console error: {e['message'][:200]}" for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    print(f"search {query!r}: found and opened {expected!r}")
+    print(f"search {query!r}: found {expected!r} in {elapsed:.0f} ms (typing included) and opened it")
     return problems
+
+
+def check_sort(driver, root):
+    """Sorts the all-books page by author, as a reader would, and checks the order."""
+    from selenium.webdriver.common.by import By
+    driver.get("file://" + os.path.abspath(os.path.join(root, "books.html")))
+    driver.find_element(By.CSS_SELECTOR, 'button[data-sort="author"]').click()
+    keys = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#all-books .book-list > li')).map(li => li.dataset.author || '\\uffff')")
+    if keys != sorted(keys):
+        return ["sorting by author did not order the books by author"]
+    if driver.find_element(By.CSS_SELECTOR, 'button[data-sort="author"]').get_attribute("aria-pressed") != "true":
+        return ["the author button is not marked pressed"]
+    print(f"sort by author: {len(keys)} books in order")
+    return []
 
 
 def main():
     arguments = sys.argv[1:]
     searches = []
-    while len(arguments) >= 3 and arguments[0] == "--search":
+    only_search = False
+    while arguments and arguments[0] in ("--search", "--only-search"):
+        if arguments[0] == "--only-search":
+            only_search = True
+            arguments = arguments[1:]
+            continue
         searches.append((arguments[1], arguments[2]))
         arguments = arguments[3:]
     if len(arguments) != 1:
@@ -117,12 +140,19 @@ def main():
     driver = browser()
     passed = failed = 0
     try:
-        for page in pages:
+        for page in ([] if only_search else pages):
             problems = check_page(driver, root, page)
             if problems:
                 failed += 1
                 for problem in problems:
                     print(f"FAIL {os.path.relpath(page, root)}: {problem}")
+            else:
+                passed += 1
+        for problems in ([] if only_search else [check_sort(driver, root)]):
+            if problems:
+                failed += 1
+                for problem in problems:
+                    print(f"FAIL sort: {problem}")
             else:
                 passed += 1
         for query, expected in searches:
