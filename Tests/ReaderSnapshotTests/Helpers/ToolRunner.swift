@@ -56,6 +56,20 @@ enum ToolRunner {
                        stderr: String(decoding: errData.wait(), as: UTF8.self))
     }
 
+    /// Runs a checking program (a validator, the browser check) and gives its status and output.
+    static func runChecker(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let reader = PipeReader(pipe)
+        try process.run()
+        await wait(for: process)
+        return (process.terminationStatus, String(decoding: reader.wait(), as: UTF8.self))
+    }
+
     /// Waits for a started process without blocking the concurrency pool.
     static func wait(for process: Process) async {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
