@@ -8,7 +8,7 @@ TEST_APT_PACKAGES := chromium chromium-driver python3-selenium
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local
-.PHONY: all deps test-deps apt-install build release install demo test sample-server clean
+.PHONY: all deps test-deps apt-install build release install demo test bench sample-server clean
 
 all: build
 
@@ -56,6 +56,11 @@ demo: build
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Crawl, render, notes and no-change figures for 1,000 and 10,000 books (release build).
+bench: deps
+	@command -v cmark-gfm >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="cmark-gfm"
+	scripts/bench.sh
 
 sample-server: build
 	$(BIN) sample-server
