@@ -27,7 +27,9 @@ public struct SnapshotWriter: Sendable {
     public func write(_ data: Data, to relativePath: String) throws {
         let destination = try url(for: relativePath)
         try makeParent(of: destination)
-        if let old = previousFile(relativePath), (try? Data(contentsOf: old)) == data, Self.hardLink(old, destination) {
+        // Same size first: most changed pages are told apart without reading the old file.
+        if let (old, size) = previousFileAndSize(relativePath), size == data.count,
+           (try? Data(contentsOf: old)) == data, Self.hardLink(old, destination) {
             return
         }
         do {
@@ -61,6 +63,10 @@ public struct SnapshotWriter: Sendable {
     /// The previous snapshot's file at `relativePath`, if it is a plain file reached without
     /// following a link: a symlink planted in an old output must not pull outside files in.
     func previousFile(_ relativePath: String) -> URL? {
+        previousFileAndSize(relativePath)?.url
+    }
+
+    private func previousFileAndSize(_ relativePath: String) -> (url: URL, size: Int)? {
         guard let previous, (try? url(for: relativePath)) != nil else { return nil }
         var current = previous
         var info = stat()
@@ -70,7 +76,7 @@ public struct SnapshotWriter: Sendable {
             let kind = info.st_mode & S_IFMT
             guard kind == S_IFDIR || kind == S_IFREG else { return nil }
         }
-        return (info.st_mode & S_IFMT) == S_IFREG ? current : nil
+        return (info.st_mode & S_IFMT) == S_IFREG ? (current, Int(info.st_size)) : nil
     }
 
     /// Links the previous snapshot's file at `relativePath` into this one; false if there is none.

@@ -8,6 +8,7 @@ enum AtomFeed {
             .filter { $0.createdAt != nil }
             .sorted { ($0.createdAt!, $1.id) > ($1.createdAt!, $0.id) }
             .prefix(size)
+        // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them.
         let updated = recent.first?.createdAt ?? model.library.generatedAt
         let host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
         var xml = """
@@ -15,7 +16,7 @@ enum AtomFeed {
         <feed xmlns="http://www.w3.org/2005/Atom">
           <title>\(escape(model.site.title)): recently added</title>
           <id>tag:reader-snapshot,2024:\(escape(host)):feed</id>
-          <updated>\(escape(timestamp(updated)))</updated>
+          <updated>\(escape(updated))</updated>
           <link rel="alternate" href="\(escape((model.site.url ?? "") + "index.html"))"/>
           <generator>reader-snapshot</generator>
 
@@ -26,7 +27,7 @@ enum AtomFeed {
               <entry>
                 <title>\(escape(view.title))</title>
                 <id>tag:reader-snapshot,2024:\(escape(host)):book:\(book.id)</id>
-                <updated>\(escape(timestamp(book.createdAt!)))</updated>
+                <updated>\(escape(book.createdAt!))</updated>
                 <link rel="alternate" href="\(escape((model.site.url ?? "") + view.href))"/>
             \(view.author.map { "    <author><name>\(escape($0))</name></author>\n" } ?? "")\
                 <summary>\(escape([view.author.map { "by \($0)" }, view.shelf.map { "on \($0.name)" }].compactMap { $0 }.joined(separator: ", ")))</summary>
@@ -37,9 +38,6 @@ enum AtomFeed {
         }
         return xml + "</feed>\n"
     }
-
-    /// Rails' "2024-01-03T09:30:00.000Z" is RFC 3339 already; anything else is left to the reader.
-    static func timestamp(_ text: String) -> String { text }
 
     static func escape(_ text: String) -> String {
         var result = ""
