@@ -26,17 +26,43 @@ public struct SnapshotWriter: Sendable {
 
     public func write(_ data: Data, to relativePath: String) throws {
         let destination = try url(for: relativePath)
-        try makeParent(of: destination)
         // Same size first: most changed pages are told apart without reading the old file.
         if let (old, size) = previousFileAndSize(relativePath), size == data.count,
-           (try? Data(contentsOf: old)) == data, Self.hardLink(old, destination) {
-            return
+           (try? Data(contentsOf: old)) == data {
+            if Self.hardLink(old, destination) { return }
+            if errno == ENOENT, (try? makeParent(of: destination)) != nil, Self.hardLink(old, destination) { return }
         }
-        do {
-            try data.write(to: destination)
-        } catch {
-            throw SnapshotError(.notWritable(detail: Self.describe(error)), path: destination.path)
+        // Pages are many and small: one open, write and close each; folders are made when missing.
+        var result = Self.create(destination.path, data)
+        if result == ENOENT {
+            try makeParent(of: destination)
+            result = Self.create(destination.path, data)
         }
+        if result != 0 {
+            throw SnapshotError(.notWritable(detail: String(cString: strerror(result))), path: destination.path)
+        }
+    }
+
+    /// Writes `data` to a new file at `path` (replacing a file there, never following a link);
+    /// 0 or the errno.
+    private static func create(_ path: String, _ data: Data) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else { return errno }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if close(descriptor) != 0, failure == 0 { failure = errno }
+        return failure
     }
 
     public func write(_ text: String, to relativePath: String) throws {

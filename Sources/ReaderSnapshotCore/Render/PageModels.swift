@@ -1,144 +1,308 @@
 import Mustache
 
-/// What the templates see. Plain stored properties only: swift-mustache reads values through
-/// Mirror, which does not see computed properties. Every string is raw text; `{{x}}` escapes it.
+/// What the templates see. Classes, so that swift-mustache's casts of each value it looks a name
+/// up in copy a reference, not every string of a page (that copying was most of the render time).
+/// Every string is raw text; `{{x}}` escapes it.
 /// The Markdown templates get text already escaped for Markdown (`…Markdown`) and YAML (`…YAML`).
 
-struct SiteView {
+/// A string as the templates see it. swift-mustache renders a `MustacheCustomRenderable` (escaped
+/// by `{{x}}`, as is by `{{{x}}}`) after two type checks, where a plain String goes through five and
+/// `String(describing:)`: most of the time of a page went there. Transforms work as on a String.
+struct Text: MustacheCustomRenderable, MustacheTransformable, Sendable {
+    let renderText: String
+
+    init(_ text: String) {
+        renderText = text
+    }
+
+    var isNull: Bool { false }
+
+    func transform(_ name: String) -> Any? {
+        renderText.transform(name)
+    }
+}
+
+/// A page object as the templates see it: a value holding a reference. swift-mustache casts every
+/// object it looks a name up in; casting a class instance to a protocol it lacks is slow on Linux
+/// (the runtime checks for a boxed value), casting this struct is not, and copying it is one retain.
+struct Ref<Object: MustacheParent & AnyObject>: MustacheParent {
+    let object: Object
+
+    init(_ object: Object) {
+        self.object = object
+    }
+
+    func child(named name: String) -> Any? {
+        object.child(named: name)
+    }
+}
+
+final class SiteView: Sendable {
     /// With --site-url, the site's absolute address, ending in "/".
-    var url: String?
-    var title: String
-    var titleMarkdown: String
-    var user: String?
-    var server: String
-    var generatedAt: String
-    var bookCount: Int
-    var shelfCount: Int
-    var noteCount: Int
-    var coverCount: Int
-    var unshelvedCount: Int
-    var problemCount: Int
-    var hasProblems: Bool
-    var hasChanges: Bool
+    let url: String?
+    let title: String
+    let titleMarkdown: String
+    let user: String?
+    let server: String
+    let generatedAt: String
+    let bookCount: Int
+    let shelfCount: Int
+    let noteCount: Int
+    let coverCount: Int
+    let unshelvedCount: Int
+    let problemCount: Int
+    let hasProblems: Bool
+    let hasChanges: Bool
+
+    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String, generatedAt: String, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool) {
+        self.url = url
+        self.title = title
+        self.titleMarkdown = titleMarkdown
+        self.user = user
+        self.server = server
+        self.generatedAt = generatedAt
+        self.bookCount = bookCount
+        self.shelfCount = shelfCount
+        self.noteCount = noteCount
+        self.coverCount = coverCount
+        self.unshelvedCount = unshelvedCount
+        self.problemCount = problemCount
+        self.hasProblems = hasProblems
+        self.hasChanges = hasChanges
+    }
 }
 
-struct ShelfView {
-    var id: Int
-    var name: String
-    var nameMarkdown: String
-    var nameYAML: String
-    var href: String
-    var markdownHref: String
-    var count: Int
-    var countLabel: String
-    var complete: Bool
+final class ShelfView: Sendable {
+    let id: Int
+    let name: String
+    let nameMarkdown: String
+    let nameYAML: String
+    let href: String
+    let markdownHref: String
+    let count: Int
+    let countLabel: String
+    let complete: Bool
+
+    init(id: Int, name: String, nameMarkdown: String, nameYAML: String, href: String, markdownHref: String, count: Int, countLabel: String, complete: Bool) {
+        self.id = id
+        self.name = name
+        self.nameMarkdown = nameMarkdown
+        self.nameYAML = nameYAML
+        self.href = href
+        self.markdownHref = markdownHref
+        self.count = count
+        self.countLabel = countLabel
+        self.complete = complete
+    }
 }
 
-struct CoverView {
-    var src: String
-    var alt: String
-    var altMarkdown: String
-    var width: Int?
-    var height: Int?
+final class CoverView: Sendable {
+    let src: String
+    let alt: String
+    let altMarkdown: String
+    let width: Int?
+    let height: Int?
+
+    init(src: String, alt: String, altMarkdown: String, width: Int? = nil, height: Int? = nil) {
+        self.src = src
+        self.alt = alt
+        self.altMarkdown = altMarkdown
+        self.width = width
+        self.height = height
+    }
 }
 
-struct BookView {
-    var id: Int
-    var title: String
-    var titleMarkdown: String
-    var titleYAML: String
-    var author: String?
-    var authorMarkdown: String?
-    var authorYAML: String
-    var isbn: String?
-    var isbnYAML: String
-    var href: String
-    var markdownHref: String
-    var cover: CoverView?
-    var coverPathYAML: String
-    var shelf: ShelfView?
-    var shelfNameYAML: String
+final class BookView: Sendable {
+    let id: Int
+    let title: String
+    let titleMarkdown: String
+    let titleYAML: String
+    let author: String?
+    let authorMarkdown: String?
+    let authorYAML: String
+    let isbn: String?
+    let isbnYAML: String
+    let href: String
+    let markdownHref: String
+    let cover: CoverView?
+    let coverPathYAML: String
+    let shelf: ShelfView?
+    let shelfNameYAML: String
     /// The book names a shelf that no longer exists.
-    var missingShelfName: String?
-    var createdAt: String?
-    var hasNote: Bool
-    var complete: Bool
+    let missingShelfName: String?
+    let createdAt: String?
+    let hasNote: Bool
+    let complete: Bool
     /// Keys for sorting in the page: folded case and accents.
-    var sortTitle: String
-    var sortAuthor: String
-    var sortShelf: String
+    let sortTitle: String
+    let sortAuthor: String
+    let sortShelf: String
+
+    init(id: Int, title: String, titleMarkdown: String, titleYAML: String, author: String? = nil, authorMarkdown: String? = nil, authorYAML: String, isbn: String? = nil, isbnYAML: String, href: String, markdownHref: String, cover: CoverView? = nil, coverPathYAML: String, shelf: ShelfView? = nil, shelfNameYAML: String, missingShelfName: String? = nil, createdAt: String? = nil, hasNote: Bool, complete: Bool, sortTitle: String, sortAuthor: String, sortShelf: String) {
+        self.id = id
+        self.title = title
+        self.titleMarkdown = titleMarkdown
+        self.titleYAML = titleYAML
+        self.author = author
+        self.authorMarkdown = authorMarkdown
+        self.authorYAML = authorYAML
+        self.isbn = isbn
+        self.isbnYAML = isbnYAML
+        self.href = href
+        self.markdownHref = markdownHref
+        self.cover = cover
+        self.coverPathYAML = coverPathYAML
+        self.shelf = shelf
+        self.shelfNameYAML = shelfNameYAML
+        self.missingShelfName = missingShelfName
+        self.createdAt = createdAt
+        self.hasNote = hasNote
+        self.complete = complete
+        self.sortTitle = sortTitle
+        self.sortAuthor = sortAuthor
+        self.sortShelf = sortShelf
+    }
 }
 
-struct ProblemView {
-    var message: String
-    var messageMarkdown: String
-    var book: BookView?
+final class ProblemView: Sendable {
+    let message: String
+    let messageMarkdown: String
+    let book: BookView?
+
+    init(message: String, messageMarkdown: String, book: BookView? = nil) {
+        self.message = message
+        self.messageMarkdown = messageMarkdown
+        self.book = book
+    }
 }
 
-struct IndexPage {
-    var root: String
-    var site: SiteView
-    var changes: ChangesView?
-    var shelves: [ShelfView]
-    var unshelved: [BookView]
-    var hasUnshelved: Bool
-    var problems: [ProblemView]
+final class IndexPage: Sendable {
+    let root: String
+    let site: SiteView
+    let changes: ChangesView?
+    let shelves: [ShelfView]
+    let unshelved: [BookView]
+    let hasUnshelved: Bool
+    let problems: [ProblemView]
+
+    init(root: String, site: SiteView, changes: ChangesView? = nil, shelves: [ShelfView], unshelved: [BookView], hasUnshelved: Bool, problems: [ProblemView]) {
+        self.root = root
+        self.site = site
+        self.changes = changes
+        self.shelves = shelves
+        self.unshelved = unshelved
+        self.hasUnshelved = hasUnshelved
+        self.problems = problems
+    }
 }
 
-struct BooksPage {
-    var root: String
-    var site: SiteView
-    var books: [BookView]
+final class BooksPage: Sendable {
+    let root: String
+    let site: SiteView
+    let books: [BookView]
+
+    init(root: String, site: SiteView, books: [BookView]) {
+        self.root = root
+        self.site = site
+        self.books = books
+    }
 }
 
-struct ShelfPage {
-    var root: String
-    var site: SiteView
-    var shelf: ShelfView
-    var books: [BookView]
-    var isEmpty: Bool
+final class ShelfPage: Sendable {
+    let root: String
+    let site: SiteView
+    let shelf: ShelfView
+    let books: [BookView]
+    let isEmpty: Bool
+
+    init(root: String, site: SiteView, shelf: ShelfView, books: [BookView], isEmpty: Bool) {
+        self.root = root
+        self.site = site
+        self.shelf = shelf
+        self.books = books
+        self.isEmpty = isEmpty
+    }
 }
 
-struct BookPage {
-    var root: String
-    var site: SiteView
-    var book: BookView
-    var noteHTML: String
-    var noteMarkdown: String
-    var problems: [ProblemView]
+final class BookPage: Sendable {
+    let root: String
+    let site: SiteView
+    let book: BookView
+    let noteHTML: String
+    let noteMarkdown: String
+    let problems: [ProblemView]
     /// schema.org Book, as JSON safe inside a script element.
-    var jsonLD: String
+    let jsonLD: String
     /// Absolute, with --site-url: the page's own URL and its cover's, for Open Graph.
-    var pageURL: String?
-    var imageURL: String?
+    let pageURL: String?
+    let imageURL: String?
+
+    init(root: String, site: SiteView, book: BookView, noteHTML: String, noteMarkdown: String, problems: [ProblemView], jsonLD: String, pageURL: String? = nil, imageURL: String? = nil) {
+        self.root = root
+        self.site = site
+        self.book = book
+        self.noteHTML = noteHTML
+        self.noteMarkdown = noteMarkdown
+        self.problems = problems
+        self.jsonLD = jsonLD
+        self.pageURL = pageURL
+        self.imageURL = imageURL
+    }
 }
 
-struct ChangeItemView {
-    var title: String
-    var titleMarkdown: String
+final class ChangeItemView: Sendable {
+    let title: String
+    let titleMarkdown: String
     /// A link to the book's page, when the book is still in the library.
-    var href: String?
-    var markdownHref: String?
-    var detail: String?
-    var detailMarkdown: String?
+    let href: String?
+    let markdownHref: String?
+    let detail: String?
+    let detailMarkdown: String?
+
+    init(title: String, titleMarkdown: String, href: String? = nil, markdownHref: String? = nil, detail: String? = nil, detailMarkdown: String? = nil) {
+        self.title = title
+        self.titleMarkdown = titleMarkdown
+        self.href = href
+        self.markdownHref = markdownHref
+        self.detail = detail
+        self.detailMarkdown = detailMarkdown
+    }
 }
 
-struct ChangesView {
-    var firstRun: Bool
-    var hasChanges: Bool
-    var noChanges: Bool
-    var previousDate: String?
-    var summary: String
-    var added: [ChangeItemView]
-    var removed: [ChangeItemView]
-    var moved: [ChangeItemView]
-    var edited: [ChangeItemView]
+final class ChangesView: Sendable {
+    let firstRun: Bool
+    let hasChanges: Bool
+    let noChanges: Bool
+    let previousDate: String?
+    let summary: String
+    let added: [ChangeItemView]
+    let removed: [ChangeItemView]
+    let moved: [ChangeItemView]
+    let edited: [ChangeItemView]
+
+    init(firstRun: Bool, hasChanges: Bool, noChanges: Bool, previousDate: String? = nil, summary: String, added: [ChangeItemView], removed: [ChangeItemView], moved: [ChangeItemView], edited: [ChangeItemView]) {
+        self.firstRun = firstRun
+        self.hasChanges = hasChanges
+        self.noChanges = noChanges
+        self.previousDate = previousDate
+        self.summary = summary
+        self.added = added
+        self.removed = removed
+        self.moved = moved
+        self.edited = edited
+    }
 }
 
-struct ChangesPage {
-    var root: String
-    var site: SiteView
-    var changes: ChangesView
+final class ChangesPage: Sendable {
+    let root: String
+    let site: SiteView
+    let changes: ChangesView
+
+    init(root: String, site: SiteView, changes: ChangesView) {
+        self.root = root
+        self.site = site
+        self.changes = changes
+    }
 }
 
 // Children by name, for swift-mustache: much faster than the Mirror it uses otherwise (a
@@ -146,12 +310,12 @@ struct ChangesPage {
 extension SiteView: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "url": return self.url
-        case "title": return self.title
-        case "titleMarkdown": return self.titleMarkdown
-        case "user": return self.user
-        case "server": return self.server
-        case "generatedAt": return self.generatedAt
+        case "url": return self.url.map(Text.init)
+        case "title": return Text(self.title)
+        case "titleMarkdown": return Text(self.titleMarkdown)
+        case "user": return self.user.map(Text.init)
+        case "server": return Text(self.server)
+        case "generatedAt": return Text(self.generatedAt)
         case "bookCount": return self.bookCount
         case "shelfCount": return self.shelfCount
         case "noteCount": return self.noteCount
@@ -169,13 +333,13 @@ extension ShelfView: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "id": return self.id
-        case "name": return self.name
-        case "nameMarkdown": return self.nameMarkdown
-        case "nameYAML": return self.nameYAML
-        case "href": return self.href
-        case "markdownHref": return self.markdownHref
+        case "name": return Text(self.name)
+        case "nameMarkdown": return Text(self.nameMarkdown)
+        case "nameYAML": return Text(self.nameYAML)
+        case "href": return Text(self.href)
+        case "markdownHref": return Text(self.markdownHref)
         case "count": return self.count
-        case "countLabel": return self.countLabel
+        case "countLabel": return Text(self.countLabel)
         case "complete": return self.complete
         default: return nil
         }
@@ -185,9 +349,9 @@ extension ShelfView: MustacheParent {
 extension CoverView: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "src": return self.src
-        case "alt": return self.alt
-        case "altMarkdown": return self.altMarkdown
+        case "src": return Text(self.src)
+        case "alt": return Text(self.alt)
+        case "altMarkdown": return Text(self.altMarkdown)
         case "width": return self.width
         case "height": return self.height
         default: return nil
@@ -199,27 +363,27 @@ extension BookView: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "id": return self.id
-        case "title": return self.title
-        case "titleMarkdown": return self.titleMarkdown
-        case "titleYAML": return self.titleYAML
-        case "author": return self.author
-        case "authorMarkdown": return self.authorMarkdown
-        case "authorYAML": return self.authorYAML
-        case "isbn": return self.isbn
-        case "isbnYAML": return self.isbnYAML
-        case "href": return self.href
-        case "markdownHref": return self.markdownHref
-        case "cover": return self.cover
-        case "coverPathYAML": return self.coverPathYAML
-        case "shelf": return self.shelf
-        case "shelfNameYAML": return self.shelfNameYAML
-        case "missingShelfName": return self.missingShelfName
-        case "createdAt": return self.createdAt
+        case "title": return Text(self.title)
+        case "titleMarkdown": return Text(self.titleMarkdown)
+        case "titleYAML": return Text(self.titleYAML)
+        case "author": return self.author.map(Text.init)
+        case "authorMarkdown": return self.authorMarkdown.map(Text.init)
+        case "authorYAML": return Text(self.authorYAML)
+        case "isbn": return self.isbn.map(Text.init)
+        case "isbnYAML": return Text(self.isbnYAML)
+        case "href": return Text(self.href)
+        case "markdownHref": return Text(self.markdownHref)
+        case "cover": return self.cover.map(Ref.init)
+        case "coverPathYAML": return Text(self.coverPathYAML)
+        case "shelf": return self.shelf.map(Ref.init)
+        case "shelfNameYAML": return Text(self.shelfNameYAML)
+        case "missingShelfName": return self.missingShelfName.map(Text.init)
+        case "createdAt": return self.createdAt.map(Text.init)
         case "hasNote": return self.hasNote
         case "complete": return self.complete
-        case "sortTitle": return self.sortTitle
-        case "sortAuthor": return self.sortAuthor
-        case "sortShelf": return self.sortShelf
+        case "sortTitle": return Text(self.sortTitle)
+        case "sortAuthor": return Text(self.sortAuthor)
+        case "sortShelf": return Text(self.sortShelf)
         default: return nil
         }
     }
@@ -228,9 +392,9 @@ extension BookView: MustacheParent {
 extension ProblemView: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "message": return self.message
-        case "messageMarkdown": return self.messageMarkdown
-        case "book": return self.book
+        case "message": return Text(self.message)
+        case "messageMarkdown": return Text(self.messageMarkdown)
+        case "book": return self.book.map(Ref.init)
         default: return nil
         }
     }
@@ -239,13 +403,13 @@ extension ProblemView: MustacheParent {
 extension IndexPage: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "root": return self.root
-        case "site": return self.site
-        case "changes": return self.changes
-        case "shelves": return self.shelves
-        case "unshelved": return self.unshelved
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "changes": return self.changes.map(Ref.init)
+        case "shelves": return self.shelves.map(Ref.init)
+        case "unshelved": return self.unshelved.map(Ref.init)
         case "hasUnshelved": return self.hasUnshelved
-        case "problems": return self.problems
+        case "problems": return self.problems.map(Ref.init)
         default: return nil
         }
     }
@@ -254,9 +418,9 @@ extension IndexPage: MustacheParent {
 extension BooksPage: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "root": return self.root
-        case "site": return self.site
-        case "books": return self.books
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "books": return self.books.map(Ref.init)
         default: return nil
         }
     }
@@ -265,10 +429,10 @@ extension BooksPage: MustacheParent {
 extension ShelfPage: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "root": return self.root
-        case "site": return self.site
-        case "shelf": return self.shelf
-        case "books": return self.books
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "shelf": return Ref(self.shelf)
+        case "books": return self.books.map(Ref.init)
         case "isEmpty": return self.isEmpty
         default: return nil
         }
@@ -278,15 +442,15 @@ extension ShelfPage: MustacheParent {
 extension BookPage: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "root": return self.root
-        case "site": return self.site
-        case "book": return self.book
-        case "noteHTML": return self.noteHTML
-        case "noteMarkdown": return self.noteMarkdown
-        case "problems": return self.problems
-        case "jsonLD": return self.jsonLD
-        case "pageURL": return self.pageURL
-        case "imageURL": return self.imageURL
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "book": return Ref(self.book)
+        case "noteHTML": return Text(self.noteHTML)
+        case "noteMarkdown": return Text(self.noteMarkdown)
+        case "problems": return self.problems.map(Ref.init)
+        case "jsonLD": return Text(self.jsonLD)
+        case "pageURL": return self.pageURL.map(Text.init)
+        case "imageURL": return self.imageURL.map(Text.init)
         default: return nil
         }
     }
@@ -295,12 +459,12 @@ extension BookPage: MustacheParent {
 extension ChangeItemView: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "title": return self.title
-        case "titleMarkdown": return self.titleMarkdown
-        case "href": return self.href
-        case "markdownHref": return self.markdownHref
-        case "detail": return self.detail
-        case "detailMarkdown": return self.detailMarkdown
+        case "title": return Text(self.title)
+        case "titleMarkdown": return Text(self.titleMarkdown)
+        case "href": return self.href.map(Text.init)
+        case "markdownHref": return self.markdownHref.map(Text.init)
+        case "detail": return self.detail.map(Text.init)
+        case "detailMarkdown": return self.detailMarkdown.map(Text.init)
         default: return nil
         }
     }
@@ -312,12 +476,12 @@ extension ChangesView: MustacheParent {
         case "firstRun": return self.firstRun
         case "hasChanges": return self.hasChanges
         case "noChanges": return self.noChanges
-        case "previousDate": return self.previousDate
-        case "summary": return self.summary
-        case "added": return self.added
-        case "removed": return self.removed
-        case "moved": return self.moved
-        case "edited": return self.edited
+        case "previousDate": return self.previousDate.map(Text.init)
+        case "summary": return Text(self.summary)
+        case "added": return self.added.map(Ref.init)
+        case "removed": return self.removed.map(Ref.init)
+        case "moved": return self.moved.map(Ref.init)
+        case "edited": return self.edited.map(Ref.init)
         default: return nil
         }
     }
@@ -326,9 +490,9 @@ extension ChangesView: MustacheParent {
 extension ChangesPage: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "root": return self.root
-        case "site": return self.site
-        case "changes": return self.changes
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "changes": return Ref(self.changes)
         default: return nil
         }
     }

@@ -19,70 +19,133 @@ public struct SiteRenderer: Sendable {
     /// `changes.html` and a section of `markdown/index.md` say what changed.
     public func render(_ library: Library, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws {
         let model = SiteModel(library, changes: changes, siteURL: siteURL)
+        var jobs: [Job] = []
         if let changes {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            var data = try encoder.encode(changes)
-            data.append(0x0A)
-            try writer.write(data, to: "changes.json")
-        }
-        if formats.contains(.html) {
-            try renderHTML(model, into: writer)
-        }
-        if formats.contains(.markdown) {
-            try renderMarkdown(model, into: writer)
+            jobs.append {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                var data = try encoder.encode(changes)
+                data.append(0x0A)
+                try writer.write(data, to: "changes.json")
+            }
         }
         if formats.contains(.json) {
-            do {
-                try writer.write(try library.jsonData(), to: "library.json")
-            } catch let error as EncodingError {
-                throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
+            jobs.append {
+                do {
+                    try writer.write(try library.jsonData(), to: "library.json")
+                } catch let error as EncodingError {
+                    throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
+                }
             }
         }
-        if formats.contains(.csv) {
-            try writer.write(GoodreadsCSV.render(model), to: "library.csv")
-        }
-        if formats.contains(.feed) {
-            try writer.write(AtomFeed.render(model), to: "feed.xml")
-        }
+        if formats.contains(.csv) { jobs.append { try writer.write(GoodreadsCSV.render(model), to: "library.csv") } }
+        if formats.contains(.feed) { jobs.append { try writer.write(AtomFeed.render(model), to: "feed.xml") } }
+        if formats.contains(.html) { jobs += htmlJobs(model, into: writer) }
+        if formats.contains(.markdown) { jobs += markdownJobs(model, into: writer) }
+        try Self.run(jobs)
     }
 
-    private func renderHTML(_ model: SiteModel, into writer: SnapshotWriter) throws {
-        for asset in templates.assets {
-            let source = templates.directory.appendingPathComponent("assets").appendingPathComponent(asset)
-            let data: Data
-            do { data = try Data(contentsOf: source) } catch {
-                throw SnapshotError(.templatesMissing, path: source.path)
-            }
-            try writer.write(data, to: "assets/" + asset)
-        }
-        try writer.write(try SearchIndex.render(model), to: "assets/search-index.js")
-        try writer.write(try templates.render(model.indexPage(root: ""), .html, template: "index"), to: "index.html")
-        try writer.write(try templates.render(BooksPage(root: "", site: model.site, books: model.allBooks), .html, template: "books"), to: "books.html")
-        try writer.write(try templates.render(StatsPage(model, root: ""), .html, template: "stats"), to: "stats.html")
-        if let sitemap = model.sitemap() { try writer.write(sitemap, to: "sitemap.xml") }
+    /// Writes one or more files. Jobs are independent: the model and the templates are only read.
+    typealias Job = () throws -> Void
+
+    /// The site's pages; the pages of the whole library first, so that they do not finish last alone.
+    private func htmlJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        var jobs: [Job] = [
+            { try writer.write(try templates.render(BooksPage(root: "", site: model.site, books: model.allBooks), .html, template: "books"), to: "books.html") },
+            { try writer.write(try SearchIndex.render(model), to: "assets/search-index.js") },
+            { try writer.write(try templates.render(context: StatsPage(model, root: ""), .html, template: "stats"), to: "stats.html") },
+            { try writer.write(try templates.render(model.indexPage(root: ""), .html, template: "index"), to: "index.html") },
+        ]
+        if model.site.url != nil { jobs.append { if let sitemap = model.sitemap() { try writer.write(sitemap, to: "sitemap.xml") } } }
         if let changes = model.changesView {
-            try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), .html, template: "changes"), to: "changes.html")
+            jobs.append { try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), .html, template: "changes"), to: "changes.html") }
+        }
+        for asset in templates.assets {
+            jobs.append {
+                let source = templates.directory.appendingPathComponent("assets").appendingPathComponent(asset)
+                let data: Data
+                do { data = try Data(contentsOf: source) } catch {
+                    throw SnapshotError(.templatesMissing, path: source.path)
+                }
+                try writer.write(data, to: "assets/" + asset)
+            }
         }
         for shelf in model.shelves {
-            let page = model.shelfPage(shelf, root: "../")
-            try writer.write(try templates.render(page, .html, template: "shelf"), to: "shelves/\(shelf.fileName).html")
+            jobs.append {
+                let page = model.shelfPage(shelf, root: "../")
+                try writer.write(try templates.render(page, .html, template: "shelf"), to: "shelves/\(shelf.fileName).html")
+            }
         }
         for book in model.books {
-            let page = model.bookPage(book, root: "../", noteHTML: book.note.html)
-            try writer.write(try templates.render(page, .html, template: "book"), to: "books/\(model.fileNames[book.id]!).html")
+            jobs.append {
+                let page = model.bookPage(book, root: "../", noteHTML: book.note.html)
+                try writer.write(try templates.render(page, .html, template: "book"), to: "books/\(model.fileNames[book.id]!).html")
+            }
+        }
+        return jobs
+    }
+
+    private func markdownJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        var jobs: [Job] = [
+            { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") },
+        ]
+        for shelf in model.shelves {
+            jobs.append {
+                let page = model.shelfPage(shelf, root: "../")
+                try writer.write(try templates.render(page, .markdown, template: "shelf"), to: "markdown/shelves/\(shelf.fileName).md")
+            }
+        }
+        for book in model.books {
+            jobs.append {
+                let page = model.bookPage(book, root: "../", noteHTML: "", jsonLD: false)
+                try writer.write(try templates.render(page, .markdown, template: "book"), to: "markdown/books/\(model.fileNames[book.id]!).md")
+            }
+        }
+        return jobs
+    }
+
+    /// Runs the jobs on every core, each worker taking the next job not yet taken. The error of
+    /// the earliest failing job is thrown.
+    static func run(_ jobs: [Job]) throws {
+        let workers = min(jobs.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        guard workers > 1 else {
+            for job in jobs { try job() }
+            return
+        }
+        let queue = JobQueue()
+        nonisolated(unsafe) let jobs = jobs
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while let index = queue.next(below: jobs.count) {
+                do { try jobs[index]() } catch { queue.record(error, at: index) }
+            }
+        }
+        if let error = queue.error { throw error }
+    }
+}
+
+/// Hands out job numbers in order, and keeps the error of the earliest job that failed; after a
+/// failure no later job starts.
+private final class JobQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var taken = 0
+    private var failedAt = Int.max
+    private var first: Error?
+
+    var error: Error? { lock.withLock { first } }
+
+    func next(below count: Int) -> Int? {
+        lock.withLock {
+            guard taken < count, taken < failedAt else { return nil }
+            defer { taken += 1 }
+            return taken
         }
     }
 
-    private func renderMarkdown(_ model: SiteModel, into writer: SnapshotWriter) throws {
-        try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md")
-        for shelf in model.shelves {
-            let page = model.shelfPage(shelf, root: "../")
-            try writer.write(try templates.render(page, .markdown, template: "shelf"), to: "markdown/shelves/\(shelf.fileName).md")
-        }
-        for book in model.books {
-            let page = model.bookPage(book, root: "../", noteHTML: "")
-            try writer.write(try templates.render(page, .markdown, template: "book"), to: "markdown/books/\(model.fileNames[book.id]!).md")
+    func record(_ error: Error, at index: Int) {
+        lock.withLock {
+            if index < failedAt { failedAt = index; first = error }
         }
     }
 }
@@ -108,6 +171,8 @@ struct SiteModel {
     let listingShelf: [Int: Int]
     let booksByID: [Int: Book]
     let problemsByBook: [Int: [Problem]]
+    /// Each book as pages show it, made once: every page kind lists the same views.
+    private var bookViews: [Int: BookView] = [:]
 
     init(_ library: Library, changes: ChangeReport? = nil, siteURL: URL? = nil) {
         self.library = library
@@ -117,10 +182,16 @@ struct SiteModel {
         let booksByID = Dictionary(library.books.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.booksByID = booksByID
         problemsByBook = Dictionary(grouping: library.problems.filter { $0.bookID != nil }, by: { $0.bookID! })
-        books = library.books.sorted(by: Self.titleOrder)
+        // Each title is folded once, not at every comparison; a shelf's books keep that order.
+        let books = library.books.map { (key: Self.sortKey($0.title), book: $0) }
+            .sorted { ($0.key, $0.book.id) < ($1.key, $1.book.id) }.map(\.book)
+        self.books = books
+        var rank: [Int: Int] = [:]
+        rank.reserveCapacity(books.count)
+        for (position, book) in books.enumerated() where rank[book.id] == nil { rank[book.id] = position }
         let shelves = library.shelves.map { shelf in
             ShelfEntry(shelf: shelf, fileName: Slug.fileName(id: shelf.id, name: shelf.name),
-                       books: shelf.bookIDs.compactMap { booksByID[$0] }.sorted(by: Self.titleOrder))
+                       books: shelf.bookIDs.compactMap { id in booksByID[id].map { (rank[id] ?? 0, $0) } }.sorted { $0.0 < $1.0 }.map(\.1))
         }.sorted { (Self.sortKey($0.shelf.name), $0.shelf.id) < (Self.sortKey($1.shelf.name), $1.shelf.id) }
         self.shelves = shelves
         shelfByID = Dictionary(shelves.map { ($0.shelf.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -155,16 +226,16 @@ struct SiteModel {
                 moved: report.moved.map { item($0.id, $0.title, detail: "\($0.from.joined(separator: ", ")) → \($0.to.joined(separator: ", "))") },
                 edited: report.edited.map { item($0.id, $0.title, detail: $0.fields.joined(separator: ", ")) })
         }
+        var views: [Int: BookView] = [:]
+        views.reserveCapacity(booksByID.count)
+        for (id, book) in booksByID { views[id] = makeBookView(book) }
+        bookViews = views
     }
 
     static func sortKey(_ text: String) -> String {
         // Foundation's folding goes through ICU: only text outside ASCII needs it.
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
         return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
-    }
-
-    static func titleOrder(_ a: Book, _ b: Book) -> Bool {
-        (sortKey(a.title), a.id) < (sortKey(b.title), b.id)
     }
 
     /// "2026-11-21T23:57:00Z" → "2026-11-21 23:57 UTC"
@@ -186,6 +257,10 @@ struct SiteModel {
     }
 
     func bookView(_ book: Book) -> BookView {
+        bookViews[book.id] ?? makeBookView(book)
+    }
+
+    private func makeBookView(_ book: Book) -> BookView {
         let fileName = fileNames[book.id] ?? String(book.id)
         let shelf = (book.shelfID.flatMap { shelfByID[$0] } ?? listingShelf[book.id].flatMap { shelfByID[$0] }).map(shelfView)
         let title = book.title.isEmpty ? "Untitled (book \(book.id))" : book.title
@@ -226,36 +301,49 @@ struct SiteModel {
         ShelfPage(root: root, site: site, shelf: shelfView(entry), books: entry.books.map(bookView), isEmpty: entry.books.isEmpty)
     }
 
-    func bookPage(_ book: Book, root: String, noteHTML: String) -> BookPage {
+    func bookPage(_ book: Book, root: String, noteHTML: String, jsonLD: Bool = true) -> BookPage {
         let view = bookView(book)
         let pageURL = site.url.map { $0 + view.href }
         let imageURL = site.url.flatMap { base in view.cover.map { base + $0.src } }
         return BookPage(root: root, site: site, book: view, noteHTML: noteHTML, noteMarkdown: book.note.markdown,
                         problems: problemViews(problemsByBook[book.id] ?? []),
-                        jsonLD: Self.jsonLD(view, root: root, pageURL: pageURL, imageURL: imageURL), pageURL: pageURL, imageURL: imageURL)
+                        jsonLD: jsonLD ? Self.jsonLD(view, root: root, pageURL: pageURL, imageURL: imageURL) : "", pageURL: pageURL, imageURL: imageURL)
     }
 
-    /// schema.org `Book`. Escaped for a script element: no "<", ">" or "&" can end it early.
+    /// schema.org `Book`, keys sorted. Escaped for a script element: no "<", ">" or "&" can end it early.
     static func jsonLD(_ book: BookView, root: String, pageURL: String?, imageURL: String?) -> String {
-        var object: [String: Any] = ["@context": "https://schema.org", "@type": "Book", "name": book.title]
-        if let author = book.author { object["author"] = ["@type": "Person", "name": author] }
-        if let isbn = book.isbn { object["isbn"] = isbn }
-        if let image = imageURL ?? book.cover.map({ root + $0.src }) { object["image"] = image }
-        if let pageURL { object["url"] = pageURL }
-        if let added = book.createdAt { object["dateCreated"] = added }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
-        var text = ""
-        for scalar in String(decoding: data, as: UTF8.self).unicodeScalars {
+        var members: [(String, String)] = [("@context", jsonString("https://schema.org")), ("@type", jsonString("Book")),
+                                           ("name", jsonString(book.title))]
+        if let author = book.author { members.append(("author", "{\"@type\":\"Person\",\"name\":\(jsonString(author))}")) }
+        if let isbn = book.isbn { members.append(("isbn", jsonString(isbn))) }
+        if let image = imageURL ?? book.cover.map({ root + $0.src }) { members.append(("image", jsonString(image))) }
+        if let pageURL { members.append(("url", jsonString(pageURL))) }
+        if let added = book.createdAt { members.append(("dateCreated", jsonString(added))) }
+        members.sort { $0.0 < $1.0 }
+        return "{" + members.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    /// A JSON string literal that is also safe inside `<script>`.
+    static func jsonString(_ value: String) -> String {
+        var text = "\""
+        text.reserveCapacity(value.utf8.count + 2)
+        for scalar in value.unicodeScalars {
             switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
             case "<": text += "\\u003c"
             case ">": text += "\\u003e"
             case "&": text += "\\u0026"
             case "\u{2028}": text += "\\u2028"
             case "\u{2029}": text += "\\u2029"
+            case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
             default: text.unicodeScalars.append(scalar)
             }
         }
-        return text
+        return text + "\""
     }
 
     /// `sitemap.xml` (with --site-url): every page, absolute.

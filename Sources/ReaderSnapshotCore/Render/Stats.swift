@@ -82,7 +82,7 @@ extension StatsPage: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "root": return root
-        case "site": return site
+        case "site": return Ref(site)
         case "shelfBars": return shelfBars
         case "shelfChartHeight": return shelfChartHeight
         case "yearBars": return yearBars

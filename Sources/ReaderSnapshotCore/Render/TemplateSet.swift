@@ -64,7 +64,11 @@ public struct TemplateSet: Sendable {
         return TemplateSet(directory: directory, libraries: libraries, assets: assets.sorted())
     }
 
-    func render(_ context: Any, _ format: OutputFormat, template name: String) throws -> String {
+    func render<Page: MustacheParent & AnyObject>(_ page: Page, _ format: OutputFormat, template name: String) throws -> String {
+        try render(context: Ref(page), format, template: name)
+    }
+
+    func render(context: Any, _ format: OutputFormat, template name: String) throws -> String {
         guard let output = libraries[format]?.render(context, withTemplate: name) else {
             throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: directory.path)
         }
