@@ -8,7 +8,7 @@ TEST_APT_PACKAGES := chromium chromium-driver python3-selenium
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local
-.PHONY: all deps test-deps apt-install build release install demo test bench sample-server clean
+.PHONY: all deps test-deps apt-install build release install demo test bench bench-100k sample-server clean
 
 all: build
 
@@ -57,10 +57,16 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Crawl, render, notes and no-change figures for 1,000 and 10,000 books (release build).
+# Crawl, render, notes and no-change figures for 1,000 and 10,000 books, and the adaptive crawl
+# against servers of capacity 1, 2 and 8 (release build; medians of 3 runs; a few minutes).
 bench: deps
 	@command -v cmark-gfm >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="cmark-gfm"
 	scripts/bench.sh
+
+# The same figures for 100,000 books, one run (about ten minutes).
+bench-100k: deps
+	@command -v cmark-gfm >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="cmark-gfm"
+	RUNS=1 CAPACITY=0 scripts/bench.sh 100000
 
 sample-server: build
 	$(BIN) sample-server

@@ -1,47 +1,107 @@
 #!/usr/bin/env bash
-# make bench: the release build against the sample server with a synthetic library, one table.
-# Usage: scripts/bench.sh [books ...]   (default: 1000 10000)
+# make bench: the release build against the sample server with synthetic libraries; two tables.
+#
+#   scripts/bench.sh [books ...]     sizes (default: 1000 10000); RUNS=n runs of each step (default 3)
+#   CAPACITY=0 scripts/bench.sh      leave out the capacity table
+#
+# Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
+# /usr/bin/time -v reports for the step's process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -gt 0 ]; then sizes=("$@"); else sizes=(1000 10000); fi
+runs=${RUNS:-3}
+capacity_table=${CAPACITY:-1}
 latency_ms=5
 concurrency=8
 swift build -c release >/dev/null
-bin=.build/release/reader-snapshot
+bin=$PWD/.build/release/reader-snapshot
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+server_pid=
+stop_server() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=; fi; }
+trap 'stop_server; rm -rf "$work"' EXIT
 export READER_PASSWORD=demo-password SOURCE_DATE_EPOCH=1700000000
+
+# start_server BOOKS [extra options]: sets $url.
+start_server() {
+  local books=$1; shift
+  local log="$work/server.log"
+  $bin sample-server --port 0 --books "$books" --seed 1 --latency-ms $latency_ms --login-delay-ms 0 "$@" >"$log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 200); do grep -q "^Sample Reader server:" "$log" && break; sleep 0.1; done
+  url=$(awk '/^Sample Reader server:/ { print $4 }' "$log")
+}
 
 seconds() { awk '/Elapsed \(wall clock\)/ { n = split($NF, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$1"; }
 peak_mb() { awk '/Maximum resident set size/ { printf "%.0f", $NF / 1024 }' "$1"; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+n=0
+fresh() { n=$((n + 1)); echo "$work/out-$n"; }
 
-printf '%-7s | %-34s | %-26s | %-24s | %-26s\n' books "crawl (wall, ideal, ratio, peak)" "render (total, per page)" "notes (ours, cmark-gfm)" "no-change re-run"
+# export_run OUTPUT TIMEFILE [options]: one export; exit code 2 (published with gaps) is expected,
+# synthetic libraries have books on deleted shelves.
+export_run() {
+  local out=$1 timefile=$2; shift 2
+  /usr/bin/time -v "$bin" export --server "$url" --email demo@reader.example --output "$out" --format json "$@" \
+    2>"$timefile" >/dev/null || [ $? -eq 2 ] || { cat "$timefile" >&2; exit 1; }
+}
+
+echo "Medians of $runs runs; sample server with --latency-ms $latency_ms; crawl at --concurrency $concurrency (adaptive, that as ceiling)."
+printf '%-7s | %-36s | %-30s | %-24s | %-30s\n' books "crawl: wall, ideal, ratio, peak" "render: total, per page, peak" "notes: ours, cmark-gfm" "no-change re-run: wall, share"
 for books in "${sizes[@]}"; do
-  log="$work/server-$books.log"
-  $bin sample-server --port 0 --books "$books" --seed 1 --latency-ms $latency_ms --login-delay-ms 0 >"$log" 2>&1 &
-  for _ in $(seq 100); do grep -q "^Sample Reader server:" "$log" && break; sleep 0.1; done
-  url=$(awk '/^Sample Reader server:/ { print $4 }' "$log")
-  out="$work/out-$books"
-  # Exit code 2 (published with gaps) is expected: synthetic libraries have books on deleted shelves.
-  /usr/bin/time -v $bin export --server "$url" --email demo@reader.example --output "$out" --concurrency $concurrency \
-    --format json 2>"$work/crawl.time" || true
-  requests=$(grep -o 'Requests: [0-9]*' "$work/crawl.time" | awk '{print $2}')
-  crawl=$(seconds "$work/crawl.time"); crawl_peak=$(peak_mb "$work/crawl.time")
+  start_server "$books"
+  crawl=() crawl_peak=() again=() again_peak=() render=() render_peak=() notes=() cmark=()
+  for run in $(seq "$runs"); do
+    out=$(fresh)
+    export_run "$out" "$work/crawl.time" --concurrency $concurrency
+    crawl+=("$(seconds "$work/crawl.time")"); crawl_peak+=("$(peak_mb "$work/crawl.time")")
+    requests=$(grep -o 'Requests: [0-9]*' "$work/crawl.time" | awk '{ print $2 }')
+    export_run "$out" "$work/again.time" --concurrency $concurrency
+    again+=("$(seconds "$work/again.time")"); again_bytes=$(grep -o '[0-9.]* [KMG]*B received' "$work/again.time" | head -1)
+    again_covers=$(grep -o 'Covers: [0-9]* fetched' "$work/again.time" | awk '{ print $2 }')
+    rendered=$(fresh)
+    /usr/bin/time -v "$bin" render --from "$out/library.json" --output "$rendered" --format html,markdown -q 2>"$work/render.time" || true
+    render+=("$(seconds "$work/render.time")"); render_peak+=("$(peak_mb "$work/render.time")")
+    pages=$(find "$rendered" -name '*.html' -o -name '*.md' | wc -l)
+    notes+=("$("$bin" bench-notes --from "$out/library.json" --markdown-out "$work/notes.md" | awk '{ print $(NF-1) }')")
+    mb=$(awk -v b="$(wc -c <"$work/notes.md")" 'BEGIN { print b / 1048576 }')
+    cmark_s=$( { /usr/bin/time -f %e cmark-gfm -e table -e strikethrough -e autolink -e tagfilter -e tasklist "$work/notes.md" >/dev/null; } 2>&1 )
+    cmark+=("$(awk -v m="$mb" -v s="$cmark_s" 'BEGIN { if (s == 0) s = 0.01; printf "%.1f", m / s }')")
+    rm -rf "$rendered"
+  done
+  stop_server
+  c=$(printf '%s\n' "${crawl[@]}" | median); cp=$(printf '%s\n' "${crawl_peak[@]}" | median)
   ideal=$(awk -v r="$requests" -v l=$latency_ms -v c=$concurrency 'BEGIN { printf "%.2f", r * l / 1000 / c }')
-  ratio=$(awk -v a="$crawl" -v b="$ideal" 'BEGIN { printf "%.2f", a / b }')
-  /usr/bin/time -v $bin render --from "$out/library.json" --output "$work/render-$books" --format html,markdown -q 2>"$work/render.time" || true
-  render=$(seconds "$work/render.time"); render_peak=$(peak_mb "$work/render.time")
-  pages=$(find "$work/render-$books" -name '*.html' -o -name '*.md' | wc -l)
-  per_page=$(awk -v t="$render" -v p="$pages" 'BEGIN { printf "%.3f", t * 1000 / p }')
-  notes=$($bin bench-notes --from "$out/library.json" --markdown-out "$work/notes.md" | awk '{ print $(NF-1) }')
-  mb=$(awk -v b="$(wc -c <"$work/notes.md")" 'BEGIN { print b / 1048576 }')
-  cmark_s=$( { /usr/bin/time -f %e cmark-gfm -e table -e strikethrough -e autolink -e tagfilter -e tasklist "$work/notes.md" >/dev/null; } 2>&1 )
-  cmark=$(awk -v m="$mb" -v s="$cmark_s" 'BEGIN { if (s == 0) s = 0.01; printf "%.1f", m / s }')
-  $bin export --server "$url" --email demo@reader.example --output "$out" --concurrency $concurrency --format json 2>/dev/null || true
-  /usr/bin/time -v $bin export --server "$url" --email demo@reader.example --output "$out" --concurrency $concurrency \
-    --format json 2>"$work/again.time" || true
-  again=$(seconds "$work/again.time"); again_bytes=$(grep -o '[0-9.]* [KMG]*B received' "$work/again.time" | head -1)
-  printf '%-7s | %5.2f s, %5.2f s, x%-5s %4s MB | %6.2f s, %6s ms/page %3s MB | %6s MB/s, %6s MB/s | %5.2f s, %s\n' \
-    "$books" "$crawl" "$ideal" "$ratio" "$crawl_peak" "$render" "$per_page" "$render_peak" "$notes" "$cmark" "$again" "$again_bytes"
-  kill %1 2>/dev/null || true; wait 2>/dev/null || true
+  r=$(printf '%s\n' "${render[@]}" | median); rp=$(printf '%s\n' "${render_peak[@]}" | median)
+  a=$(printf '%s\n' "${again[@]}" | median)
+  printf '%-7s | %6.2f s, %6.2f s, x%.2f, %4s MB | %6.2f s, %.3f ms/page, %3s MB | %6s MB/s, %6s MB/s | %5.2f s, %4.1f%%, %s, %s covers\n' \
+    "$books" "$c" "$ideal" "$(awk -v a="$c" -v b="$ideal" 'BEGIN { print a / b }')" "$cp" \
+    "$r" "$(awk -v t="$r" -v p="$pages" 'BEGIN { print t * 1000 / p }')" "$rp" \
+    "$(printf '%s\n' "${notes[@]}" | median)" "$(printf '%s\n' "${cmark[@]}" | median)" \
+    "$a" "$(awk -v a="$a" -v c="$c" 'BEGIN { print a * 100 / c }')" "$again_bytes" "$again_covers"
+  echo "        ($requests requests in a full crawl, $pages pages rendered; crawl runs: ${crawl[*]} s)"
+done
+
+[ "$capacity_table" = 1 ] || exit 0
+# A server that works on N requests at once: the adaptive crawl against every fixed level.
+cap_books=${CAP_BOOKS:-250}
+levels=(1 2 3 4 8)
+echo
+echo "Capacity: $cap_books books, --latency-ms $latency_ms, the server works on N requests at once (--capacity N)."
+printf '%-8s | %s | %-22s | %s\n' capacity "$(printf 'fixed %-6s' "${levels[@]}")" "adaptive (ceiling 8)" "adaptive / best fixed"
+for capacity in 1 2 8; do
+  start_server "$cap_books" --capacity "$capacity"
+  row=() best=
+  for level in "${levels[@]}"; do
+    times=()
+    for run in $(seq "$runs"); do export_run "$(fresh)" "$work/cap.time" --concurrency "$level" --fixed-concurrency; times+=("$(seconds "$work/cap.time")"); done
+    m=$(printf '%s\n' "${times[@]}" | median); row+=("$m")
+    if [ -z "$best" ] || awk -v a="$m" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$m; fi
+  done
+  times=()
+  for run in $(seq "$runs"); do export_run "$(fresh)" "$work/cap.time" --concurrency 8 --verbose; times+=("$(seconds "$work/cap.time")"); done
+  adaptive=$(printf '%s\n' "${times[@]}" | median)
+  level=$(grep -o 'Concurrency: [0-9]* in flight at the end ([0-9]* at most' "$work/cap.time" | awk '{ print $2 "/" $7 }')
+  stop_server
+  printf '%-8s | %s | %6.2f s (end/max %-5s) | x%.2f\n' "$capacity" "$(printf '%6.2f s    ' "${row[@]}")" "$adaptive" "$level" \
+    "$(awk -v a="$adaptive" -v b="$best" 'BEGIN { print a / b }')"
 done

@@ -39,13 +39,20 @@ public struct FaultPlan: Sendable {
 struct FaultMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
     let state: ServerState
+    var capacity: ServerCapacity?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
         state.count { counters in
             counters.requests += 1
-            if path.hasPrefix("/api/") { counters.apiRequests += 1 }
+            if request.uri.path.hasPrefix("/api/") { counters.apiRequests += 1 }
         }
+        guard let capacity else { return try await answer(request, context: context, next: next) }
+        nonisolated(unsafe) let next = next
+        return try await capacity.serving { try await answer(request, context: context, next: next) }
+    }
+
+    private func answer(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
         let latency = state.latency
         if latency > .zero { try await Task.sleep(for: latency) }
         let fault = path == "/api/v1/sessions" ? nil : state.drawFault()

@@ -73,11 +73,23 @@ public struct SampleLibrary: Sendable {
     public func shelf(id: Int) -> Shelf? { shelfIndex[id].map { shelves[$0] } }
     func books(onShelf id: Int) -> [Book] { (booksByShelf[id] ?? []).map { books[$0] } }
 
-    /// Changes a book in place (tests: an edited note, a moved book).
+    /// Changes a book in place (tests: an edited note, a moved book). As in Rails, a saved change
+    /// moves the book's `updated_at`: its notes (rich text) and its cover (an attachment) touch it too.
     public mutating func updateBook(id: Int, _ change: (inout Book) -> Void) {
         guard let index = bookIndex[id] else { return }
+        let before = books[index].updatedAt
         change(&books[index])
+        if books[index].updatedAt == before {
+            books[index].updatedAt = Self.touchedAt.string(from: Date())
+            if books[index].updatedAt <= before { books[index].updatedAt = before + "1" }
+        }
     }
+
+    nonisolated(unsafe) private static let touchedAt: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
 
     public static let demoEmail = "demo@reader.example"
     public static let demoPassword = "demo-password"

@@ -16,6 +16,8 @@ public final class SampleServer: Sendable {
         public var apiKey: String?
         /// Added to every answer, like a real server's work.
         public var latency: Duration = .zero
+        /// Requests served at once (the latency included); the rest queue. Unbounded when nil.
+        public var capacity: Int?
         public var faults = FaultPlan()
         public init() {}
     }
@@ -27,7 +29,9 @@ public final class SampleServer: Sendable {
         self.options = options
         self.state = ServerState(library: library, apiKey: options.apiKey ?? Self.randomKey(), faults: options.faults,
                                  latency: options.latency)
+        self.capacity = options.capacity.map(ServerCapacity.init)
     }
+    let capacity: ServerCapacity?
 
     /// The library as it is now (tests change it between runs with `update`).
     public var library: SampleLibrary { state.library }
@@ -50,7 +54,7 @@ public final class SampleServer: Sendable {
 
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.middlewares.add(FaultMiddleware(state: state))
+        router.middlewares.add(FaultMiddleware(state: state, capacity: capacity))
         let api = ReaderAPIRoutes(server: self)
         router.post("/api/v1/sessions", use: api.login)
         router.get("/api/v1/shelves", use: api.shelves)

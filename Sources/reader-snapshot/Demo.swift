@@ -73,6 +73,9 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Added to every answer.", valueName: "ms"))
     var latencyMs: Int = 0
 
+    @Option(name: .long, help: ArgumentHelp("Requests served at once, each for its latency; the rest wait in line, as behind one small Rails process (default: no limit).", valueName: "n"))
+    var capacity: Int?
+
     @Option(name: .long, help: ArgumentHelp("The share of requests that fail, 0 to 1 (logins excepted).", valueName: "rate"))
     var faultRate: Double = 0
 
@@ -89,6 +92,7 @@ struct SampleServerCommand: AsyncParsableCommand {
         if library != nil && books != nil { throw ValidationError("Use --library or --books, not both.") }
         if let books, !(0...1_000_000).contains(books) { throw ValidationError("--books must be between 0 and 1000000.") }
         guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1.") }
+        if let capacity, capacity < 1 { throw ValidationError("--capacity must be at least 1.") }
         guard latencyMs >= 0, stallMs >= 0, loginDelayMs >= 0 else { throw ValidationError("Times must not be negative.") }
         _ = try faultKinds()
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
@@ -118,6 +122,7 @@ struct SampleServerCommand: AsyncParsableCommand {
         var options = SampleServer.Options()
         options.loginDelay = .milliseconds(loginDelayMs)
         options.latency = .milliseconds(latencyMs)
+        options.capacity = capacity
         options.faults = FaultPlan(rate: faultRate, seed: faultSeed, kinds: try faultKinds(), stall: .milliseconds(stallMs))
         let server = SampleServer(library: sample, options: options)
         let email = sample.account.email

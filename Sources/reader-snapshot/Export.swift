@@ -39,8 +39,14 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The user id that goes with the api key (or READER_USER_ID).", valueName: "id"))
     var userID: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Requests in flight at once.", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("The most requests in flight at once. The crawl starts with 2 and finds the level the server answers fastest at, up to this.", valueName: "n"))
     var concurrency: Int = 8
+
+    @Flag(name: .long, help: "Keep exactly --concurrency requests in flight instead of finding the level.")
+    var fixedConcurrency = false
+
+    @Flag(name: .long, help: "Ask for every book's details, even those /books says have not changed since the last snapshot.")
+    var full = false
 
     @Option(name: .long, help: ArgumentHelp("Seconds one request may take before it is retried.", valueName: "seconds"))
     var timeout: Double = 30
@@ -190,6 +196,8 @@ struct Export: AsyncParsableCommand {
             options.retry = RetryPolicy(retries: retries)
             options.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0) }
             options.keep = keep
+            options.concurrencyMode = fixedConcurrency ? .fixed : .adaptive
+            options.reuseUnchanged = !full
             options.siteURL = try snapshot.site()
             options.privacy = Privacy(excludedShelves: excludeShelf, notes: !noNotes, covers: !noCovers)
             options.limits.jsonBytes = maxResponseMb << 20

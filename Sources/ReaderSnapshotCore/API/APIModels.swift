@@ -53,7 +53,7 @@ struct ShelvesAnswer: Decodable {
 
 /// `GET /api/v1/shelves/:id`, in either shape: the server nests `books` inside `shelf`; the older
 /// documents put them beside it.
-struct ShelfAnswer: Decodable {
+struct ShelfAnswer: Decodable, Sendable {
     var user: String?
     var shelf: ShelfSummary
     var books: [BookFields]
@@ -74,7 +74,7 @@ struct ShelfAnswer: Decodable {
 }
 
 /// `GET /api/v1/books`
-struct BooksAnswer: Decodable {
+struct BooksAnswer: Decodable, Sendable {
     var user: String?
     var books: [BookFields]
 }

@@ -112,12 +112,14 @@ public final class ReaderClient: Sendable {
     }
 
     /// `retryServerErrors: false` where a 500 is the expected answer (a book on a deleted shelf):
-    /// retrying a crash that will happen again only costs time.
+    /// retrying a crash that will happen again only costs time. Not cached: an unchanged book is
+    /// known from `/books` and taken from the last snapshot, and keeping every book's answer would
+    /// cost memory in proportion to the library.
     func book(id: Int, retryServerErrors: Bool = true) async throws -> BookAnswer {
-        try await get("/api/v1/books/\(id)", retryServerErrors: retryServerErrors)
+        try await get("/api/v1/books/\(id)", retryServerErrors: retryServerErrors, cached: false)
     }
 
-    func get<Answer: Decodable>(_ path: String, retryServerErrors: Bool = true) async throws -> Answer {
+    func get<Answer: Decodable>(_ path: String, retryServerErrors: Bool = true, cached: Bool = true) async throws -> Answer {
         let name = "GET \(server.basePath)\(path)"
         guard let session = sessionBox.value else {
             throw ReaderAPIError(.unauthorized(message: "not logged in"), request: name)
@@ -129,7 +131,7 @@ public final class ReaderClient: Sendable {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "application/json")
         // The cache is keyed by path: the key in the query is not the cache's business.
-        return try await send(request, name: name, cacheKey: path, retryServerErrors: retryServerErrors)
+        return try await send(request, name: name, cacheKey: cached ? path : nil, retryServerErrors: retryServerErrors)
     }
 
     /// One request, retried while it fails in a way that may pass; decoded at the end.
@@ -278,6 +280,10 @@ private final class SessionBox: @unchecked Sendable {
 }
 
 extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000

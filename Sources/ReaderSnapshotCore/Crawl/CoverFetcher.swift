@@ -73,25 +73,26 @@ struct CoverFetcher: Sendable {
         client.server.isSameOrigin(url) && url.path.contains("/rails/active_storage/blobs/")
     }
 
-    func fetch(_ imageURL: String) async -> Result<CoverRecord, CoverProblem> {
+    /// The cover, and whether it took a request (a blob kept from the last run takes none).
+    func fetch(_ imageURL: String) async -> (result: Result<CoverRecord, CoverProblem>, requested: Bool) {
         guard let url = resolve(imageURL) else {
-            return .failure(CoverProblem(message: "the cover URL is not a URL"))
+            return (.failure(CoverProblem(message: "the cover URL is not a URL")), false)
         }
         var kept: CoverRecord?
         if let record = previous[imageURL], CoverFile.isWellFormed(path: record.file.path),
            writer.previousFile(record.file.path) != nil {
             kept = record
             if isImmutable(url), reuse(record) {
-                return .success(record)
+                return (.success(record), false)
             }
         }
         var attempt = 0
         while true {
             switch await download(url, kept: kept) {
             case .done(let result):
-                return result
+                return (result, true)
             case .transient(let problem, let retryAfter):
-                guard attempt < client.retry.retries, !Task.isCancelled else { return .failure(problem) }
+                guard attempt < client.retry.retries, !Task.isCancelled else { return (.failure(problem), true) }
                 attempt += 1
                 client.metrics.record { $0.retries += 1 }
                 let wait = client.retry.delay(beforeRetry: attempt, retryAfter: retryAfter)

@@ -2,13 +2,24 @@ import Foundation
 import Logging
 
 /// Walks the whole library through the API: shelves, every shelf, every book, every cover.
+///
+/// One pipeline, not phases: the list of books starts the books' details while shelves are still
+/// arriving, and each book's details start its cover, so the server always has work and the crawl
+/// never waits for a phase's slowest request. How many requests are in flight is found as it goes
+/// (`AdaptiveConcurrency`).
 public struct Crawler: Sendable {
     public var client: ReaderClient
     public var concurrency: Int
+    public var concurrencyMode: AdaptiveConcurrency.Mode = .adaptive
     public var fetchCovers: Bool
     public var logger: Logger
     public var live: LiveProgress?
     public var privacy = Privacy()
+    /// The library of the last snapshot: a book whose `updated_at` in `/books` is what it was then
+    /// is taken from it instead of asked for again. Rails touches a book when its notes (rich text)
+    /// or its cover (an attachment) change, so the date moves with everything the details hold.
+    /// Only a library read whole, with notes converted under the same limits, may stand in.
+    public var previous: Library?
 
     public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
         self.live = live
@@ -22,6 +33,33 @@ public struct Crawler: Sendable {
     public struct Result: Sendable {
         public var library: Library
         public var covers: [String: CoverRecord]
+        /// Books taken from the previous snapshot without a request.
+        public var reusedDetails = 0
+        public var concurrency: AdaptiveConcurrency
+    }
+
+    /// One request (or one cover, with its redirects) of the pipeline.
+    private enum Work: Sendable {
+        case shelf(ShelfSummary)
+        case books
+        case detail(Int)
+        case cover(String)
+
+        var kind: AdaptiveConcurrency.RequestKind {
+            switch self {
+            case .books: return .listing
+            case .shelf: return .shelf
+            case .detail: return .detail
+            case .cover: return .cover
+            }
+        }
+    }
+
+    private enum Answer: Sendable {
+        case shelf(ShelfSummary, Swift.Result<ShelfAnswer, ReaderAPIError>)
+        case books(BooksAnswer)
+        case detail(Int, Swift.Result<BookFields, ReaderAPIError>)
+        case cover(String, Swift.Result<CoverRecord, CoverProblem>)
     }
 
     /// Fetches the library; cover files are written through `writer` (or linked from the previous
@@ -31,32 +69,105 @@ public struct Crawler: Sendable {
         let client = self.client
         let shelvesAnswer = try await client.shelves()
         logger.info("Shelves: \(shelvesAnswer.shelves.count)")
+        let shelfIDs = Set(shelvesAnswer.shelves.map(\.id))
+        let wantCovers = fetchCovers && privacy.covers
+        let fetcher = CoverFetcher(client: client, writer: writer, previous: previousCovers)
+        let reusable = reusableBooks()
 
-        // The shelves and the list of every book, together.
-        async let allBooks = client.books()
-        let shelfProgress = ProgressLog("Shelves", total: shelvesAnswer.shelves.count, logger: logger, live: live)
-        let shelfPages: [Swift.Result<ShelfAnswer, ReaderAPIError>] = try await concurrentMap(shelvesAnswer.shelves, limit: concurrency) { shelf in
-            defer { shelfProgress.step() }
-            do {
-                return .success(try await client.shelf(id: shelf.id))
-            } catch let error as ReaderAPIError where !error.isUnauthorized {
-                return .failure(error)
+        var shelfPages: [Int: Swift.Result<ShelfAnswer, ReaderAPIError>] = [:]
+        var booksAnswer: BooksAnswer?
+        var details: [Int: Swift.Result<BookFields, ReaderAPIError>] = [:]
+        var reused: [Int: Book] = [:]
+        var coverResults: [String: Swift.Result<CoverRecord, CoverProblem>] = [:]
+        var listed: [Int: BookFields] = [:]
+        var onDeletedShelf = Set<Int>()
+        var coverWanted = Set<String>()
+
+        var queue = WorkQueue<Work>()
+        for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
+        queue.append(.books)
+        let progress = ProgressLog("Crawl", total: queue.count, logger: logger, live: live)
+        var level = AdaptiveConcurrency(ceiling: concurrency, mode: concurrencyMode)
+
+        func wantCover(_ url: String?) {
+            guard wantCovers, let url, coverWanted.insert(url).inserted else { return }
+            queue.append(.cover(url))
+            progress.expect(1)
+        }
+
+        try await withThrowingTaskGroup(of: (Answer, Duration, Bool).self) { group in
+            var inFlight = 0
+            while true {
+                while inFlight < level.limit, let work = queue.popFirst() {
+                    inFlight += 1
+                    let onDeletedShelf = onDeletedShelf
+                    group.addTask {
+                        let started = ContinuousClock.now
+                        let (answer, asked) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
+                        return (answer, ContinuousClock.now - started, asked)
+                    }
+                }
+                guard inFlight > 0, let (answer, elapsed, asked) = try await group.next() else { break }
+                inFlight -= 1
+                progress.step()
+                switch answer {
+                case .shelf(let summary, let page):
+                    shelfPages[summary.id] = page
+                    if asked { level.record(.shelf, seconds: elapsed.seconds) }
+                case .books(let answer):
+                    booksAnswer = answer
+                    logger.info("Books listed: \(answer.books.count)")
+                    var toFetch = 0
+                    for book in answer.books where listed[book.id] == nil {
+                        listed[book.id] = book
+                        // A book that says it sits on a shelf the server does not list will crash
+                        // its detail page: that 500 is the expected answer, not one to retry.
+                        if let shelf = book.int("shelf_id"), !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
+                        if let kept = reusable[book.id], kept.updatedAt != nil, kept.updatedAt == book.text("updated_at") {
+                            reused[book.id] = kept
+                            wantCover(kept.imageURL)
+                        } else {
+                            queue.append(.detail(book.id))
+                            toFetch += 1
+                        }
+                    }
+                    progress.expect(toFetch)
+                    if !reused.isEmpty { logger.info("Book details: \(reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
+                    level.record(.listing, seconds: elapsed.seconds)
+                case .detail(let id, let detail):
+                    details[id] = detail
+                    if case .success(let fields) = detail { wantCover(fields.text("image_url")) }
+                    level.record(.detail, seconds: elapsed.seconds)
+                case .cover(let url, let result):
+                    coverResults[url] = result
+                    if asked { level.record(.cover, seconds: elapsed.seconds) }
+                }
+                // Books that a shelf lists but /books does not: their details once every shelf is in.
+                if queue.isEmpty, inFlight == 0, booksAnswer != nil {
+                    var extra = 0
+                    for page in shelfPages.values {
+                        guard case .success(let answer) = page else { continue }
+                        for book in answer.books where listed[book.id] == nil && details[book.id] == nil {
+                            details[book.id] = .failure(ReaderAPIError(.transport(detail: "pending"), request: ""))
+                            queue.append(.detail(book.id))
+                            extra += 1
+                        }
+                    }
+                    progress.expect(extra)
+                }
             }
         }
-        let booksAnswer = try await allBooks
-        logger.info("Books listed: \(booksAnswer.books.count)")
+        guard let booksAnswer else { throw CancellationError() }
+        if level.mode == .adaptive {
+            logger.debug("Concurrency: \(level.limit) in flight at the end (\(level.highest) at most, \(level.changes) changes, ceiling \(level.ceiling))")
+        }
 
         var problems: [Problem] = []
-        var listed: [Int: BookFields] = [:]
-        var order: [Int] = []
-        for book in booksAnswer.books where listed[book.id] == nil {
-            listed[book.id] = book
-            order.append(book.id)
-        }
+        var order = booksAnswer.books.map(\.id)
         var onShelves: [Int: BookFields] = [:]
         var shelves: [Shelf] = []
-        for (summary, page) in zip(shelvesAnswer.shelves, shelfPages) {
-            switch page {
+        for summary in shelvesAnswer.shelves {
+            switch shelfPages[summary.id]! {
             case .success(let answer):
                 for book in answer.books where onShelves[book.id] == nil { onShelves[book.id] = book }
                 shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(answer.shelf.name.isEmpty ? summary.name : answer.shelf.name),
@@ -70,7 +181,8 @@ public struct Crawler: Sendable {
             }
         }
         // A book a shelf lists but /books does not is still the user's book.
-        var known = Set(order)
+        var known = Set<Int>()
+        order = order.filter { known.insert($0).inserted }
         for shelf in shelves {
             for id in shelf.bookIDs where known.insert(id).inserted { order.append(id) }
         }
@@ -78,43 +190,40 @@ public struct Crawler: Sendable {
         order.sort()
         shelves.sort { $0.id < $1.id }
         for index in shelves.indices { shelves[index].bookIDs.sort() }
-
-        let detailed = order.count
-        logger.info("Book details: fetching \(detailed)")
-        let detailProgress = ProgressLog("Book details", total: detailed, logger: logger, live: live)
-        // A book that says it sits on a shelf the server does not list will crash its detail page:
-        // that 500 is the expected answer, not one to retry.
-        let shelfIDs = Set(shelvesAnswer.shelves.map(\.id))
-        let onDeletedShelf = Set(order.filter { id in listed[id]?.int("shelf_id").map { !shelfIDs.contains($0) } ?? false })
-        let details: [Swift.Result<BookFields, ReaderAPIError>] = try await concurrentMap(order, limit: concurrency) { id in
-            defer { detailProgress.step() }
-            do {
-                return .success(try await client.book(id: id, retryServerErrors: !onDeletedShelf.contains(id)).book)
-            } catch let error as ReaderAPIError where !error.isUnauthorized {
-                return .failure(error)
-            }
-        }
+        // Shelf names as they are now: a renamed shelf does not touch its books' dates.
+        var shelfNames: [Int: String] = [:]
+        for page in shelfPages.values { if case .success(let answer) = page { shelfNames[answer.shelf.id] = answer.shelf.name } }
 
         var books: [Book] = []
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
-        for (id, detail) in zip(order, details) {
+        for id in order {
             var fields = listed[id]?.fields ?? [:]
             for (key, value) in onShelves[id]?.fields ?? [:] where fields[key] == nil { fields[key] = value }
+            if let kept = reused[id] {
+                for (key, value) in kept.serverFields { fields[key] = value }
+                if let shelf = fields["shelf_id"]?.intValue, let name = shelfNames[shelf] { fields["shelf_name"] = .string(name) }
+                var book = Self.book(id: id, fields: fields, complete: true, note: kept.note)
+                book.cover = nil
+                books.append(book)
+                continue
+            }
             var complete = true
-            switch detail {
-            case .success(let book):
+            switch details[id] {
+            case .success(let book)?:
                 for (key, value) in book.fields { fields[key] = value }
-            case .failure(let error):
+            case .failure(let error)?:
                 complete = false
                 detailWarnings.warn("Book \(id): details could not be read: \(error)")
                 problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description))
+            case nil:
+                complete = false
             }
             books.append(Self.book(id: id, fields: fields, complete: complete, noteLimit: client.limits.noteBytes,
                                    linkBase: client.server.url(path: "/")))
         }
         detailWarnings.finish()
         let failedDetails = books.filter { !$0.complete }.count
-        logger.info("Book details: \(detailed - failedDetails) read, \(failedDetails) failed")
+        logger.info("Book details: \(books.count - failedDetails - reused.count) read, \(reused.count) unchanged, \(failedDetails) failed")
 
         if privacy.isActive {
             for name in privacy.apply(shelves: &shelves, books: &books, problems: &problems) {
@@ -123,8 +232,14 @@ public struct Crawler: Sendable {
         }
 
         var covers: [String: CoverRecord] = [:]
-        if fetchCovers && privacy.covers {
-            let (coverProblems, records) = try await self.fetchCovers(for: &books, writer: writer, previous: previousCovers)
+        if wantCovers {
+            // Covers of books whose details failed are known only from the shelves: fetched last.
+            let late = Array(Set(books.compactMap(\.imageURL)).subtracting(coverResults.keys)).sorted()
+            if !late.isEmpty {
+                let results = try await concurrentMap(late, limit: level.limit) { await fetcher.fetch($0).result }
+                for (url, result) in zip(late, results) { coverResults[url] = result }
+            }
+            let (coverProblems, records) = assignCovers(coverResults, to: &books)
             problems += coverProblems
             covers = records
         }
@@ -133,11 +248,49 @@ public struct Crawler: Sendable {
         let library = Library(generatedAt: generatedAt, server: client.server.description,
                               user: (shelvesAnswer.user ?? booksAnswer.user).map(UntrustedText.displayable), userID: client.session?.userID,
                               shelves: shelves, books: books, problems: problems)
-        return Result(library: library, covers: covers)
+        return Result(library: library, covers: covers, reusedDetails: reused.count, concurrency: level)
     }
 
+    /// The previous snapshot's books that can stand for a fresh request: read whole, from a
+    /// snapshot that left nothing out, with notes converted under the same limit.
+    private func reusableBooks() -> [Int: Book] {
+        guard let previous, previous.server == client.server.description, previous.userID == client.session?.userID
+        else { return [:] }
+        var books: [Int: Book] = [:]
+        for book in previous.books where book.complete { books[book.id] = book }
+        return books
+    }
+
+    private static func perform(_ work: Work, client: ReaderClient, fetcher: CoverFetcher,
+                                onDeletedShelf: Set<Int>) async throws -> (Answer, Bool) {
+        do {
+            switch work {
+            case .shelf(let summary):
+                do {
+                    return (.shelf(summary, .success(try await client.shelf(id: summary.id))), true)
+                } catch let error as ReaderAPIError where !error.isUnauthorized {
+                    return (.shelf(summary, .failure(error)), true)
+                }
+            case .books:
+                return (.books(try await client.books()), true)
+            case .detail(let id):
+                do {
+                    return (.detail(id, .success(try await client.book(id: id, retryServerErrors: !onDeletedShelf.contains(id)).book)), true)
+                } catch let error as ReaderAPIError where !error.isUnauthorized {
+                    return (.detail(id, .failure(error)), true)
+                }
+            case .cover(let url):
+                try Task.checkCancellation()
+                let (result, requested) = await fetcher.fetch(url)
+                return (.cover(url, result), requested)
+            }
+        }
+    }
+
+    /// A book from every field the server gave; `note` is the already converted notes of a book
+    /// taken from the previous snapshot.
     static func book(id: Int, fields: [String: JSONValue], complete: Bool, noteLimit: Int = Note.defaultLimit,
-                     linkBase: URL? = nil) -> Book {
+                     linkBase: URL? = nil, note: Note? = nil) -> Book {
         func text(_ key: String) -> String? {
             guard let value = fields[key]?.text, !value.isEmpty else { return nil }
             return value
@@ -151,29 +304,15 @@ public struct Crawler: Sendable {
         return Book(id: id, title: shown("title") ?? "", author: shown("author"), isbn: shown("isbn"),
                     shelfID: fields["shelf_id"]?.intValue, shelfName: shown("shelf_name"),
                     createdAt: text("created_at"), updatedAt: text("updated_at"), imageURL: text("image_url"),
-                    note: Note(receiving: comments?.text, limit: noteLimit, linkBase: linkBase), complete: complete, serverFields: kept)
+                    note: note ?? Note(receiving: comments?.text, limit: noteLimit, linkBase: linkBase), complete: complete, serverFields: kept)
     }
 
-    private func fetchCovers(for books: inout [Book], writer: SnapshotWriter,
-                             previous: [String: CoverRecord]) async throws -> ([Problem], [String: CoverRecord]) {
-        var urls: [String] = []
-        var seen = Set<String>()
-        for book in books {
-            if let url = book.imageURL, seen.insert(url).inserted { urls.append(url) }
-        }
-        logger.info("Covers: fetching \(urls.count)")
-        let fetcher = CoverFetcher(client: client, writer: writer, previous: previous)
-        let progress = ProgressLog("Covers", total: urls.count, logger: logger, live: live)
-        let results = try await concurrentMap(urls, limit: concurrency) { url in
-            try Task.checkCancellation()
-            defer { progress.step() }
-            return await fetcher.fetch(url)
-        }
-        let byURL = Dictionary(uniqueKeysWithValues: zip(urls, results))
+    private func assignCovers(_ results: [String: Swift.Result<CoverRecord, CoverProblem>],
+                              to books: inout [Book]) -> ([Problem], [String: CoverRecord]) {
         var problems: [Problem] = []
         let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
         for index in books.indices {
-            guard let url = books[index].imageURL, let result = byURL[url] else { continue }
+            guard let url = books[index].imageURL, let result = results[url] else { continue }
             switch result {
             case .success(let record):
                 books[index].cover = record.file
@@ -184,8 +323,13 @@ public struct Crawler: Sendable {
         }
         coverWarnings.finish()
         var records: [String: CoverRecord] = [:]
-        for (url, result) in byURL { if case .success(let record) = result { records[url] = record } }
-        let failed = results.filter { (try? $0.get()) == nil }.count
+        var failed = 0
+        for (url, result) in results {
+            switch result {
+            case .success(let record): records[url] = record
+            case .failure: failed += 1
+            }
+        }
         client.metrics.record { $0.coversFailed += failed }
         logger.info("Covers: \(Set(records.values.map(\.file.path)).count) stored, \(failed) failed")
         return (problems, records)

@@ -6,7 +6,7 @@ import Logging
 final class ProgressLog: @unchecked Sendable {
     private let lock = NSLock()
     private let label: String
-    private let total: Int
+    private var total: Int
     private let logger: Logger
     private var done = 0
     private var nextReport: Int
@@ -25,16 +25,26 @@ final class ProgressLog: @unchecked Sendable {
         live?.begin(label, total: total)
     }
 
+    /// More steps than first thought: a pipeline learns its work as it goes.
+    func expect(_ more: Int) {
+        guard more > 0 else { return }
+        live?.expect(more)
+        lock.withLock {
+            total += more
+            nextReport = max(nextReport, done + 1)
+        }
+    }
+
     func step() {
         live?.step()
         // The live line shows the count on a terminal; log lines are for logs.
-        guard live == nil, total >= Self.minimumTotal else { return }
-        let report: Int? = lock.withLock {
+        guard live == nil else { return }
+        let report: (Int, Int)? = lock.withLock {
             done += 1
-            guard done >= nextReport, done < total else { return nil }
-            nextReport += max(1, total / 10)
-            return done
+            guard total >= Self.minimumTotal, done >= nextReport, done < total else { return nil }
+            nextReport = done + max(1, total / 10)
+            return (done, total)
         }
-        if let report { logger.info("\(label): \(report) of \(total)") }
+        if let (done, total) = report { logger.info("\(label): \(done) of \(total)") }
     }
 }

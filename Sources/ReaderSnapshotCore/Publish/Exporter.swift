@@ -11,6 +11,11 @@ public struct Exporter: Sendable {
         public var templates: TemplateSet
         public var formats: Set<OutputFormat>
         public var concurrency: Int
+        /// Find the level in flight up to `concurrency` (the default), or keep it there.
+        public var concurrencyMode: AdaptiveConcurrency.Mode = .adaptive
+        /// Take books whose `updated_at` has not moved from the last snapshot, and leave an
+        /// unchanged snapshot as it is (`--full` turns both off).
+        public var reuseUnchanged = true
         public var timeout: Duration
         public var connectTimeout: Duration = .seconds(5)
         public var retry = RetryPolicy()
@@ -45,7 +50,12 @@ public struct Exporter: Sendable {
         public var network: ClientMetrics.Snapshot
         /// True when the library was the same as in the previous snapshot: no file was rewritten.
         public var unchanged: Bool
+        /// True when, on top of that, the pages were not even rendered: the snapshot was left as it was.
+        public var untouched = false
         public var duration: Duration
+        /// Books taken from the previous snapshot without a request; the concurrency the crawl used.
+        public var reusedDetails = 0
+        public var concurrency: AdaptiveConcurrency?
     }
 
     public var options: Options
@@ -72,12 +82,17 @@ public struct Exporter: Sendable {
         let publisher = try Publisher(output: target, previous: dated?.newest)
         let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency, connectTimeout: options.connectTimeout)
         do {
-            var outcome = try await crawlAndRender(http: http, publisher: publisher, options: options)
+            var outcome = try await crawlAndRender(http: http, publisher: publisher, options: options, dated: dated != nil)
             try await http.shutdown()
-            try publisher.publish()
-            try dated?.finish(publishing: target)
-            if let cacheDirectory = options.cacheDirectory {
-                try outcome.state.write(to: cacheDirectory, library: outcome.result.library)
+            if outcome.result.untouched {
+                // Nothing changed and the pages are made the same way: the snapshot stays as it is.
+                publisher.discard()
+            } else {
+                try publisher.publish()
+                try dated?.finish(publishing: target)
+                if let cacheDirectory = options.cacheDirectory {
+                    try outcome.state.write(to: cacheDirectory, library: outcome.result.library)
+                }
             }
             outcome.result.duration = ContinuousClock.now - started
             return outcome.result
@@ -89,7 +104,7 @@ public struct Exporter: Sendable {
         }
     }
 
-    private func crawlAndRender(http: HTTPClient, publisher: Publisher, options: Options) async throws -> (result: Outcome, state: SnapshotState) {
+    private func crawlAndRender(http: HTTPClient, publisher: Publisher, options: Options, dated: Bool) async throws -> (result: Outcome, state: SnapshotState) {
         let stateFolder = options.cacheDirectory ?? publisher.previous?.appendingPathComponent(SnapshotState.folderName)
         let previousState = stateFolder.map(SnapshotState.read) ?? SnapshotState()
         let previousLibrary = stateFolder.flatMap(SnapshotState.readLibrary)
@@ -101,7 +116,11 @@ public struct Exporter: Sendable {
         try await client.authenticate(options.credentials)
         live?.watch(client.metrics)
         var crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger, live: live)
+        crawler.concurrencyMode = options.concurrencyMode
         crawler.privacy = options.privacy
+        if options.reuseUnchanged, previousState.noteLimit == options.limits.noteBytes {
+            crawler.previous = previousLibrary
+        }
         let writer = publisher.writer
         let crawl = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: previousState.covers)
         var library = crawl.library
@@ -119,16 +138,33 @@ public struct Exporter: Sendable {
                 changes = ChangeReport.compare(previous: previousLibrary, current: library)
             }
         }
-        logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
-        live?.begin("Rendering", total: 0)
-        try SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
-            .render(library, changes: changes, into: writer)
         // The API's answers hold what privacy options leave out: then they are not kept.
-        let state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
+        var state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
+        state.noteLimit = options.privacy.isActive ? nil : options.limits.noteBytes
+        state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
+        var outcome = Outcome(library: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
+        outcome.reusedDetails = crawl.reusedDetails
+        outcome.concurrency = crawl.concurrency
+
+        if unchanged, options.reuseUnchanged, let previous = publisher.previous, previousState.renderedWith == state.renderedWith,
+           RenderDigest.isIntact(previous, formats: options.formats) {
+            if !dated {
+                outcome.untouched = true
+                return (outcome, state)
+            }
+            // A new dated folder: yesterday's files, linked.
+            logger.info("Nothing changed: linking the previous snapshot's files")
+            try writer.linkTree(from: previous)
+        } else {
+            logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
+            live?.begin("Rendering", total: 0)
+            try SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
+                .render(library, changes: changes, into: writer)
+        }
         if options.cacheDirectory == nil {
             try state.write(to: publisher.staging.appendingPathComponent(SnapshotState.folderName), library: library)
         }
-        let outcome = Outcome(library: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
+        outcome.network = client.metrics.snapshot
         return (outcome, state)
     }
 

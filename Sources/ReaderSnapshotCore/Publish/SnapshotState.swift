@@ -12,8 +12,15 @@ public struct SnapshotState: Codable, Sendable, Equatable {
     public var schemaVersion = 1
     public var responses: [String: ResponseCache.Entry] = [:]
     public var covers: [String: CoverRecord] = [:]
+    /// Set when the kept library is whole (no privacy option left anything out): the note limit
+    /// its notes were converted under. Its books may then stand in for unchanged ones.
+    public var noteLimit: Int?
+    /// A digest of what the pages were rendered with (templates, formats, site URL, this tool).
+    public var renderedWith: String?
 
-    enum CodingKeys: String, CodingKey { case schemaVersion = "schema_version", responses, covers }
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", responses, covers, noteLimit = "note_limit", renderedWith = "rendered_with"
+    }
 
     public init(responses: [String: ResponseCache.Entry] = [:], covers: [String: CoverRecord] = [:]) {
         self.responses = responses

@@ -113,6 +113,24 @@ public struct SnapshotWriter: Sendable {
         return Self.hardLink(old, destination) || (try? FileManager.default.copyItem(at: old, to: destination)) != nil
     }
 
+    /// Links every plain file of `source` (the previous snapshot) into this one, folders made as
+    /// needed; links and other odd files are left out, the state folder too.
+    func linkTree(from source: URL) throws {
+        let base = source.standardizedFileURL.path
+        guard let walk = FileManager.default.enumerator(atPath: base) else { return }
+        while let relative = walk.nextObject() as? String {
+            if relative == SnapshotState.folderName || relative.hasPrefix(SnapshotState.folderName + "/") {
+                walk.skipDescendants()
+                continue
+            }
+            var info = stat()
+            guard lstat(base + "/" + relative, &info) == 0 else { continue }
+            if (info.st_mode & S_IFMT) == S_IFLNK { walk.skipDescendants() }
+            guard (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            try link(URL(fileURLWithPath: base + "/" + relative), to: relative)
+        }
+    }
+
     /// Puts an existing file at `relativePath`, linked when it can be, copied otherwise.
     public func link(_ source: URL, to relativePath: String) throws {
         let destination = try url(for: relativePath)

@@ -23,3 +23,29 @@ func concurrentMap<Item: Sendable, Result: Sendable>(
         return results.map { $0! }
     }
 }
+
+/// First in, first out, without moving the rest at each take.
+struct WorkQueue<Element> {
+    private var items: [Element] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+    var count: Int { items.count - head }
+
+    mutating func append(_ item: Element) {
+        items.append(item)
+    }
+
+    mutating func popFirst() -> Element? {
+        guard head < items.count else { return nil }
+        defer {
+            head += 1
+            // Drop what was taken once it is most of the storage.
+            if head > 1024, head * 2 > items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+        }
+        return items[head]
+    }
+}

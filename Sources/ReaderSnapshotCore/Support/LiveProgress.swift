@@ -50,6 +50,8 @@ public final class LiveProgress: @unchecked Sendable {
 
     func step() { lock.withLock { done += 1 } }
 
+    func expect(_ more: Int) { lock.withLock { total += more } }
+
     /// Prints a log line above the progress line.
     public func print(_ text: String) {
         lock.withLock {

@@ -1,0 +1,64 @@
+/// How many requests the crawl keeps in flight.
+///
+/// A real Reader server is one Rails process: past a few requests in flight, more only wait in its
+/// queue, and the crawl gets slower, not faster. So the level is found while crawling, the way TCP
+/// Vegas finds a sending rate: every answer's time is compared with the fastest seen for that kind
+/// of request; the ratio tells how many requests are waiting at the server rather than being
+/// worked on. Few waiting: one more in flight. Many waiting: one fewer. `--concurrency` is the
+/// ceiling; `--fixed-concurrency` keeps it there.
+public struct AdaptiveConcurrency: Sendable {
+    public enum Mode: Sendable { case adaptive, fixed }
+
+    /// What a request was: answers of different kinds take different times even with no queue.
+    public enum RequestKind: Int, Sendable, CaseIterable {
+        case listing, shelf, detail, cover
+    }
+
+    public let ceiling: Int
+    public let mode: Mode
+    /// Requests to keep in flight now.
+    public private(set) var limit: Int
+    /// The highest level used, and how often the level moved (for --verbose and the benchmark).
+    public private(set) var highest: Int
+    public private(set) var changes = 0
+
+    /// The fastest answer seen per kind, in seconds: the time of a request that did not wait.
+    private var fastest: [Double?] = Array(repeating: nil, count: RequestKind.allCases.count)
+    /// Answers since the level last moved, and the sum of their time ratios.
+    private var samples = 0
+    private var ratioSum = 0.0
+
+    public init(ceiling: Int, mode: Mode = .adaptive) {
+        self.ceiling = max(1, ceiling)
+        self.mode = mode
+        // Start low: two in flight already overlaps the network with the server's work.
+        limit = mode == .fixed ? self.ceiling : min(2, self.ceiling)
+        highest = limit
+    }
+
+    /// Records one answer and its time; may move the level.
+    public mutating func record(_ kind: RequestKind, seconds: Double) {
+        guard mode == .adaptive, seconds > 0 else { return }
+        let best = min(fastest[kind.rawValue] ?? seconds, seconds)
+        fastest[kind.rawValue] = best
+        samples += 1
+        ratioSum += seconds / best
+        // Judge once per round trip's worth of answers, and never on one answer alone.
+        guard samples >= max(4, limit) else { return }
+        let ratio = ratioSum / Double(samples)
+        samples = 0
+        ratioSum = 0
+        // Vegas: in flight × (1 − fastest / now) of them were waiting.
+        let waiting = Double(limit) * (1 - 1 / ratio)
+        let few = max(1, 0.25 * Double(limit))
+        let many = max(2, 0.5 * Double(limit))
+        if waiting < few, limit < ceiling {
+            limit += 1
+            changes += 1
+        } else if waiting > many, limit > 1 {
+            limit -= 1
+            changes += 1
+        }
+        highest = max(highest, limit)
+    }
+}
