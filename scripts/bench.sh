@@ -34,8 +34,8 @@ start_server() {
 seconds() { awk '/Elapsed \(wall clock\)/ { n = split($NF, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$1"; }
 peak_mb() { awk '/Maximum resident set size/ { printf "%.0f", $NF / 1024 }' "$1"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-n=0
-fresh() { n=$((n + 1)); echo "$work/out-$n"; }
+# A new folder name for each output (called in $(…): no counter survives the subshell).
+fresh() { local dir; dir=$(mktemp -d "$work/out-XXXXXX"); rmdir "$dir"; echo "$dir"; }
 
 # export_run OUTPUT TIMEFILE [options]: one export; exit code 2 (published with gaps) is expected,
 # synthetic libraries have books on deleted shelves.
@@ -66,7 +66,7 @@ for books in "${sizes[@]}"; do
     mb=$(awk -v b="$(wc -c <"$work/notes.md")" 'BEGIN { print b / 1048576 }')
     cmark_s=$( { /usr/bin/time -f %e cmark-gfm -e table -e strikethrough -e autolink -e tagfilter -e tasklist "$work/notes.md" >/dev/null; } 2>&1 )
     cmark+=("$(awk -v m="$mb" -v s="$cmark_s" 'BEGIN { if (s == 0) s = 0.01; printf "%.1f", m / s }')")
-    rm -rf "$rendered"
+
   done
   stop_server
   c=$(printf '%s\n' "${crawl[@]}" | median); cp=$(printf '%s\n' "${crawl_peak[@]}" | median)
@@ -100,7 +100,7 @@ for capacity in 1 2 8; do
   times=()
   for run in $(seq "$runs"); do export_run "$(fresh)" "$work/cap.time" --concurrency 8 --verbose; times+=("$(seconds "$work/cap.time")"); done
   adaptive=$(printf '%s\n' "${times[@]}" | median)
-  level=$(grep -o 'Concurrency: [0-9]* in flight at the end ([0-9]* at most' "$work/cap.time" | awk '{ print $2 "/" $7 }')
+  level=$(grep -o "Concurrency: [0-9]* in flight at the end ([0-9]* at most" "$work/cap.time" | awk "{ print \$2 \"/\" substr(\$8, 2) }")
   stop_server
   printf '%-8s | %s | %6.2f s (end/max %-5s) | x%.2f\n' "$capacity" "$(printf '%6.2f s    ' "${row[@]}")" "$adaptive" "$level" \
     "$(awk -v a="$adaptive" -v b="$best" 'BEGIN { print a / b }')"

@@ -27,6 +27,9 @@ public struct AdaptiveConcurrency: Sendable {
     /// Answers since the level last moved, and the sum of their time ratios.
     private var samples = 0
     private var ratioSum = 0.0
+    /// Doubling until the first sign of a queue, as TCP's slow start: reaching a generous server's
+    /// level one step at a time costs a noticeable part of a small crawl.
+    private var slowStart = true
 
     public init(ceiling: Int, mode: Mode = .adaptive) {
         self.ceiling = max(1, ceiling)
@@ -53,11 +56,14 @@ public struct AdaptiveConcurrency: Sendable {
         let few = max(1, 0.25 * Double(limit))
         let many = max(2, 0.5 * Double(limit))
         if waiting < few, limit < ceiling {
-            limit += 1
+            limit = slowStart ? min(ceiling, limit * 2) : limit + 1
             changes += 1
         } else if waiting > many, limit > 1 {
+            slowStart = false
             limit -= 1
             changes += 1
+        } else if waiting >= few {
+            slowStart = false
         }
         highest = max(highest, limit)
     }

@@ -55,10 +55,16 @@ public struct Crawler: Sendable {
         }
     }
 
+    /// A book's details, with its notes already converted: that work overlaps the network.
+    private struct Detail: Sendable {
+        var fields: BookFields
+        var note: Note
+    }
+
     private enum Answer: Sendable {
         case shelf(ShelfSummary, Swift.Result<ShelfAnswer, ReaderAPIError>)
         case books(BooksAnswer)
-        case detail(Int, Swift.Result<BookFields, ReaderAPIError>)
+        case detail(Int, Swift.Result<Detail, ReaderAPIError>)
         case cover(String, Swift.Result<CoverRecord, CoverProblem>)
     }
 
@@ -76,7 +82,8 @@ public struct Crawler: Sendable {
 
         var shelfPages: [Int: Swift.Result<ShelfAnswer, ReaderAPIError>] = [:]
         var booksAnswer: BooksAnswer?
-        var details: [Int: Swift.Result<BookFields, ReaderAPIError>] = [:]
+        var details: [Int: Swift.Result<Detail, ReaderAPIError>] = [:]
+        var asked = Set<Int>()
         var reused: [Int: Book] = [:]
         var coverResults: [String: Swift.Result<CoverRecord, CoverProblem>] = [:]
         var listed: [Int: BookFields] = [:]
@@ -84,8 +91,9 @@ public struct Crawler: Sendable {
         var coverWanted = Set<String>()
 
         var queue = WorkQueue<Work>()
-        for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
+        // The list of every book first: it is the slowest answer, and the details wait on it.
         queue.append(.books)
+        for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
         let progress = ProgressLog("Crawl", total: queue.count, logger: logger, live: live)
         var level = AdaptiveConcurrency(ceiling: concurrency, mode: concurrencyMode)
 
@@ -103,17 +111,27 @@ public struct Crawler: Sendable {
                     let onDeletedShelf = onDeletedShelf
                     group.addTask {
                         let started = ContinuousClock.now
-                        let (answer, asked) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
-                        return (answer, ContinuousClock.now - started, asked)
+                        let (answer, requested) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
+                        return (answer, ContinuousClock.now - started, requested)
                     }
                 }
-                guard inFlight > 0, let (answer, elapsed, asked) = try await group.next() else { break }
+                guard inFlight > 0, let (answer, elapsed, requested) = try await group.next() else { break }
                 inFlight -= 1
                 progress.step()
                 switch answer {
                 case .shelf(let summary, let page):
                     shelfPages[summary.id] = page
-                    if asked { level.record(.shelf, seconds: elapsed.seconds) }
+                    level.record(.shelf, seconds: elapsed.seconds)
+                    // Details need not wait for the list of every book, unless the list may say a
+                    // book is unchanged (or sits on a deleted shelf, which no shelf lists).
+                    if case .success(let answer) = page, booksAnswer == nil {
+                        var more = 0
+                        for book in answer.books where reusable[book.id] == nil && asked.insert(book.id).inserted {
+                            queue.append(.detail(book.id))
+                            more += 1
+                        }
+                        progress.expect(more)
+                    }
                 case .books(let answer):
                     booksAnswer = answer
                     logger.info("Books listed: \(answer.books.count)")
@@ -126,7 +144,7 @@ public struct Crawler: Sendable {
                         if let kept = reusable[book.id], kept.updatedAt != nil, kept.updatedAt == book.text("updated_at") {
                             reused[book.id] = kept
                             wantCover(kept.imageURL)
-                        } else {
+                        } else if asked.insert(book.id).inserted {
                             queue.append(.detail(book.id))
                             toFetch += 1
                         }
@@ -136,19 +154,18 @@ public struct Crawler: Sendable {
                     level.record(.listing, seconds: elapsed.seconds)
                 case .detail(let id, let detail):
                     details[id] = detail
-                    if case .success(let fields) = detail { wantCover(fields.text("image_url")) }
+                    if case .success(let detail) = detail { wantCover(detail.fields.text("image_url")) }
                     level.record(.detail, seconds: elapsed.seconds)
                 case .cover(let url, let result):
                     coverResults[url] = result
-                    if asked { level.record(.cover, seconds: elapsed.seconds) }
+                    if requested { level.record(.cover, seconds: elapsed.seconds) }
                 }
                 // Books that a shelf lists but /books does not: their details once every shelf is in.
                 if queue.isEmpty, inFlight == 0, booksAnswer != nil {
                     var extra = 0
                     for page in shelfPages.values {
                         guard case .success(let answer) = page else { continue }
-                        for book in answer.books where listed[book.id] == nil && details[book.id] == nil {
-                            details[book.id] = .failure(ReaderAPIError(.transport(detail: "pending"), request: ""))
+                        for book in answer.books where asked.insert(book.id).inserted && reused[book.id] == nil {
                             queue.append(.detail(book.id))
                             extra += 1
                         }
@@ -208,9 +225,11 @@ public struct Crawler: Sendable {
                 continue
             }
             var complete = true
+            var note: Note?
             switch details[id] {
-            case .success(let book)?:
-                for (key, value) in book.fields { fields[key] = value }
+            case .success(let detail)?:
+                for (key, value) in detail.fields.fields { fields[key] = value }
+                note = detail.note
             case .failure(let error)?:
                 complete = false
                 detailWarnings.warn("Book \(id): details could not be read: \(error)")
@@ -219,7 +238,7 @@ public struct Crawler: Sendable {
                 complete = false
             }
             books.append(Self.book(id: id, fields: fields, complete: complete, noteLimit: client.limits.noteBytes,
-                                   linkBase: client.server.url(path: "/")))
+                                   linkBase: client.server.url(path: "/"), note: note))
         }
         detailWarnings.finish()
         let failedDetails = books.filter { !$0.complete }.count
@@ -275,7 +294,10 @@ public struct Crawler: Sendable {
                 return (.books(try await client.books()), true)
             case .detail(let id):
                 do {
-                    return (.detail(id, .success(try await client.book(id: id, retryServerErrors: !onDeletedShelf.contains(id)).book)), true)
+                    let fields = try await client.book(id: id, retryServerErrors: !onDeletedShelf.contains(id)).book
+                    let note = Note(receiving: fields.fields["comments"]?.text, limit: client.limits.noteBytes,
+                                    linkBase: client.server.url(path: "/"))
+                    return (.detail(id, .success(Detail(fields: fields, note: note))), true)
                 } catch let error as ReaderAPIError where !error.isUnauthorized {
                     return (.detail(id, .failure(error)), true)
                 }

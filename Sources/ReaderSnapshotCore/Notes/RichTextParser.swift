@@ -16,9 +16,13 @@ enum RichTextParser {
     /// exhaust the stack.
     static let maximumDepth = 200
 
+    /// libxml2 is safe to use from several threads once it is initialised, from one.
+    private static let initialised: Void = xmlInitParser()
+
     static func parse(_ html: String) -> [HTMLNode] {
         let length = html.utf8.count
         guard length > 0 else { return [] }
+        _ = initialised
         // XML_PARSE_HUGE lifts the 256-level nesting limit, past which libxml2 stops reading and the rest
         // of the note would be lost; the walk below bounds the depth itself.
         let options = Int32(HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)
