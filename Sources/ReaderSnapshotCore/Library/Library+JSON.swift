@@ -3,19 +3,164 @@ import Foundation
 extension Library {
     /// Sorted keys and a fixed layout: the same library gives the same bytes.
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
-        data.append(0x0A)
+        var data = Data()
+        try writeJSON { data.append($0) }
         return data
     }
 
+    /// `library.json` piece by piece, one book at a time: the bytes JSONEncoder gives for the whole
+    /// library (pretty, sorted keys), without building them all at once. A big library's JSON is
+    /// larger than the library, and encoding it whole took more memory than anything else in a run.
+    public func writeJSON(to sink: (Data) throws -> Void) throws {
+        let encoder = Self.encoder()
+        var frame = self
+        frame.books = []
+        let framed = try encoder.encode(frame)
+        // The frame has `"books" : [\n\n  ]`: the books go between its brackets.
+        let empty = Data("\"books\" : [\n\n  ]".utf8)
+        guard !books.isEmpty, let slot = framed.range(of: empty) else {
+            try sink(framed + Data([0x0A]))
+            return
+        }
+        try sink(framed[..<slot.lowerBound] + Data("\"books\" : [\n".utf8))
+        let indent = Array("\n    ".utf8)
+        var piece: [UInt8] = []
+        for (index, book) in books.enumerated() {
+            let encoded = try encoder.encode(book)
+            piece.removeAll(keepingCapacity: true)
+            piece.reserveCapacity(encoded.count * 5 / 4)
+            piece.append(contentsOf: "    ".utf8)
+            encoded.withUnsafeBytes { bytes in
+                for byte in bytes {
+                    // JSON strings escape their line breaks: every newline here is layout.
+                    if byte == 0x0A { piece.append(contentsOf: indent) } else { piece.append(byte) }
+                }
+            }
+            if index < books.count - 1 { piece.append(contentsOf: ",\n".utf8) }
+            try sink(Data(piece))
+        }
+        try sink(Data("\n  ]".utf8) + framed[slot.upperBound...] + Data([0x0A]))
+    }
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// Reads `library.json` a book at a time, from the file in pieces: each element of the
+    /// `books` array is decoded alone as soon as it has been read, so a big library is never held
+    /// or parsed whole. A file laid out in a way the reader does not expect is decoded whole.
     public static func read(from url: URL) throws -> Library {
-        let data = try Data(contentsOf: url)
-        let library = try JSONDecoder().decode(Library.self, from: data)
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var split = BooksArraySplitter()
+        var books: [Book] = []
+        let decoder = JSONDecoder()
+        var whole = false
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            guard try split.feed(chunk, book: { books.append(try decoder.decode(Book.self, from: $0)) }) else {
+                whole = true
+                break
+            }
+        }
+        var library: Library
+        if whole || !split.isComplete {
+            library = try JSONDecoder().decode(Library.self, from: try Data(contentsOf: url))
+        } else {
+            library = try decoder.decode(Library.self, from: split.frame)
+            library.books = books
+        }
         guard library.schemaVersion <= currentSchemaVersion else {
             throw SnapshotError(.unsupportedArchive(version: library.schemaVersion), path: url.path)
         }
         return library
+    }
+}
+
+/// Splits a library's JSON, as it streams in, into the elements of its top-level `"books"` array
+/// and the rest (with that array left empty). Only strings and nesting are followed, to find the
+/// elements: parsing them is JSONDecoder's.
+struct BooksArraySplitter {
+    /// Everything but the books: `{ …, "books" : [], … }`.
+    var frame: Data { Data(frameBytes) }
+    private var frameBytes: [UInt8] = []
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    /// The last key read at the top level, while it is short enough to be "books".
+    private var key: [UInt8]? = []
+    private var inBooks = false
+    private var sawBooks = false
+    private var element: [UInt8]?
+
+    /// True once the whole object has been read with its books array.
+    var isComplete: Bool { sawBooks && depth == 0 && !inString }
+
+    /// Reads the next piece; false when the JSON is not laid out as a library.
+    mutating func feed(_ chunk: Data, book: (Data) throws -> Void) rethrows -> Bool {
+        try chunk.withUnsafeBytes { try feed($0, book: book) }
+    }
+
+    private mutating func feed(_ chunk: UnsafeRawBufferPointer, book: (Data) throws -> Void) rethrows -> Bool {
+        for byte in chunk {
+            if inString {
+                take(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                } else if depth == 1, !inBooks, key != nil {
+                    key!.append(byte)
+                    if key!.count > 8 { key = nil }
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+                if depth == 1, !inBooks { key = [] }
+                take(byte)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth == 1, byte == UInt8(ascii: "["), !sawBooks, key == Array("books".utf8) {
+                    inBooks = true
+                    sawBooks = true
+                    frameBytes.append(byte)
+                } else if inBooks, depth == 2 {
+                    guard byte == UInt8(ascii: "{") else { return false }
+                    element = [byte]
+                } else {
+                    take(byte)
+                }
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                guard depth >= 0 else { return false }
+                if inBooks, depth == 2, var finished = element {
+                    finished.append(byte)
+                    element = nil
+                    try book(Data(finished))
+                } else if inBooks, depth == 1 {
+                    inBooks = false
+                    frameBytes.append(byte)
+                } else {
+                    take(byte)
+                }
+            default:
+                take(byte)
+            }
+        }
+        return true
+    }
+
+    /// A byte goes to the book being read, nowhere (between books), or the frame.
+    private mutating func take(_ byte: UInt8) {
+        if element != nil {
+            element!.append(byte)
+        } else if !inBooks {
+            frameBytes.append(byte)
+        }
     }
 }

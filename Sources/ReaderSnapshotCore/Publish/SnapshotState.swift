@@ -46,7 +46,7 @@ public struct SnapshotState: Codable, Sendable, Equatable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try Self.writePrivately(try encoder.encode(self), to: folder.appendingPathComponent(Self.stateFile))
-            try Self.writePrivately(try library.jsonData(), to: folder.appendingPathComponent(Self.libraryFile))
+            try Self.writePrivately(to: folder.appendingPathComponent(Self.libraryFile)) { try library.writeJSON(to: $0) }
         } catch {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
         }
@@ -56,6 +56,27 @@ public struct SnapshotState: Codable, Sendable, Equatable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+    }
+
+    /// Written aside a piece at a time and renamed into place, readable by the owner alone from the start.
+    static func writePrivately(to file: URL, _ produce: ((Data) throws -> Void) throws -> Void) throws {
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: temporary.path) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        do {
+            try produce { try handle.write(contentsOf: $0) }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        if rename(temporary.path, file.path) != 0 {
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown)
+        }
     }
 
     /// Written aside and renamed into place, readable by the owner alone from the start.

@@ -43,11 +43,41 @@ public struct SnapshotWriter: Sendable {
         }
     }
 
-    /// Writes `data` to a new file at `path` (replacing a file there, never following a link);
-    /// 0 or the errno.
-    private static func create(_ path: String, _ data: Data) -> Int32 {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { return errno }
+    /// Writes a file piece by piece (a big `library.json`), then links the previous snapshot's
+    /// file instead if the bytes came out the same.
+    public func writeStream(to relativePath: String, _ produce: ((Data) throws -> Void) throws -> Void) throws {
+        let destination = try url(for: relativePath)
+        var descriptor = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        if descriptor < 0, errno == ENOENT {
+            try makeParent(of: destination)
+            descriptor = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        }
+        guard descriptor >= 0 else {
+            throw SnapshotError(.notWritable(detail: String(cString: strerror(errno))), path: destination.path)
+        }
+        var size = 0
+        do {
+            try produce { data in
+                let failure = Self.writeAll(descriptor, data)
+                if failure != 0 { throw SnapshotError(.notWritable(detail: String(cString: strerror(failure))), path: destination.path) }
+                size += data.count
+            }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        if close(descriptor) != 0 {
+            throw SnapshotError(.notWritable(detail: String(cString: strerror(errno))), path: destination.path)
+        }
+        if let (old, oldSize) = previousFileAndSize(relativePath), oldSize == size, Self.sameBytes(old, destination) {
+            let aside = destination.path + ".new"
+            if rename(destination.path, aside) == 0 {
+                if Self.hardLink(old, destination) { unlink(aside) } else { rename(aside, destination.path) }
+            }
+        }
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ data: Data) -> Int32 {
         var failure: Int32 = 0
         data.withUnsafeBytes { buffer in
             var offset = 0
@@ -61,6 +91,27 @@ public struct SnapshotWriter: Sendable {
                 offset += written
             }
         }
+        return failure
+    }
+
+    /// Two files' bytes compared a piece at a time.
+    static func sameBytes(_ a: URL, _ b: URL) -> Bool {
+        guard let first = try? FileHandle(forReadingFrom: a), let second = try? FileHandle(forReadingFrom: b) else { return false }
+        defer { try? first.close(); try? second.close() }
+        while true {
+            let x = (try? first.read(upToCount: 1 << 20)) ?? nil
+            let y = (try? second.read(upToCount: 1 << 20)) ?? nil
+            if x != y { return false }
+            if x == nil || x!.isEmpty { return true }
+        }
+    }
+
+    /// Writes `data` to a new file at `path` (replacing a file there, never following a link);
+    /// 0 or the errno.
+    private static func create(_ path: String, _ data: Data) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else { return errno }
+        var failure = writeAll(descriptor, data)
         if close(descriptor) != 0, failure == 0 { failure = errno }
         return failure
     }

@@ -32,7 +32,7 @@ public struct SiteRenderer: Sendable {
         if formats.contains(.json) {
             jobs.append {
                 do {
-                    try writer.write(try library.jsonData(), to: "library.json")
+                    try writer.writeStream(to: "library.json") { try library.writeJSON(to: $0) }
                 } catch let error as EncodingError {
                     throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
                 }
