@@ -157,7 +157,26 @@ final class ServerState: @unchecked Sendable {
     var library: SampleLibrary { lock.withLock { _library } }
     var apiKey: String { lock.withLock { _apiKey } }
     var counters: ServerCounters { lock.withLock { _counters } }
-    func updateLibrary(_ change: (inout SampleLibrary) -> Void) { lock.withLock { change(&_library) } }
+    func updateLibrary(_ change: (inout SampleLibrary) -> Void) {
+        lock.withLock {
+            change(&_library)
+            answers = [:]
+            generation += 1
+        }
+    }
+
+    /// Encoded answers by Host and path, for the library as it is now.
+    private var answers: [String: (Data, String)] = [:]
+    private var generation = 0
+
+    func answer(for key: String, _ make: () -> (Data, String)) -> (Data, String) {
+        let (kept, seen) = lock.withLock { (answers[key], generation) }
+        if let kept { return kept }
+        let made = make()
+        // Not kept if the library changed meanwhile: it was made from the old one.
+        lock.withLock { if generation == seen { answers[key] = made } }
+        return made
+    }
     func setAPIKey(_ key: String) { lock.withLock { _apiKey = key } }
     func setFaults(_ faults: FaultPlan) {
         lock.withLock {
