@@ -89,6 +89,7 @@ struct ReaderAPIRoutes: Sendable {
     }
 
     @Sendable func book(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        server.state.count { $0.detailRequests += 1 }
         if let denied = unauthorized(request, echoKey: true) { return denied }
         let library = self.library
         guard let id = context.parameters.get("id").flatMap(Int.init), let book = library.book(id: id) else {

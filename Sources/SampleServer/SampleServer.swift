@@ -132,6 +132,8 @@ public struct ServerCounters: Sendable {
     /// Cover image bytes sent (disk and object storage).
     public var coverBytes = 0
     public var coverRequests = 0
+    /// Requests for one book's details (`/api/v1/books/:id`).
+    public var detailRequests = 0
     public var faults = 0
     public var keyLeaks = 0
 }

@@ -78,6 +78,43 @@ struct NightlyTests {
         #expect((state[.posixPermissions] as? Int) == 0o700)
     }
 
+    @Test func onlyBooksWhoseDateMovedAreAskedForAgainAndFullAsksForAll() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        #expect(try await Self.export(server, to: output).status == 2)
+        let books = server.server.library.books.count
+        let onDeletedShelf = server.server.library.books.filter { book in !server.server.library.shelves.contains { $0.id == book.shelfID } }.count
+        #expect(onDeletedShelf > 0)
+
+        // Nothing changed: no book is asked for but those whose details could not be read.
+        server.server.resetCounters()
+        let folderBefore = try FileManager.default.attributesOfItem(atPath: output.path)[.systemFileNumber] as? Int
+        let unchanged = try await Self.export(server, to: output)
+        #expect(unchanged.status == 2, "\(unchanged.output)")
+        #expect(server.server.counters.detailRequests == onDeletedShelf)
+        #expect(try FileManager.default.attributesOfItem(atPath: output.path)[.systemFileNumber] as? Int == folderBefore,
+                "an unchanged snapshot is left in place, not swapped")
+
+        // One note edited: that book is asked for again, and its page says so.
+        server.server.update { library in
+            library.updateBook(id: 101) { $0.comments = "<div class=\"trix-content\">\n  <div>A new thought.</div>\n</div>\n" }
+        }
+        server.server.resetCounters()
+        let edited = try await Self.export(server, to: output)
+        #expect(edited.stderr.contains("Changes: 0 added, 0 removed, 0 moved, 1 edited"), "\(edited.output)")
+        #expect(server.server.counters.detailRequests == onDeletedShelf + 1)
+        #expect(SiteInspector(root: output).text("books/101-pride-and-prejudice.html")?.contains("A new thought.") == true)
+
+        // --full asks for every book, and finds the same library.
+        server.server.resetCounters()
+        let full = try await Self.export(server, to: output, extra: ["--full"])
+        await server.stop()
+        #expect(full.stderr.contains("No changes"), "\(full.output)")
+        #expect(server.server.counters.detailRequests == books)
+    }
+
     @Test func changedNoteMovedBookAndDeletedBookAreReported() async throws {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()

@@ -173,4 +173,44 @@ struct SampleServerTests {
         let shelfIDs = Set(a.shelves.map(\.id))
         #expect(a.books.contains { !shelfIDs.contains($0.shelfID) }, "some books sit on a deleted shelf")
     }
+
+    /// `--capacity N`: N requests are worked on at once and the rest wait their turn.
+    @Test(arguments: [1, 4])
+    func capacityQueuesWhatItCannotServeAtOnce(capacity: Int) async throws {
+        let key = String(repeating: "c0ffee", count: 6) + "abcd"
+        var options = SampleServer.Options()
+        options.apiKey = key
+        options.latency = .milliseconds(40)
+        options.capacity = capacity
+        let server = SampleServer(library: try SampleLibrary.bundled(), options: options)
+        let app = Application(router: server.makeRouter())
+        try await app.test(.router) { client in
+            let started = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for id in 101...104 {
+                    group.addTask {
+                        try await client.execute(uri: "/api/v1/books/\(id)?api_key=\(key)&user_id=1", method: .get) { response in
+                            #expect(response.status == .ok)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let elapsed = ContinuousClock.now - started
+            if capacity == 1 {
+                #expect(elapsed >= .milliseconds(160), "four answers one after another: \(elapsed)")
+            } else {
+                #expect(elapsed < .milliseconds(150), "four answers at once: \(elapsed)")
+            }
+        }
+    }
+
+    /// As in Rails, a changed book gets a new `updated_at` (the crawl relies on it).
+    @Test func aChangedBookIsTouched() throws {
+        var library = try SampleLibrary.bundled()
+        let before = try #require(library.book(id: 101)).updatedAt
+        library.updateBook(id: 101) { $0.comments = "<div>New.</div>" }
+        let after = try #require(library.book(id: 101)).updatedAt
+        #expect(after != before && after > before)
+    }
 }

@@ -34,8 +34,9 @@ public struct AdaptiveConcurrency: Sendable {
     public init(ceiling: Int, mode: Mode = .adaptive) {
         self.ceiling = max(1, ceiling)
         self.mode = mode
-        // Start low: two in flight already overlaps the network with the server's work.
-        limit = mode == .fixed ? self.ceiling : min(2, self.ceiling)
+        // Start with one: the first answers then come from a server with no queue, which gives
+        // the time of a request that did not wait. Slow start reaches a generous level quickly.
+        limit = mode == .fixed ? self.ceiling : 1
         highest = limit
     }
 

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import ReaderSnapshotCore
+
+/// `library.json` is written and read a book at a time; the bytes are those of encoding it whole.
+@Suite struct LibraryJSONTests {
+    /// Strings that could confuse a reader that splits the file: quotes, backslashes, braces,
+    /// brackets, line breaks, a "books" key inside a book, and text outside ASCII.
+    static func awkwardLibrary(books count: Int = 3) -> Library {
+        var books: [Book] = []
+        for id in 1...max(1, count) {
+            books.append(Book(id: id, title: "Title \(id) with \"quotes\", {braces} and [brackets] \\ ]}", author: id == 2 ? nil : "Åsa Öberg",
+                              isbn: "978\(id)", shelfID: 1, createdAt: "2024-01-0\(id % 9 + 1)T00:00:00Z",
+                              note: Note(receiving: "<div>Line one<br>line two with \"books\" : [ and }</div>"),
+                              serverFields: ["books": .array([.string("]"), .object(["books": .string("[")])]), "title": .string("raw\ntitle")]))
+        }
+        if count == 0 { books = [] }
+        return Library(generatedAt: "2026-11-22T00:00:00Z", server: "http://127.0.0.1:1", user: "reader@example.com", userID: 1,
+                       shelves: [Shelf(id: 1, name: "Shelf \"books\" : [", bookCount: count, bookIDs: books.map(\.id))],
+                       books: books, problems: [Problem(kind: .cover, bookID: 1, message: "a [problem] {with} \"books\"")])
+    }
+
+    static func wholeEncoding(_ library: Library) throws -> Data {
+        try Library.encoder().encode(library) + Data([0x0A])
+    }
+
+    @Test(arguments: [0, 1, 3, 50])
+    func writtenBookByBookIsTheSameBytesAsEncodedWhole(books: Int) throws {
+        let library = Self.awkwardLibrary(books: books)
+        var pieces = 0
+        var streamed = Data()
+        try library.writeJSON { streamed.append($0); pieces += 1 }
+        #expect(streamed == (try Self.wholeEncoding(library)))
+        if books > 1 { #expect(pieces > books, "written in pieces, not at once") }
+    }
+
+    @Test(arguments: [0, 3, 50])
+    func readBookByBookGivesTheSameLibrary(books: Int) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let library = Self.awkwardLibrary(books: books)
+        let file = folder.path("library.json")
+        try library.jsonData().write(to: file)
+        #expect(try Library.read(from: file) == library)
+    }
+
+    @Test func otherLayoutsOfTheSameJSONAreReadToo() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let library = Self.awkwardLibrary(books: 4)
+        // Compact, with the books last, as another tool might write it.
+        let compact = try JSONEncoder().encode(library)
+        var object = try #require(try JSONSerialization.jsonObject(with: compact) as? [String: Any])
+        let books = object.removeValue(forKey: "books")
+        var text = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        text.removeLast()
+        text += ",\"books\":" + String(decoding: try JSONSerialization.data(withJSONObject: books!), as: UTF8.self) + "}"
+        for (name, data) in [("compact.json", compact), ("books-last.json", Data(text.utf8))] {
+            let file = folder.path(name)
+            try data.write(to: file)
+            #expect(try Library.read(from: file) == library, "\(name)")
+        }
+    }
+
+    @Test func aBrokenFileIsAnErrorNotACrash() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let whole = try Self.awkwardLibrary(books: 3).jsonData()
+        for cut in [1, whole.count / 3, whole.count / 2, whole.count - 2] {
+            let file = folder.path("cut-\(cut).json")
+            try whole.prefix(cut).write(to: file)
+            #expect(throws: (any Error).self) { try Library.read(from: file) }
+        }
+    }
+}
