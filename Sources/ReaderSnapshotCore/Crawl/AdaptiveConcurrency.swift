@@ -11,7 +11,7 @@ public struct AdaptiveConcurrency: Sendable {
 
     /// What a request was: answers of different kinds take different times even with no queue.
     public enum RequestKind: Int, Sendable, CaseIterable {
-        case listing, shelf, detail, cover
+        case shelf, detail, cover
     }
 
     public let ceiling: Int

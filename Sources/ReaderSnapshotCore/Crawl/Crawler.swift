@@ -44,15 +44,6 @@ public struct Crawler: Sendable {
         case books
         case detail(Int)
         case cover(String)
-
-        var kind: AdaptiveConcurrency.RequestKind {
-            switch self {
-            case .books: return .listing
-            case .shelf: return .shelf
-            case .detail: return .detail
-            case .cover: return .cover
-            }
-        }
     }
 
     /// A book's details, with its notes already converted: that work overlaps the network.
@@ -91,10 +82,8 @@ public struct Crawler: Sendable {
         var coverWanted = Set<String>()
 
         var queue = WorkQueue<Work>()
-        // The list of every book first: it is the slowest answer, and the details wait on it.
-        queue.append(.books)
         for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
-        let progress = ProgressLog("Crawl", total: queue.count, logger: logger, live: live)
+        let progress = ProgressLog("Crawl", total: queue.count + 1, logger: logger, live: live)
         var level = AdaptiveConcurrency(ceiling: concurrency, mode: concurrencyMode)
 
         func wantCover(_ url: String?) {
@@ -104,9 +93,17 @@ public struct Crawler: Sendable {
         }
 
         try await withThrowingTaskGroup(of: (Answer, Duration, Bool).self) { group in
-            var inFlight = 0
+            // The list of every book is asked for at once, beside the level: it is one long answer
+            // that the details wait on, and the level is learnt from the many short ones.
+            group.addTask {
+                let started = ContinuousClock.now
+                let (answer, requested) = try await Self.perform(.books, client: client, fetcher: fetcher, onDeletedShelf: [])
+                return (answer, ContinuousClock.now - started, requested)
+            }
+            var inFlight = 1
+            var listingPending = true
             while true {
-                while inFlight < level.limit, let work = queue.popFirst() {
+                while inFlight - (listingPending ? 1 : 0) < level.limit, let work = queue.popFirst() {
                     inFlight += 1
                     let onDeletedShelf = onDeletedShelf
                     group.addTask {
@@ -134,6 +131,7 @@ public struct Crawler: Sendable {
                     }
                 case .books(let answer):
                     booksAnswer = answer
+                    listingPending = false
                     logger.info("Books listed: \(answer.books.count)")
                     var toFetch = 0
                     for book in answer.books where listed[book.id] == nil {
@@ -151,7 +149,6 @@ public struct Crawler: Sendable {
                     }
                     progress.expect(toFetch)
                     if !reused.isEmpty { logger.info("Book details: \(reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
-                    level.record(.listing, seconds: elapsed.seconds)
                 case .detail(let id, let detail):
                     details[id] = detail
                     if case .success(let detail) = detail { wantCover(detail.fields.text("image_url")) }

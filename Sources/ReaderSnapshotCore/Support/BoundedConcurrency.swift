@@ -49,3 +49,4 @@ struct WorkQueue<Element> {
         return items[head]
     }
 }
+
