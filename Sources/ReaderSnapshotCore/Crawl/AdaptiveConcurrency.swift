@@ -24,12 +24,14 @@ public struct AdaptiveConcurrency: Sendable {
 
     /// The fastest answer seen per kind, in seconds: the time of a request that did not wait.
     private var fastest: [Double?] = Array(repeating: nil, count: RequestKind.allCases.count)
-    /// Answers since the level last moved, and the sum of their time ratios.
-    private var samples = 0
-    private var ratioSum = 0.0
+    /// The time ratios (now ÷ fastest) of the answers since the level was last judged.
+    private var ratios: [Double] = []
     /// Doubling until the first sign of a queue, as TCP's slow start: reaching a generous server's
     /// level one step at a time costs a noticeable part of a small crawl.
     private var slowStart = true
+    /// Rounds in a row that saw a queue: one alone is as likely the client's own pause (two cores,
+    /// notes being converted) as the server's.
+    private var queuedRounds = 0
 
     public init(ceiling: Int, mode: Mode = .adaptive) {
         self.ceiling = max(1, ceiling)
@@ -45,13 +47,13 @@ public struct AdaptiveConcurrency: Sendable {
         guard mode == .adaptive, seconds > 0 else { return }
         let best = min(fastest[kind.rawValue] ?? seconds, seconds)
         fastest[kind.rawValue] = best
-        samples += 1
-        ratioSum += seconds / best
-        // Judge once per round trip's worth of answers, and never on one answer alone.
-        guard samples >= max(4, limit) else { return }
-        let ratio = ratioSum / Double(samples)
-        samples = 0
-        ratioSum = 0
+        ratios.append(seconds / best)
+        // Judge once per round trip's worth of answers, never on one answer alone, and by the
+        // middle one: a single stalled answer says little about the queue.
+        guard ratios.count >= max(4, limit) else { return }
+        ratios.sort()
+        let ratio = ratios[ratios.count / 2]
+        ratios.removeAll(keepingCapacity: true)
         // Vegas: in flight × (1 − fastest / now) of them were waiting.
         let waiting = Double(limit) * (1 - 1 / ratio)
         let few = max(1, 0.25 * Double(limit))
@@ -61,11 +63,17 @@ public struct AdaptiveConcurrency: Sendable {
             changes += 1
         } else if waiting > many, limit > 1 {
             slowStart = false
-            limit -= 1
-            changes += 1
+            queuedRounds += 1
+            if queuedRounds >= 2 {
+                queuedRounds = 0
+                limit -= 1
+                changes += 1
+            }
+            return
         } else if waiting >= few {
             slowStart = false
         }
+        queuedRounds = 0
         highest = max(highest, limit)
     }
 }

@@ -73,26 +73,27 @@ struct CoverFetcher: Sendable {
         client.server.isSameOrigin(url) && url.path.contains("/rails/active_storage/blobs/")
     }
 
-    /// The cover, and whether it took a request (a blob kept from the last run takes none).
-    func fetch(_ imageURL: String) async -> (result: Result<CoverRecord, CoverProblem>, requested: Bool) {
+    /// The cover, and how many requests it took (a blob kept from the last run takes none).
+    func fetch(_ imageURL: String) async -> (result: Result<CoverRecord, CoverProblem>, requests: Int) {
         guard let url = resolve(imageURL) else {
-            return (.failure(CoverProblem(message: "the cover URL is not a URL")), false)
+            return (.failure(CoverProblem(message: "the cover URL is not a URL")), 0)
         }
         var kept: CoverRecord?
         if let record = previous[imageURL], CoverFile.isWellFormed(path: record.file.path),
            writer.previousFile(record.file.path) != nil {
             kept = record
             if isImmutable(url), reuse(record) {
-                return (.success(record), false)
+                return (.success(record), 0)
             }
         }
         var attempt = 0
+        var requests = 0
         while true {
-            switch await download(url, kept: kept) {
+            switch await download(url, kept: kept, requests: &requests) {
             case .done(let result):
-                return (result, true)
+                return (result, requests)
             case .transient(let problem, let retryAfter):
-                guard attempt < client.retry.retries, !Task.isCancelled else { return (.failure(problem), true) }
+                guard attempt < client.retry.retries, !Task.isCancelled else { return (.failure(problem), requests) }
                 attempt += 1
                 client.metrics.record { $0.retries += 1 }
                 let wait = client.retry.delay(beforeRetry: attempt, retryAfter: retryAfter)
@@ -108,7 +109,7 @@ struct CoverFetcher: Sendable {
     }
 
     /// One try, from the stable URL: a signed URL it redirects to may have expired since the last try.
-    private func download(_ start: URL, kept: CoverRecord?) async -> Outcome {
+    private func download(_ start: URL, kept: CoverRecord?, requests: inout Int) async -> Outcome {
         var url = start
         var redirects = 0
         // The Reader server's own URLs, and where it sends us, are its business; a third-party
@@ -129,6 +130,7 @@ struct CoverFetcher: Sendable {
                 if let lastModified = kept.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
             }
             client.metrics.record { $0.requests += 1 }
+            requests += 1
             let response: HTTPClientResponse
             do {
                 response = try await client.http.execute(request, timeout: client.timeout)
@@ -166,25 +168,31 @@ struct CoverFetcher: Sendable {
             default:
                 return .done(.failure(CoverProblem(message: "\(place): HTTP \(status)")))
             }
-            let body: ByteBuffer
+            // Streamed to disk as it arrives: a cover is never held whole in memory.
+            let download: CoverDownload
             do {
-                body = try await response.body.collect(upTo: client.limits.coverBytes)
-            } catch is NIOTooManyBytesError {
-                return .done(.failure(CoverProblem(message: "\(place): larger than \(client.limits.coverBytes) bytes")))
+                download = try await CoverDownload.receive(response.body, into: writer, limit: client.limits.coverBytes)
+            } catch let failure as CoverDownload.Failure {
+                switch failure {
+                case .tooLarge: return .done(.failure(CoverProblem(message: "\(place): larger than \(client.limits.coverBytes) bytes")))
+                case .notWritable(let detail): return .done(.failure(CoverProblem(message: "could not write a cover: \(detail)")))
+                }
             } catch {
                 return .transient(CoverProblem(message: "\(place): \(client.describeTransport(error))"), retryAfter: nil)
             }
             client.metrics.record { metrics in
-                metrics.bytesReceived += body.readableBytes
-                metrics.coverBytes += body.readableBytes
+                metrics.bytesReceived += download.bytes
+                metrics.coverBytes += download.bytes
             }
-            guard body.readableBytes > 0 else {
+            guard download.bytes > 0 else {
+                download.discard()
                 return .done(.failure(CoverProblem(message: "\(place): an empty answer")))
             }
-            guard let format = ImageFormat(sniffing: body.readableBytesView) else {
+            guard let format = ImageFormat(sniffing: download.head) else {
+                download.discard()
                 return .done(.failure(CoverProblem(message: "\(place): not a JPEG, PNG, GIF or WebP image")))
             }
-            return .done(store(body, format: format).map { file in
+            return .done(store(download, format: format).map { file in
                 client.metrics.record { $0.coversDownloaded += 1 }
                 return CoverRecord(file: file, etag: response.headers.first(name: "ETag"),
                                    lastModified: response.headers.first(name: "Last-Modified"),
@@ -200,17 +208,17 @@ struct CoverFetcher: Sendable {
         return true
     }
 
-    private func store(_ body: ByteBuffer, format: ImageFormat) -> Result<CoverFile, CoverProblem> {
-        let data = Data(body.readableBytesView)
-        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-        let path = "covers/\(hash.prefix(32)).\(format.fileExtension)"
+    private func store(_ download: CoverDownload, format: ImageFormat) -> Result<CoverFile, CoverProblem> {
+        let path = "covers/\(download.sha256.prefix(32)).\(format.fileExtension)"
         do {
-            try writer.writeOnce(data, to: path)
+            try writer.place(download.file, at: path)
         } catch {
+            download.discard()
             return .failure(CoverProblem(message: "could not write \(path): \(error)"))
         }
-        let size = ImageFormat.dimensions(of: Array(data.prefix(65_536)), format: format)
-        return .success(CoverFile(path: path, format: format, bytes: data.count, sha256: hash, width: size?.width, height: size?.height))
+        let size = ImageFormat.dimensions(of: download.head, format: format)
+        return .success(CoverFile(path: path, format: format, bytes: download.bytes, sha256: download.sha256,
+                                  width: size?.width, height: size?.height))
     }
 
     /// Host and path only: signed storage URLs carry tokens in the query. The path stays
@@ -220,5 +228,56 @@ struct CoverFetcher: Sendable {
         let port = url.port.map { ":\($0)" } ?? ""
         let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? ""
         return UntrustedText.displayable("\(url.scheme ?? "?")://\(host)\(port)\(path)")
+    }
+}
+
+/// A cover's bytes as they arrive: written to a temporary file beside the covers, hashed on the
+/// way, with the first 64 KB kept to tell the format and size.
+struct CoverDownload {
+    enum Failure: Error {
+        case tooLarge
+        case notWritable(String)
+    }
+
+    static let headBytes = 65_536
+
+    let file: URL
+    let bytes: Int
+    let sha256: String
+    let head: [UInt8]
+
+    static func receive(_ body: HTTPClientResponse.Body, into writer: SnapshotWriter, limit: Int) async throws -> CoverDownload {
+        let folder = try writer.url(for: "covers")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent(".download-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: file.path) else {
+            throw Failure.notWritable("cannot create \(file.lastPathComponent)")
+        }
+        var hasher = SHA256()
+        var head: [UInt8] = []
+        var bytes = 0
+        do {
+            for try await chunk in body {
+                bytes += chunk.readableBytes
+                guard bytes <= limit else { throw Failure.tooLarge }
+                chunk.withUnsafeReadableBytes { buffer in
+                    hasher.update(bufferPointer: buffer)
+                    if head.count < headBytes { head.append(contentsOf: buffer.prefix(headBytes - head.count)) }
+                }
+                try handle.write(contentsOf: Data(chunk.readableBytesView))
+            }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+        let sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return CoverDownload(file: file, bytes: bytes, sha256: sha256, head: head)
+    }
+
+    func discard() {
+        try? FileManager.default.removeItem(at: file)
     }
 }

@@ -92,7 +92,7 @@ public struct Crawler: Sendable {
             progress.expect(1)
         }
 
-        try await withThrowingTaskGroup(of: (Answer, Duration, Bool).self) { group in
+        try await withThrowingTaskGroup(of: (Answer, Duration, Int).self) { group in
             // The list of every book is asked for at once, beside the level: it is one long answer
             // that the details wait on, and the level is learnt from the many short ones.
             group.addTask {
@@ -155,7 +155,8 @@ public struct Crawler: Sendable {
                     level.record(.detail, seconds: elapsed.seconds)
                 case .cover(let url, let result):
                     coverResults[url] = result
-                    if requested { level.record(.cover, seconds: elapsed.seconds) }
+                    // Per request: a cover behind a redirect takes two.
+                    if requested > 0 { level.record(.cover, seconds: elapsed.seconds / Double(requested)) }
                 }
                 // Books that a shelf lists but /books does not: their details once every shelf is in.
                 if queue.isEmpty, inFlight == 0, booksAnswer != nil {
@@ -277,31 +278,32 @@ public struct Crawler: Sendable {
         return books
     }
 
+    /// The answer, and how many requests it took.
     private static func perform(_ work: Work, client: ReaderClient, fetcher: CoverFetcher,
-                                onDeletedShelf: Set<Int>) async throws -> (Answer, Bool) {
+                                onDeletedShelf: Set<Int>) async throws -> (Answer, Int) {
         do {
             switch work {
             case .shelf(let summary):
                 do {
-                    return (.shelf(summary, .success(try await client.shelf(id: summary.id))), true)
+                    return (.shelf(summary, .success(try await client.shelf(id: summary.id))), 1)
                 } catch let error as ReaderAPIError where !error.isUnauthorized {
-                    return (.shelf(summary, .failure(error)), true)
+                    return (.shelf(summary, .failure(error)), 1)
                 }
             case .books:
-                return (.books(try await client.books()), true)
+                return (.books(try await client.books()), 1)
             case .detail(let id):
                 do {
                     let fields = try await client.book(id: id, retryServerErrors: !onDeletedShelf.contains(id)).book
                     let note = Note(receiving: fields.fields["comments"]?.text, limit: client.limits.noteBytes,
                                     linkBase: client.server.url(path: "/"))
-                    return (.detail(id, .success(Detail(fields: fields, note: note))), true)
+                    return (.detail(id, .success(Detail(fields: fields, note: note))), 1)
                 } catch let error as ReaderAPIError where !error.isUnauthorized {
-                    return (.detail(id, .failure(error)), true)
+                    return (.detail(id, .failure(error)), 1)
                 }
             case .cover(let url):
                 try Task.checkCancellation()
-                let (result, requested) = await fetcher.fetch(url)
-                return (.cover(url, result), requested)
+                let (result, requests) = await fetcher.fetch(url)
+                return (.cover(url, result), requests)
             }
         }
     }

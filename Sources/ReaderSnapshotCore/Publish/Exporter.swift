@@ -162,7 +162,8 @@ public struct Exporter: Sendable {
                 .render(library, changes: changes, into: writer)
         }
         if options.cacheDirectory == nil {
-            try state.write(to: publisher.staging.appendingPathComponent(SnapshotState.folderName), library: library)
+            let published = options.formats.contains(.json) ? publisher.staging.appendingPathComponent("library.json") : nil
+            try state.write(to: publisher.staging.appendingPathComponent(SnapshotState.folderName), library: library, published: published)
         }
         outcome.network = client.metrics.snapshot
         return (outcome, state)

@@ -40,13 +40,18 @@ public struct SnapshotState: Codable, Sendable, Equatable {
         try? Library.read(from: folder.appendingPathComponent(libraryFile))
     }
 
-    public func write(to folder: URL, library: Library) throws {
+    /// - Parameter published: the snapshot's own `library.json` of this same library, if it wrote
+    ///   one: linked rather than encoded again (a big library's JSON takes a while to write).
+    public func write(to folder: URL, library: Library, published: URL? = nil) throws {
         do {
             try Self.makePrivateFolder(folder)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try Self.writePrivately(try encoder.encode(self), to: folder.appendingPathComponent(Self.stateFile))
-            try Self.writePrivately(to: folder.appendingPathComponent(Self.libraryFile)) { try library.writeJSON(to: $0) }
+            let kept = folder.appendingPathComponent(Self.libraryFile)
+            try? FileManager.default.removeItem(at: kept)
+            if let published, SnapshotWriter.hardLink(published, kept) { return }
+            try Self.writePrivately(to: kept) { try library.writeJSON(to: $0) }
         } catch {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
         }

@@ -137,6 +137,25 @@ public struct SnapshotWriter: Sendable {
         }
     }
 
+    /// Moves a downloaded file to its content-named place: if the file is there already (or in the
+    /// previous snapshot, to be linked), the download is dropped.
+    func place(_ download: URL, at relativePath: String) throws {
+        let destination = try url(for: relativePath)
+        if FileManager.default.fileExists(atPath: destination.path) {
+            try? FileManager.default.removeItem(at: download)
+            return
+        }
+        if let old = previousFile(relativePath), Self.hardLink(old, destination) {
+            try? FileManager.default.removeItem(at: download)
+            return
+        }
+        if rename(download.path, destination.path) != 0 {
+            let failure = errno
+            try? FileManager.default.removeItem(at: download)
+            throw SnapshotError(.notWritable(detail: String(cString: strerror(failure))), path: destination.path)
+        }
+    }
+
     /// The previous snapshot's file at `relativePath`, if it is a plain file reached without
     /// following a link: a symlink planted in an old output must not pull outside files in.
     func previousFile(_ relativePath: String) -> URL? {
