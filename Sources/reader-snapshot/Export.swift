@@ -39,13 +39,13 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The user id that goes with the api key (or READER_USER_ID).", valueName: "id"))
     var userID: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The most requests in flight at once. The crawl starts with 2 and finds the level the server answers fastest at, up to this.", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("The most requests in flight at once. The crawl starts with one and finds the level the server answers fastest at, up to this.", valueName: "n"))
     var concurrency: Int = 8
 
     @Flag(name: .long, help: "Keep exactly --concurrency requests in flight instead of finding the level.")
     var fixedConcurrency = false
 
-    @Flag(name: .long, help: "Ask for every book's details, even those /books says have not changed since the last snapshot.")
+    @Flag(name: .long, help: "Ask for every book's details, even those /books says have not changed since the last snapshot, and render every page again.")
     var full = false
 
     @Option(name: .long, help: ArgumentHelp("Seconds one request may take before it is retried.", valueName: "seconds"))

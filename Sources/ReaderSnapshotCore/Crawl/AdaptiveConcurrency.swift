@@ -26,6 +26,8 @@ public struct AdaptiveConcurrency: Sendable {
     private var fastest: [Double?] = Array(repeating: nil, count: RequestKind.allCases.count)
     /// The time ratios (now ÷ fastest) of the answers since the level was last judged.
     private var ratios: [Double] = []
+    /// The ratio of the last round judged.
+    private var lastRatio = 1.0
     /// Doubling until the first sign of a queue, as TCP's slow start: reaching a generous server's
     /// level one step at a time costs a noticeable part of a small crawl.
     private var slowStart = true
@@ -42,10 +44,19 @@ public struct AdaptiveConcurrency: Sendable {
         highest = limit
     }
 
+    /// Records an answer to a request sent with nothing else in flight: the time of a request that
+    /// did not wait, unless the server was busy with something else.
+    public mutating func recordAlone(_ kind: RequestKind, seconds: Double) {
+        guard mode == .adaptive, seconds > 0 else { return }
+        fastest[kind.rawValue] = min(fastest[kind.rawValue] ?? seconds, seconds)
+    }
+
     /// Records one answer and its time; may move the level.
     public mutating func record(_ kind: RequestKind, seconds: Double) {
         guard mode == .adaptive, seconds > 0 else { return }
-        let best = min(fastest[kind.rawValue] ?? seconds, seconds)
+        // A kind seen for the first time may already be queued behind the others: its time
+        // without a queue is guessed from how much the known kinds wait now.
+        let best = min(fastest[kind.rawValue] ?? seconds / lastRatio, seconds)
         fastest[kind.rawValue] = best
         ratios.append(seconds / best)
         // Judge once per round trip's worth of answers, never on one answer alone, and by the
@@ -54,10 +65,13 @@ public struct AdaptiveConcurrency: Sendable {
         ratios.sort()
         let ratio = ratios[ratios.count / 2]
         ratios.removeAll(keepingCapacity: true)
+        lastRatio = max(1, ratio)
         // Vegas: in flight × (1 − fastest / now) of them were waiting.
         let waiting = Double(limit) * (1 - 1 / ratio)
         let few = max(1, 0.25 * Double(limit))
-        let many = max(2, 0.5 * Double(limit))
+        // A small server is best kept with one waiting (it works while the next answer travels);
+        // a bigger one with up to half as many waiting as in flight.
+        let many = max(1.5, 0.5 * Double(limit))
         if waiting < few, limit < ceiling {
             limit = slowStart ? min(ceiling, limit * 2) : limit + 1
             changes += 1

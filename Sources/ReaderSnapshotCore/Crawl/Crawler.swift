@@ -46,6 +46,31 @@ public struct Crawler: Sendable {
         case cover(String)
     }
 
+    /// A request that came back: its answer, how long it took, how many requests it made, and
+    /// whether it was sent alone.
+    private struct Finished: Sendable {
+        var answer: Answer
+        var elapsed: Duration
+        var requests: Int
+        var alone: Bool
+    }
+
+    private enum ProbeState {
+        case idle
+        /// Waiting for the requests in flight to come back before one goes alone.
+        case draining
+        case alone
+    }
+
+    private static func kind(of answer: Answer) -> AdaptiveConcurrency.RequestKind? {
+        switch answer {
+        case .shelf: return .shelf
+        case .detail: return .detail
+        case .cover: return .cover
+        case .books: return nil
+        }
+    }
+
     /// A book's details, with its notes already converted: that work overlaps the network.
     private struct Detail: Sendable {
         var fields: BookFields
@@ -92,29 +117,61 @@ public struct Crawler: Sendable {
             progress.expect(1)
         }
 
-        try await withThrowingTaskGroup(of: (Answer, Duration, Int).self) { group in
+        try await withThrowingTaskGroup(of: Finished.self) { group in
             // The list of every book is asked for at once, beside the level: it is one long answer
             // that the details wait on, and the level is learnt from the many short ones.
             group.addTask {
                 let started = ContinuousClock.now
-                let (answer, requested) = try await Self.perform(.books, client: client, fetcher: fetcher, onDeletedShelf: [])
-                return (answer, ContinuousClock.now - started, requested)
+                let (answer, requests) = try await Self.perform(.books, client: client, fetcher: fetcher, onDeletedShelf: [])
+                return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: false)
             }
             var inFlight = 1
             var listingPending = true
+            // Now and then one request goes alone, to learn how fast the server answers with no
+            // queue: first when the list of books is in (answers that waited behind it taught too
+            // slow a time), then every few seconds.
+            var probe: ProbeState = .idle
+            var nextProbe: ContinuousClock.Instant?
             while true {
-                while inFlight - (listingPending ? 1 : 0) < level.limit, let work = queue.popFirst() {
+                let others = inFlight - (listingPending ? 1 : 0)
+                if case .idle = probe, level.mode == .adaptive, level.limit > 1, let due = nextProbe, ContinuousClock.now >= due {
+                    probe = .draining
+                }
+                if case .draining = probe, others == 0, let work = queue.popFirst() {
+                    probe = .alone
                     inFlight += 1
                     let onDeletedShelf = onDeletedShelf
                     group.addTask {
                         let started = ContinuousClock.now
-                        let (answer, requested) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
-                        return (answer, ContinuousClock.now - started, requested)
+                        let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
+                        return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: true)
                     }
                 }
-                guard inFlight > 0, let (answer, elapsed, requested) = try await group.next() else { break }
+                while case .idle = probe, inFlight - (listingPending ? 1 : 0) < level.limit, let work = queue.popFirst() {
+                    inFlight += 1
+                    let onDeletedShelf = onDeletedShelf
+                    group.addTask {
+                        let started = ContinuousClock.now
+                        let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
+                        return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: false)
+                    }
+                }
+                guard inFlight > 0, let finished = try await group.next() else {
+                    // Nothing left to send alone: the probe is off.
+                    if case .idle = probe { break }
+                    probe = .idle
+                    if queue.isEmpty { break } else { continue }
+                }
+                let (answer, elapsed, requested) = (finished.answer, finished.elapsed, finished.requests)
                 inFlight -= 1
                 progress.step()
+                if finished.alone {
+                    probe = .idle
+                    nextProbe = ContinuousClock.now + .seconds(5)
+                    if requested > 0, let kind = Self.kind(of: answer) {
+                        level.recordAlone(kind, seconds: elapsed.seconds / Double(requested))
+                    }
+                }
                 switch answer {
                 case .shelf(let summary, let page):
                     shelfPages[summary.id] = page
@@ -132,6 +189,7 @@ public struct Crawler: Sendable {
                 case .books(let answer):
                     booksAnswer = answer
                     listingPending = false
+                    nextProbe = .now
                     logger.info("Books listed: \(answer.books.count)")
                     var toFetch = 0
                     for book in answer.books where listed[book.id] == nil {
