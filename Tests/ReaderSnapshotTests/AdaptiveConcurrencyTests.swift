@@ -58,4 +58,30 @@ import Testing
         for index in 0..<500 { level.record(.detail, seconds: Self.serviceTime * Double(1 + index % 7)) }
         #expect(level.limit == 5 && level.changes == 0)
     }
+
+    @Test func aTimeLearntBehindAQueueIsCorrectedByARequestSentAlone() {
+        var level = AdaptiveConcurrency(ceiling: 8)
+        // The first answers waited behind a long one (the list of books) at a server that works
+        // on one request at a time: their time looks like a request that did not wait.
+        for _ in 0..<200 {
+            level.record(.detail, seconds: Self.serviceTime * 3 * max(1, Double(level.limit) / 3))
+        }
+        let fooled = level.limit
+        #expect(fooled >= 3, "believed the queue was empty at \(fooled)")
+        level.recordAlone(.detail, seconds: Self.serviceTime)
+        for _ in 0..<2_000 {
+            level.record(.detail, seconds: Self.serviceTime * max(1, Double(level.limit)))
+        }
+        #expect(level.limit <= 2, "still \(level.limit) in flight at a server of capacity 1")
+    }
+
+    @Test func aNewKindOfRequestIsNotTakenForAnUnqueuedOne() {
+        var level = AdaptiveConcurrency(ceiling: 8)
+        // Capacity 1, details only: the level settles low.
+        for _ in 0..<500 { level.record(.detail, seconds: Self.serviceTime * max(1, Double(level.limit))) }
+        let settled = level.limit
+        // Covers start while requests already queue: their first times must not become the base.
+        for _ in 0..<2_000 { level.record(.cover, seconds: Self.serviceTime * max(1, Double(level.limit))) }
+        #expect(level.limit <= max(2, settled), "covers pushed the level to \(level.limit)")
+    }
 }
