@@ -5,7 +5,9 @@
 #   CAPACITY=0 scripts/bench.sh      leave out the capacity table
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
-# /usr/bin/time -v reports for the step's process.
+# /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
+# in the last few minutes costs kernel time (the allocator skips recently freed inodes): leave a
+# few minutes between two runs of this script, or render times come out higher.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -gt 0 ]; then sizes=("$@"); else sizes=(1000 10000); fi

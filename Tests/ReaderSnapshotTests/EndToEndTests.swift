@@ -1,6 +1,7 @@
 import Foundation
 import SampleServer
 import Testing
+import ReaderSnapshotCore
 
 /// The built tool against the sample server on loopback: what a user runs, read back from disk.
 @Suite(.serialized)
@@ -71,6 +72,8 @@ struct EndToEndTests {
         // Every cover file is a real image, stored once per distinct content.
         let covers = files.filter { $0.hasPrefix("covers/") }
         #expect(covers.count >= 15)
+        // Named by content: no download left half-way (covers are streamed to a file first).
+        #expect(covers.allSatisfy { CoverFile.isWellFormed(path: $0) }, "\(covers)")
         for cover in covers {
             let bytes = [UInt8](try #require(site.data(cover)).prefix(12))
             let isImage = bytes.starts(with: [0xFF, 0xD8, 0xFF]) || bytes.starts(with: [0x89, 0x50, 0x4E, 0x47])
