@@ -118,14 +118,19 @@ public struct Crawler: Sendable {
         }
 
         try await withThrowingTaskGroup(of: Finished.self) { group in
+            var inFlight = 0
+            func send(_ work: Work, alone: Bool = false) {
+                inFlight += 1
+                let onDeletedShelf = onDeletedShelf
+                group.addTask {
+                    let started = ContinuousClock.now
+                    let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
+                    return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: alone)
+                }
+            }
             // The list of every book is asked for at once, beside the level: it is one long answer
             // that the details wait on, and the level is learnt from the many short ones.
-            group.addTask {
-                let started = ContinuousClock.now
-                let (answer, requests) = try await Self.perform(.books, client: client, fetcher: fetcher, onDeletedShelf: [])
-                return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: false)
-            }
-            var inFlight = 1
+            send(.books)
             var listingPending = true
             // Now and then one request goes alone, to learn how fast the server answers with no
             // queue: first when the list of books is in (answers that waited behind it taught too
@@ -133,28 +138,15 @@ public struct Crawler: Sendable {
             var probe: ProbeState = .idle
             var nextProbe: ContinuousClock.Instant?
             while true {
-                let others = inFlight - (listingPending ? 1 : 0)
                 if case .idle = probe, level.mode == .adaptive, level.limit > 1, let due = nextProbe, ContinuousClock.now >= due {
                     probe = .draining
                 }
-                if case .draining = probe, others == 0, let work = queue.popFirst() {
+                if case .draining = probe, inFlight - (listingPending ? 1 : 0) == 0, let work = queue.popFirst() {
                     probe = .alone
-                    inFlight += 1
-                    let onDeletedShelf = onDeletedShelf
-                    group.addTask {
-                        let started = ContinuousClock.now
-                        let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
-                        return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: true)
-                    }
+                    send(work, alone: true)
                 }
                 while case .idle = probe, inFlight - (listingPending ? 1 : 0) < level.limit, let work = queue.popFirst() {
-                    inFlight += 1
-                    let onDeletedShelf = onDeletedShelf
-                    group.addTask {
-                        let started = ContinuousClock.now
-                        let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
-                        return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: false)
-                    }
+                    send(work)
                 }
                 guard inFlight > 0, let finished = try await group.next() else {
                     // Nothing left to send alone: the probe is off.
