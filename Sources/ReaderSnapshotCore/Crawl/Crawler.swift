@@ -33,9 +33,6 @@ public struct Crawler: Sendable {
     public struct Result: Sendable {
         public var library: Library
         public var covers: [String: CoverRecord]
-        /// Books taken from the previous snapshot without a request.
-        public var reusedDetails = 0
-        public var concurrency: AdaptiveConcurrency
     }
 
     /// One request (or one cover, with its redirects) of the pipeline.
@@ -315,7 +312,7 @@ public struct Crawler: Sendable {
         let library = Library(generatedAt: generatedAt, server: client.server.description,
                               user: (shelvesAnswer.user ?? booksAnswer.user).map(UntrustedText.displayable), userID: client.session?.userID,
                               shelves: shelves, books: books, problems: problems)
-        return Result(library: library, covers: covers, reusedDetails: reused.count, concurrency: level)
+        return Result(library: library, covers: covers)
     }
 
     /// The previous snapshot's books that can stand for a fresh request: read whole, from a

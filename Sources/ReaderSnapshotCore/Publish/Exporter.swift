@@ -53,9 +53,6 @@ public struct Exporter: Sendable {
         /// True when, on top of that, the pages were not even rendered: the snapshot was left as it was.
         public var untouched = false
         public var duration: Duration
-        /// Books taken from the previous snapshot without a request; the concurrency the crawl used.
-        public var reusedDetails = 0
-        public var concurrency: AdaptiveConcurrency?
     }
 
     public var options: Options
@@ -143,8 +140,6 @@ public struct Exporter: Sendable {
         state.noteLimit = options.privacy.isActive ? nil : options.limits.noteBytes
         state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
         var outcome = Outcome(library: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
-        outcome.reusedDetails = crawl.reusedDetails
-        outcome.concurrency = crawl.concurrency
 
         if unchanged, options.reuseUnchanged, let previous = publisher.previous, previousState.renderedWith == state.renderedWith,
            RenderDigest.isIntact(previous, formats: options.formats) {
