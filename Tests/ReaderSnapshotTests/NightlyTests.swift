@@ -76,6 +76,11 @@ struct NightlyTests {
         }
         let state = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent(".reader-snapshot").path)
         #expect((state[.posixPermissions] as? Int) == 0o700)
+        // The answers' bodies are kept beside state.json, named by their content, not inside it.
+        let bodies = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent(".reader-snapshot/responses").path)
+        #expect(!bodies.isEmpty && bodies.allSatisfy { $0.count == 37 && $0.hasSuffix(".json") }, "\(bodies)")
+        let stateJSON = try #require(SiteInspector(root: output).text(".reader-snapshot/state.json"))
+        #expect(!stateJSON.contains(#"\"title\""#), "state.json holds answers' bodies, escaped")
     }
 
     @Test func onlyBooksWhoseDateMovedAreAskedForAgainAndFullAsksForAll() async throws {

@@ -28,8 +28,8 @@ public struct AdaptiveConcurrency: Sendable {
     private var ratios: [Double] = []
     /// The ratio of the last round judged.
     private var lastRatio = 1.0
-    /// Doubling until the first sign of a queue, as TCP's slow start: reaching a generous server's
-    /// level one step at a time costs a noticeable part of a small crawl.
+    /// Growing by one an answer until the first sign of a queue, as TCP's slow start: reaching a
+    /// generous server's level a round at a time costs a noticeable part of a small crawl.
     private var slowStart = true
     /// Rounds in a row that saw a queue: one alone is as likely the client's own pause (two cores,
     /// notes being converted) as the server's.
@@ -58,6 +58,22 @@ public struct AdaptiveConcurrency: Sendable {
         // without a queue is guessed from how much the known kinds wait now.
         let best = min(fastest[kind.rawValue] ?? seconds / lastRatio, seconds)
         fastest[kind.rawValue] = best
+        // Slow start: one more in flight for each answer that did not wait (so the level doubles
+        // every round trip), until answers start to wait or the ceiling is reached. Shelves differ
+        // in size: a slow one is no sign of a queue.
+        if slowStart {
+            if seconds / best < 1.5 {
+                limit = min(ceiling, limit + 1)
+                changes += 1
+                highest = max(highest, limit)
+                if limit == ceiling { slowStart = false }
+            } else if kind != .shelf {
+                slowStart = false
+            }
+            return
+        }
+        // Shelves are few and differ in size: their times say little about a queue.
+        guard kind != .shelf else { return }
         ratios.append(seconds / best)
         // Judge once per round trip's worth of answers, never on one answer alone, and by the
         // middle one: a single stalled answer says little about the queue.
@@ -73,10 +89,9 @@ public struct AdaptiveConcurrency: Sendable {
         // a bigger one with up to half as many waiting as in flight.
         let many = max(1.5, 0.5 * Double(limit))
         if waiting < few, limit < ceiling {
-            limit = slowStart ? min(ceiling, limit * 2) : limit + 1
+            limit += 1
             changes += 1
         } else if waiting > many, limit > 1 {
-            slowStart = false
             queuedRounds += 1
             if queuedRounds >= 2 {
                 queuedRounds = 0
@@ -84,8 +99,6 @@ public struct AdaptiveConcurrency: Sendable {
                 changes += 1
             }
             return
-        } else if waiting >= few {
-            slowStart = false
         }
         queuedRounds = 0
         highest = max(highest, limit)

@@ -1,15 +1,18 @@
+import Crypto
 import Foundation
 
 /// What a run keeps for the next one, in the snapshot's hidden `.reader-snapshot/` folder (or
 /// `--cache-dir`): the API's ETags and answers, the covers by URL, and the library as last seen.
 /// The folder is readable by its owner alone. It never holds a key or a password: login answers
 /// are not kept, and the key travels in the query, which is not part of any cache key.
-public struct SnapshotState: Codable, Sendable, Equatable {
+public struct SnapshotState: Sendable, Equatable {
     public static let folderName = ".reader-snapshot"
     static let stateFile = "state.json"
     static let libraryFile = "library.json"
+    /// The answers' bodies, one file each, named by their content: `state.json` holds the ETags.
+    static let responsesFolder = "responses"
+    static let schemaVersion = 2
 
-    public var schemaVersion = 1
     public var responses: [String: ResponseCache.Entry] = [:]
     public var covers: [String: CoverRecord] = [:]
     /// Set when the kept library is whole (no privacy option left anything out): the note limit
@@ -18,20 +21,51 @@ public struct SnapshotState: Codable, Sendable, Equatable {
     /// A digest of what the pages were rendered with (templates, formats, site URL, this tool).
     public var renderedWith: String?
 
-    enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", responses, covers, noteLimit = "note_limit", renderedWith = "rendered_with"
-    }
-
     public init(responses: [String: ResponseCache.Entry] = [:], covers: [String: CoverRecord] = [:]) {
         self.responses = responses
         self.covers = covers
     }
 
+    /// `state.json`. The bodies are kept beside it as they came: inside JSON, each quote of an
+    /// answer would be escaped, and a big library's list of books took long to write that way.
+    private struct Stored: Codable {
+        struct Response: Codable {
+            var etag: String
+            var file: String
+        }
+
+        var schemaVersion: Int
+        var responses: [String: Response]
+        var covers: [String: CoverRecord]
+        var noteLimit: Int?
+        var renderedWith: String?
+
+        enum CodingKeys: String, CodingKey {
+            case schemaVersion = "schema_version", responses, covers, noteLimit = "note_limit", renderedWith = "rendered_with"
+        }
+    }
+
+    static func bodyFile(_ body: String) -> String {
+        SHA256.hash(data: Data(body.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined() + ".json"
+    }
+
     /// The state in `folder`, or an empty one: a missing or unreadable state only costs a full run.
     public static func read(from folder: URL) -> SnapshotState {
         guard let data = try? Data(contentsOf: folder.appendingPathComponent(stateFile)),
-              let state = try? JSONDecoder().decode(SnapshotState.self, from: data), state.schemaVersion == 1
+              let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.schemaVersion == schemaVersion
         else { return SnapshotState() }
+        var state = SnapshotState(covers: stored.covers)
+        state.noteLimit = stored.noteLimit
+        state.renderedWith = stored.renderedWith
+        let bodies = folder.appendingPathComponent(responsesFolder)
+        for (key, response) in stored.responses {
+            // Only names this tool writes: a state folder is input like any other.
+            guard response.file.count == 37, response.file.hasSuffix(".json"), !response.file.contains("/"),
+                  let body = try? String(contentsOf: bodies.appendingPathComponent(response.file), encoding: .utf8),
+                  bodyFile(body) == response.file
+            else { continue }
+            state.responses[key] = ResponseCache.Entry(etag: response.etag, body: body)
+        }
         return state
     }
 
@@ -45,9 +79,23 @@ public struct SnapshotState: Codable, Sendable, Equatable {
     public func write(to folder: URL, library: Library, published: URL? = nil) throws {
         do {
             try Self.makePrivateFolder(folder)
+            let bodies = folder.appendingPathComponent(Self.responsesFolder)
+            try Self.makePrivateFolder(bodies)
+            var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], covers: covers, noteLimit: noteLimit, renderedWith: renderedWith)
+            for (key, entry) in responses {
+                let file = Self.bodyFile(entry.body)
+                let url = bodies.appendingPathComponent(file)
+                if !FileManager.default.fileExists(atPath: url.path) { try Self.writePrivately(Data(entry.body.utf8), to: url) }
+                stored.responses[key] = Stored.Response(etag: entry.etag, file: file)
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try Self.writePrivately(try encoder.encode(self), to: folder.appendingPathComponent(Self.stateFile))
+            try Self.writePrivately(try encoder.encode(stored), to: folder.appendingPathComponent(Self.stateFile))
+            // Bodies no answer names any more (a kept --cache-dir): the new state.json is in place.
+            let named = Set(stored.responses.values.map(\.file))
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: bodies.path)) ?? [] where !named.contains(file) {
+                try? FileManager.default.removeItem(at: bodies.appendingPathComponent(file))
+            }
             let kept = folder.appendingPathComponent(Self.libraryFile)
             try? FileManager.default.removeItem(at: kept)
             if let published, SnapshotWriter.hardLink(published, kept) { return }

@@ -127,7 +127,7 @@ public struct SiteRenderer: Sendable {
 
 /// Hands out job numbers in order, and keeps the error of the earliest job that failed; after a
 /// failure no later job starts.
-private final class JobQueue: @unchecked Sendable {
+final class JobQueue: @unchecked Sendable {
     private let lock = NSLock()
     private var taken = 0
     private var failedAt = Int.max
