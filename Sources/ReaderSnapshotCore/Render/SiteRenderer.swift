@@ -18,7 +18,6 @@ public struct SiteRenderer: Sendable {
     /// writes them; `render --from` copies them). With a change report, `changes.json`,
     /// `changes.html` and a section of `markdown/index.md` say what changed.
     public func render(_ library: Library, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws {
-        let model = SiteModel(library, changes: changes, siteURL: siteURL)
         var jobs: [Job] = []
         if let changes {
             jobs.append {
@@ -38,10 +37,14 @@ public struct SiteRenderer: Sendable {
                 }
             }
         }
-        if formats.contains(.csv) { jobs.append { try writer.write(GoodreadsCSV.render(model), to: "library.csv") } }
-        if formats.contains(.feed) { jobs.append { try writer.write(AtomFeed.render(model), to: "feed.xml") } }
-        if formats.contains(.html) { jobs += htmlJobs(model, into: writer) }
-        if formats.contains(.markdown) { jobs += markdownJobs(model, into: writer) }
+        // The pages' model (views, orders, file names) only for the formats that have pages.
+        if !formats.isDisjoint(with: [.csv, .feed, .html, .markdown]) {
+            let model = SiteModel(library, changes: changes, siteURL: siteURL)
+            if formats.contains(.csv) { jobs.append { try writer.write(GoodreadsCSV.render(model), to: "library.csv") } }
+            if formats.contains(.feed) { jobs.append { try writer.write(AtomFeed.render(model), to: "feed.xml") } }
+            if formats.contains(.html) { jobs += htmlJobs(model, into: writer) }
+            if formats.contains(.markdown) { jobs += markdownJobs(model, into: writer) }
+        }
         try Self.run(jobs)
     }
 
