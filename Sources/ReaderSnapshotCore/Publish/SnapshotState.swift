@@ -134,13 +134,6 @@ public struct SnapshotState: Sendable, Equatable {
 
     /// Written aside and renamed into place, readable by the owner alone from the start.
     static func writePrivately(_ data: Data, to file: URL) throws {
-        let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        if rename(temporary.path, file.path) != 0 {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(.fileWriteUnknown)
-        }
+        try writePrivately(to: file) { try $0(data) }
     }
 }
