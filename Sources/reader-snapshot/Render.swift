@@ -31,10 +31,10 @@ struct Render: AsyncParsableCommand {
         let formats = try snapshot.formats()
         let outputURL = URL(fileURLWithPath: output)
         do {
-            let library = try Exporter.render(from: URL(fileURLWithPath: from), to: outputURL,
+            let catalog = try Exporter.render(from: URL(fileURLWithPath: from), to: outputURL,
                                               templates: try await snapshot.loadTemplates(), formats: formats,
                                               siteURL: try snapshot.site(), logger: logger)
-            logger.info("Rendered \(library.books.count) books from \(from)")
+            logger.info("Rendered \(catalog.count) books from \(from)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
         } catch {
             throw failureExit(for: error, logger: logger)

@@ -50,6 +50,58 @@ struct RenderTests {
         #expect(lost.contains("could not be read"))
     }
 
+    /// Rendering from `library.json` reads each book again from the file: every format must come
+    /// out byte for byte as it does from the library in memory.
+    @Test func aLibraryReadFromItsFileRendersTheSameFiles() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let templates = try await TemplateSet.bundled()
+        var library = Self.library()
+        for id in 10..<40 {
+            library.books.append(Book(id: id, title: "Book \(40 - id) ü", author: id % 3 == 0 ? nil : "Author \(id % 4)", shelfID: id % 2 == 0 ? 1 : 2,
+                                      createdAt: "2024-0\(id % 9 + 1)-01T00:00:00.000Z",
+                                      note: Note(receiving: id % 2 == 0 ? "<div>Note <strong>\(id)</strong></div>" : nil)))
+            library.shelves[id % 2 == 0 ? 0 : 1].bookIDs.append(id)
+        }
+        var previous = library
+        previous.books.removeLast(3)
+        previous.generatedAt = "2024-05-01T00:00:00Z"
+        let changes = ChangeReport.compare(previous: previous, current: library)
+        let renderer = SiteRenderer(templates: templates, siteURL: URL(string: "https://books.example.org/mine/"))
+        try renderer.render(library, changes: changes, into: SnapshotWriter(root: folder.path("memory")))
+        let catalog = try Catalog.read(from: folder.path("memory").appendingPathComponent("library.json"))
+        #expect(catalog.cards == library.books.map(BookCard.init))
+        #expect(try catalog.library() == library)
+        try renderer.render(catalog, changes: changes, into: SnapshotWriter(root: folder.path("file")))
+
+        let memory = SiteInspector(root: folder.path("memory")), file = SiteInspector(root: folder.path("file"))
+        #expect(memory.files() == file.files())
+        #expect(memory.files().count > 80)
+        for path in memory.files() {
+            #expect(memory.data(path) == file.data(path), "\(path)")
+        }
+    }
+
+    @Test func theListOfAllBooksIsSplitIntoPages() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var renderer = SiteRenderer(templates: try await TemplateSet.bundled(), siteURL: URL(string: "https://books.example.org/"))
+        renderer.booksPerPage = 2
+        try renderer.render(Self.library(), into: SnapshotWriter(root: folder.url))
+        let site = SiteInspector(root: folder.url)
+        #expect(site.files().filter { $0.hasPrefix("books") && $0.hasSuffix(".html") && !$0.contains("/") } == ["books-2.html", "books.html"])
+        let first = try #require(site.text("books.html")), second = try #require(site.text("books-2.html"))
+        let links = { (html: String) in SiteInspector.links(inHTML: html).filter { $0.hasPrefix("books/") } }
+        // Every book once, in title order, across the pages.
+        #expect(links(first) == ["books/8-not-a-heading.html", "books/7-dune-script-alert-1-script.html"])
+        #expect(links(second) == ["books/9-lost.html"])
+        #expect(first.contains("href=\"books-2.html\" rel=\"next\"") && !first.contains("rel=\"prev\""))
+        #expect(second.contains("href=\"books.html\" rel=\"prev\"") && second.contains("<span aria-current=\"page\">2</span>"))
+        #expect(second.contains("Books 3–3 on page 2 of 2"))
+        let sitemap = try #require(site.text("sitemap.xml"))
+        #expect(sitemap.contains("<loc>https://books.example.org/books-2.html</loc>"))
+    }
+
     @Test func missingAndBrokenTemplatesAreNamed() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

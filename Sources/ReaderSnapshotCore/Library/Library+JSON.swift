@@ -12,13 +12,20 @@ extension Library {
     /// library (pretty, sorted keys), without building them all at once. A big library's JSON is
     /// larger than the library, and encoding it whole took more memory than anything else in a run.
     public func writeJSON(to sink: (Data) throws -> Void) throws {
-        let encoder = Self.encoder()
         var frame = self
         frame.books = []
+        let books = self.books
+        try Self.writeJSON(frame: frame, count: books.count, book: { books[$0] }, to: sink)
+    }
+
+    /// `library.json` of `frame` (a library without its books) and `count` books, each asked for
+    /// by its place: called from several threads at once.
+    static func writeJSON(frame: Library, count: Int, book: (Int) throws -> Book, to sink: (Data) throws -> Void) throws {
+        let encoder = Self.encoder()
         let framed = try encoder.encode(frame)
         // The frame has `"books" : [\n\n  ]`: the books go between its brackets.
         let empty = Data("\"books\" : [\n\n  ]".utf8)
-        guard !books.isEmpty, let slot = framed.range(of: empty) else {
+        guard count > 0, let slot = framed.range(of: empty) else {
             try sink(framed + Data([0x0A]))
             return
         }
@@ -26,25 +33,28 @@ extension Library {
         // Books are encoded a batch at a time on every core, and written in order.
         let batch = 512
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        for start in stride(from: 0, to: books.count, by: batch) {
-            let slice = books[start..<min(books.count, start + batch)]
+        for start in stride(from: 0, to: count, by: batch) {
+            let slice = start..<min(count, start + batch)
             var pieces = [Data](repeating: Data(), count: slice.count)
             let failures = JobQueue()
-            pieces.withUnsafeMutableBufferPointer { out in
-                nonisolated(unsafe) let out = out
-                DispatchQueue.concurrentPerform(iterations: min(workers, slice.count)) { worker in
-                    let encoder = Self.encoder()
-                    for offset in stride(from: worker, to: slice.count, by: workers) {
-                        do {
-                            let index = slice.startIndex + offset
-                            out[offset] = Self.indented(try encoder.encode(books[index]), last: index == books.count - 1)
-                        } catch {
-                            failures.record(error, at: offset)
+            try withoutActuallyEscaping(book) { book in
+                nonisolated(unsafe) let book = book
+                pieces.withUnsafeMutableBufferPointer { out in
+                    nonisolated(unsafe) let out = out
+                    DispatchQueue.concurrentPerform(iterations: min(workers, slice.count)) { worker in
+                        let encoder = Self.encoder()
+                        for offset in stride(from: worker, to: slice.count, by: workers) {
+                            do {
+                                let index = slice.lowerBound + offset
+                                out[offset] = Self.indented(try encoder.encode(try book(index)), last: index == count - 1)
+                            } catch {
+                                failures.record(error, at: offset)
+                            }
                         }
                     }
                 }
+                if let error = failures.error { throw error }
             }
-            if let error = failures.error { throw error }
             for piece in pieces { try sink(piece) }
         }
         try sink(Data("\n  ]".utf8) + framed[slot.upperBound...] + Data([0x0A]))
@@ -116,17 +126,26 @@ struct BooksArraySplitter {
     private var inBooks = false
     private var sawBooks = false
     private var element: [UInt8]?
+    /// Bytes read so far, and where the element being read starts.
+    private var position = 0
+    private var elementStart = 0
 
     /// True once the whole object has been read with its books array.
     var isComplete: Bool { sawBooks && depth == 0 && !inString }
 
     /// Reads the next piece; false when the JSON is not laid out as a library.
     mutating func feed(_ chunk: Data, book: (Data) throws -> Void) rethrows -> Bool {
+        try chunk.withUnsafeBytes { try feed($0, book: { data, _ in try book(data) }) }
+    }
+
+    /// The same, with each book's offset in the whole input.
+    mutating func feed(_ chunk: Data, located book: (Data, Int) throws -> Void) rethrows -> Bool {
         try chunk.withUnsafeBytes { try feed($0, book: book) }
     }
 
-    private mutating func feed(_ chunk: UnsafeRawBufferPointer, book: (Data) throws -> Void) rethrows -> Bool {
-        for byte in chunk {
+    private mutating func feed(_ chunk: UnsafeRawBufferPointer, book: (Data, Int) throws -> Void) rethrows -> Bool {
+        defer { position += chunk.count }
+        for (offset, byte) in chunk.enumerated() {
             if inString {
                 take(byte)
                 if escaped {
@@ -154,6 +173,7 @@ struct BooksArraySplitter {
                 } else if inBooks, depth == 2 {
                     guard byte == UInt8(ascii: "{") else { return false }
                     element = [byte]
+                    elementStart = position + offset
                 } else {
                     take(byte)
                 }
@@ -164,7 +184,7 @@ struct BooksArraySplitter {
                 if inBooks, depth == 2, var finished = element {
                     finished.append(byte)
                     element = nil
-                    try book(Data(finished))
+                    try book(Data(finished), elementStart)
                 } else if inBooks, depth == 1 {
                     inBooks = false
                     frameBytes.append(byte)

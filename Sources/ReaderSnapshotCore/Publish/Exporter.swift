@@ -164,12 +164,13 @@ public struct Exporter: Sendable {
         return (outcome, state)
     }
 
-    /// Renders a snapshot again from its `library.json`, with the covers beside it.
+    /// Renders a snapshot again from its `library.json`, with the covers beside it. The books are
+    /// read from the file as their pages are made.
     public static func render(from archive: URL, to output: URL, templates: TemplateSet,
-                              formats: Set<OutputFormat>, siteURL: URL? = nil, logger: Logger) throws -> Library {
-        var library: Library
+                              formats: Set<OutputFormat>, siteURL: URL? = nil, logger: Logger) throws -> Catalog {
+        let catalog: Catalog
         do {
-            library = try Library.read(from: archive)
+            catalog = try Catalog.read(from: archive)
         } catch let error as SnapshotError {
             throw error
         } catch let error as DecodingError {
@@ -181,9 +182,9 @@ public struct Exporter: Sendable {
         let source = archive.deletingLastPathComponent()
         // An archive is input like any other: a cover path must be one this tool writes.
         var refused = 0
-        for index in library.books.indices {
-            if let cover = library.books[index].cover, !CoverFile.isWellFormed(path: cover.path) {
-                library.books[index].cover = nil
+        for index in catalog.cards.indices {
+            if let cover = catalog.cards[index].cover, !CoverFile.isWellFormed(path: cover.path) {
+                catalog.removeCover(at: index)
                 refused += 1
             }
         }
@@ -194,7 +195,7 @@ public struct Exporter: Sendable {
         do {
             let writer = publisher.writer
             var missing = 0
-            for path in Set(library.books.compactMap { $0.cover?.path }).sorted() {
+            for path in Set(catalog.cards.compactMap { $0.cover?.path }).sorted() {
                 let file = source.appendingPathComponent(path)
                 if FileManager.default.fileExists(atPath: file.path) {
                     try writer.link(file, to: path)
@@ -203,13 +204,13 @@ public struct Exporter: Sendable {
                 }
             }
             if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-            try SiteRenderer(templates: templates, formats: formats, siteURL: siteURL).render(library, changes: changes, into: writer)
+            try SiteRenderer(templates: templates, formats: formats, siteURL: siteURL).render(catalog, changes: changes, into: writer)
             try publisher.publish()
         } catch {
             publisher.discard()
             throw error
         }
-        return library
+        return catalog
     }
 
     /// Now, or SOURCE_DATE_EPOCH when it is set, as ISO 8601 in UTC.

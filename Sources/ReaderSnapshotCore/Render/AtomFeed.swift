@@ -3,13 +3,14 @@
 enum AtomFeed {
     static let size = 50
 
-    static func render(_ model: SiteModel) -> String {
-        let recent = model.library.books
-            .filter { $0.createdAt != nil }
-            .sorted { ($0.createdAt!, $1.id) > ($1.createdAt!, $0.id) }
+    static func render(_ model: SiteModel) throws -> String {
+        let cards = model.catalog.cards
+        let recent = cards.indices
+            .filter { cards[$0].createdAt != nil }
+            .sorted { (cards[$0].createdAt!, cards[$1].id) > (cards[$1].createdAt!, cards[$0].id) }
             .prefix(size)
         // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them.
-        let updated = recent.first?.createdAt ?? model.library.generatedAt
+        let updated = recent.first.flatMap { cards[$0].createdAt } ?? model.library.generatedAt
         let host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
         var xml = """
         <?xml version="1.0" encoding="utf-8"?>
@@ -21,8 +22,10 @@ enum AtomFeed {
           <generator>reader-snapshot</generator>
 
         """
-        for book in recent {
-            let view = model.bookView(book)
+        for place in recent {
+            let book = cards[place]
+            let view = model.bookView(place)
+            let note = try model.catalog.noteMarkdown(at: place)
             xml += """
               <entry>
                 <title>\(escape(view.title))</title>
@@ -31,7 +34,7 @@ enum AtomFeed {
                 <link rel="alternate" href="\(escape((model.site.url ?? "") + view.href))"/>
             \(view.author.map { "    <author><name>\(escape($0))</name></author>\n" } ?? "")\
                 <summary>\(escape([view.author.map { "by \($0)" }, view.shelf.map { "on \($0.name)" }].compactMap { $0 }.joined(separator: ", ")))</summary>
-            \(book.note.isEmpty ? "" : "    <content type=\"html\">\(escape(book.note.html))</content>\n")\
+            \(note.isEmpty ? "" : "    <content type=\"html\">\(escape(CMark.html(fromMarkdown: note)))</content>\n")\
               </entry>
 
             """

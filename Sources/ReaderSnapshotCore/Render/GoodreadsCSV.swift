@@ -1,3 +1,5 @@
+import Foundation
+
 /// `library.csv` in Goodreads' export layout, so that the library imports into Goodreads or
 /// StoryGraph: their header row, ISBNs as `="…"` (spreadsheets keep the leading zeros), the shelf
 /// in Bookshelves and Exclusive Shelf, the note in My Review.
@@ -9,10 +11,14 @@ enum GoodreadsCSV {
         "Spoiler", "Private Notes", "Read Count", "Owned Copies",
     ]
 
-    static func render(_ model: SiteModel) -> String {
-        var lines = [header.map(field).joined(separator: ",")]
-        for book in model.library.books.sorted(by: { $0.id < $1.id }) {
-            let shelf = model.shelfName(of: book).map(Slug.make).flatMap { $0.isEmpty ? nil : $0 } ?? ""
+    /// A row at a time, in the order of the books' ids.
+    static func write(_ model: SiteModel, to sink: (Data) throws -> Void) throws {
+        try sink(Data((header.map(field).joined(separator: ",") + "\r\n").utf8))
+        let cards = model.catalog.cards
+        for place in cards.indices.sorted(by: { cards[$0].id < cards[$1].id }) {
+            let book = cards[place]
+            let note = try model.catalog.noteMarkdown(at: place)
+            let shelf = model.shelfName(of: place).map(Slug.make).flatMap { $0.isEmpty ? nil : $0 } ?? ""
             let (isbn10, isbn13) = isbns(book.isbn)
             let author: String = book.author ?? ""
             let authorLastFirst: String = book.author.map(lastFirst) ?? ""
@@ -22,13 +28,13 @@ enum GoodreadsCSV {
             let positions: String = shelf.isEmpty ? "" : "\(shelf) (#1)"
             var row: [String] = [String(book.id), book.title, author, authorLastFirst, ""]
             row += [isbn10Cell, isbn13Cell, "0", "", "", "", "", "", "", ""]
-            row += [added, shelf, positions, shelf, book.note.markdown, "", "", "0", "0"]
-            lines.append(row.enumerated().map { index, value in
+            row += [added, shelf, positions, shelf, note, "", "", "0", "0"]
+            let line = row.enumerated().map { index, value in
                 // The ISBN columns are formulas on purpose; anything else that looks like one is text.
                 index == 5 || index == 6 ? field(value) : field(defused(value))
-            }.joined(separator: ","))
+            }.joined(separator: ",")
+            try sink(Data((line + "\r\n").utf8))
         }
-        return lines.joined(separator: "\r\n") + "\r\n"
     }
 
     /// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled.

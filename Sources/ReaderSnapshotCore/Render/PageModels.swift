@@ -200,11 +200,47 @@ final class BooksPage: Sendable {
     let root: String
     let site: SiteView
     let books: [BookView]
+    /// Links to the other pages of the list, when it has more than one.
+    let pager: PagerView?
 
-    init(root: String, site: SiteView, books: [BookView]) {
+    init(root: String, site: SiteView, books: [BookView], pager: PagerView? = nil) {
         self.root = root
         self.site = site
         self.books = books
+        self.pager = pager
+    }
+}
+
+final class PageLinkView: Sendable {
+    let number: Int
+    let href: String
+    let current: Bool
+
+    init(number: Int, href: String, current: Bool) {
+        self.number = number
+        self.href = href
+        self.current = current
+    }
+}
+
+final class PagerView: Sendable {
+    let pages: [PageLinkView]
+    let previousHref: String?
+    let nextHref: String?
+    /// This page's number, the number of pages, and the first and last book on this page (from 1).
+    let number: Int
+    let count: Int
+    let first: Int
+    let last: Int
+
+    init(pages: [PageLinkView], previousHref: String?, nextHref: String?, number: Int, count: Int, first: Int, last: Int) {
+        self.pages = pages
+        self.previousHref = previousHref
+        self.nextHref = nextHref
+        self.number = number
+        self.count = count
+        self.first = first
+        self.last = last
     }
 }
 
@@ -421,6 +457,33 @@ extension BooksPage: MustacheParent {
         case "root": return Text(self.root)
         case "site": return Ref(self.site)
         case "books": return self.books.map(Ref.init)
+        case "pager": return self.pager.map(Ref.init)
+        default: return nil
+        }
+    }
+}
+
+extension PageLinkView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "number": return number
+        case "href": return Text(href)
+        case "current": return current
+        default: return nil
+        }
+    }
+}
+
+extension PagerView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "pages": return pages.map(Ref.init)
+        case "previousHref": return previousHref.map(Text.init)
+        case "nextHref": return nextHref.map(Text.init)
+        case "number": return number
+        case "count": return count
+        case "first": return first
+        case "last": return last
         default: return nil
         }
     }

@@ -15,18 +15,21 @@ enum SearchIndex {
         var h: String  // page, relative to the site's root
     }
 
-    static func render(_ model: SiteModel) throws -> Data {
-        let entries = model.books.map { book in
-            let view = model.bookView(book)
-            return Entry(t: view.title, a: view.author ?? "", i: view.isbn ?? "", s: model.shelfName(of: book) ?? "",
-                         n: String(MarkdownPlainText.text(book.note.markdown).prefix(noteCharacters)), h: view.href)
-        }
+    /// The same bytes as encoding every entry at once, an entry at a time.
+    static func write(_ model: SiteModel, to sink: (Data) throws -> Void) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        var data = Data("window.READER_SEARCH = ".utf8)
-        data.append(try encoder.encode(entries))
-        data.append(Data(";\n".utf8))
-        return data
+        try sink(Data("window.READER_SEARCH = [".utf8))
+        for (position, place) in model.books.enumerated() {
+            let view = model.bookView(place)
+            let note = try model.catalog.noteMarkdown(at: place)
+            let entry = Entry(t: view.title, a: view.author ?? "", i: view.isbn ?? "", s: model.shelfName(of: place) ?? "",
+                              n: String(MarkdownPlainText.text(note).prefix(noteCharacters)), h: view.href)
+            var piece = try encoder.encode(entry)
+            if position > 0 { piece.insert(UInt8(ascii: ","), at: 0) }
+            try sink(piece)
+        }
+        try sink(Data("];\n".utf8))
     }
 }
 

@@ -52,7 +52,7 @@ struct StatsPage {
         shelfChartHeight = max(1, shelves.count * (Self.barThickness + 8))
 
         var perYear: [String: Int] = [:]
-        for book in model.library.books {
+        for book in model.catalog.cards {
             if let year = book.createdAt?.prefix(4), year.count == 4, year.allSatisfy(\.isNumber) { perYear[String(year), default: 0] += 1 }
         }
         let years = perYear.keys.sorted()
@@ -70,7 +70,7 @@ struct StatsPage {
         hasYears = !years.isEmpty
 
         var authors: [String: Int] = [:]
-        for book in model.library.books { if let author = book.author { authors[author, default: 0] += 1 } }
+        for book in model.catalog.cards { if let author = book.author { authors[author, default: 0] += 1 } }
         topAuthors = authors.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(10).map { Author(name: $0.key, count: $0.value) }
         withNotes = model.site.noteCount
         withCovers = model.site.coverCount

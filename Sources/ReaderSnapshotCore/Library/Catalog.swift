@@ -1,0 +1,185 @@
+import Foundation
+
+/// A book as lists show it: what pages of many books need, without its notes or the server's
+/// fields. A big library's cards fit in memory where its books do not.
+public struct BookCard: Sendable, Equatable {
+    public var id: Int
+    public var title: String
+    public var author: String?
+    public var isbn: String?
+    public var shelfID: Int?
+    public var shelfName: String?
+    public var createdAt: String?
+    public var cover: CoverFile?
+    public var hasNote: Bool
+    public var complete: Bool
+
+    public init(_ book: Book) {
+        id = book.id
+        title = book.title
+        author = book.author
+        isbn = book.isbn
+        shelfID = book.shelfID
+        shelfName = book.shelfName
+        createdAt = book.createdAt
+        cover = book.cover
+        hasNote = !book.note.isEmpty
+        complete = book.complete
+    }
+}
+
+extension BookCard: Decodable {
+    /// Only the card's fields of a book's JSON: the rest is skipped, not built.
+    private struct NoteMarkdown: Decodable { var markdown: String }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: Book.CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        title = try container.decode(String.self, forKey: .title)
+        author = try container.decodeIfPresent(String.self, forKey: .author)
+        isbn = try container.decodeIfPresent(String.self, forKey: .isbn)
+        shelfID = try container.decodeIfPresent(Int.self, forKey: .shelfID)
+        shelfName = try container.decodeIfPresent(String.self, forKey: .shelfName)
+        createdAt = try container.decodeIfPresent(String.self, forKey: .createdAt)
+        cover = try container.decodeIfPresent(CoverFile.self, forKey: .cover)
+        hasNote = !(try container.decode(NoteMarkdown.self, forKey: .note).markdown.isEmpty)
+        complete = try container.decode(Bool.self, forKey: .complete)
+    }
+}
+
+/// A library whose books are read one at a time when a page needs them: everything but the books
+/// (`frame`), a card per book for the pages that list many, and each book whole from where it is
+/// kept — `library.json` on disk, or memory. Rendering 100,000 books this way holds their cards,
+/// not their notes and fields.
+public final class Catalog: @unchecked Sendable {
+    /// The library without its books.
+    public let frame: Library
+    /// In the library's order (by id).
+    public private(set) var cards: [BookCard]
+    private let store: Store
+
+    private enum Store {
+        case memory([Book])
+        /// An open `library.json` and where each book's JSON lies in it.
+        case file(descriptor: Int32, path: String, ranges: [(offset: Int, length: Int)])
+    }
+
+    public var count: Int { cards.count }
+
+    public convenience init(_ library: Library) {
+        var frame = library
+        frame.books = []
+        self.init(frame: frame, cards: library.books.map(BookCard.init), store: .memory(library.books))
+    }
+
+    private init(frame: Library, cards: [BookCard], store: Store) {
+        self.frame = frame
+        self.cards = cards
+        self.store = store
+    }
+
+    deinit {
+        if case .file(let descriptor, _, _) = store { close(descriptor) }
+    }
+
+    /// Reads `library.json` for its cards, a book at a time; each book is read again when asked for.
+    /// A file laid out in a way the reader does not expect is read whole into memory.
+    public static func read(from url: URL) throws -> Catalog {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SnapshotError(.unreadableArchive(detail: String(cString: strerror(errno))), path: url.path)
+        }
+        var handed = false
+        defer { if !handed { close(descriptor) } }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+        var split = BooksArraySplitter()
+        var cards: [BookCard] = []
+        var ranges: [(offset: Int, length: Int)] = []
+        let decoder = JSONDecoder()
+        var whole = false
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            guard try split.feed(chunk, located: { data, offset in
+                cards.append(try decoder.decode(BookCard.self, from: data))
+                ranges.append((offset, data.count))
+            }) else {
+                whole = true
+                break
+            }
+        }
+        if whole || !split.isComplete {
+            let library = try Library.read(from: url)
+            return Catalog(library)
+        }
+        let frame = try decoder.decode(Library.self, from: split.frame)
+        guard frame.schemaVersion <= Library.currentSchemaVersion else {
+            throw SnapshotError(.unsupportedArchive(version: frame.schemaVersion), path: url.path)
+        }
+        handed = true
+        return Catalog(frame: frame, cards: cards, store: .file(descriptor: descriptor, path: url.path, ranges: ranges))
+    }
+
+    /// The whole book at `index`, with its card's cover (a cover refused by `removeCover` stays out).
+    /// Safe from several threads at once.
+    public func book(at index: Int) throws -> Book {
+        var book: Book
+        switch store {
+        case .memory(let books):
+            book = books[index]
+        case .file(let descriptor, let path, let ranges):
+            let data = try bytes(descriptor, path: path, range: ranges[index], id: cards[index].id)
+            do {
+                book = try JSONDecoder().decode(Book.self, from: data)
+            } catch {
+                throw SnapshotError(.unreadableArchive(detail: "book \(cards[index].id): \(error)"), path: path)
+            }
+        }
+        book.cover = cards[index].cover
+        return book
+    }
+
+    /// Only the Markdown of a book's notes: the rest of its JSON is skipped, not built.
+    public func noteMarkdown(at index: Int) throws -> String {
+        switch store {
+        case .memory(let books):
+            return books[index].note.markdown
+        case .file(let descriptor, let path, let ranges):
+            struct NoteOnly: Decodable {
+                struct Markdown: Decodable { var markdown: String }
+                var note: Markdown
+            }
+            do {
+                return try JSONDecoder().decode(NoteOnly.self, from: try bytes(descriptor, path: path, range: ranges[index], id: cards[index].id)).note.markdown
+            } catch let error as SnapshotError {
+                throw error
+            } catch {
+                throw SnapshotError(.unreadableArchive(detail: "book \(cards[index].id): \(error)"), path: path)
+            }
+        }
+    }
+
+    private func bytes(_ descriptor: Int32, path: String, range: (offset: Int, length: Int), id: Int) throws -> Data {
+        var data = Data(count: range.length)
+        let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, range.length, off_t(range.offset)) }
+        guard read == range.length else {
+            throw SnapshotError(.unreadableArchive(detail: "book \(id) could not be read again"), path: path)
+        }
+        return data
+    }
+
+    /// Leaves a book's cover out of every page (and of `library.json` written from here).
+    public func removeCover(at index: Int) {
+        cards[index].cover = nil
+    }
+
+    /// `library.json`, the same bytes as `Library.writeJSON` of the whole library.
+    public func writeJSON(to sink: (Data) throws -> Void) throws {
+        try Library.writeJSON(frame: frame, count: count, book: { try book(at: $0) }, to: sink)
+    }
+
+    /// Every book in memory at once: for small libraries and tests.
+    public func library() throws -> Library {
+        var library = frame
+        library.books = try (0..<count).map { try book(at: $0) }
+        return library
+    }
+}
