@@ -180,6 +180,7 @@ public struct Crawler: Sendable {
                     listingPending = false
                     nextProbe = .now
                     logger.info("Books listed: \(answer.books.count)")
+                    if let memory = MemoryUsage.summary() { logger.debug("After the list of books: \(memory)") }
                     var toFetch = 0
                     for book in answer.books where listed[book.id] == nil {
                         listed[book.id] = book
@@ -220,6 +221,7 @@ public struct Crawler: Sendable {
             }
         }
         guard let booksAnswer else { throw CancellationError() }
+        if let memory = MemoryUsage.summary() { logger.debug("After every request: \(memory)") }
         if level.mode == .adaptive {
             logger.debug("Concurrency: \(level.limit) in flight at the end (\(level.highest) at most, \(level.changes) changes, ceiling \(level.ceiling))")
         }
@@ -286,6 +288,7 @@ public struct Crawler: Sendable {
                                    linkBase: client.server.url(path: "/"), note: note))
         }
         detailWarnings.finish()
+        if let memory = MemoryUsage.summary() { logger.debug("After assembling the books: \(memory)") }
         let failedDetails = books.filter { !$0.complete }.count
         logger.info("Book details: \(books.count - failedDetails - reused.count) read, \(reused.count) unchanged, \(failedDetails) failed")
 

@@ -10,21 +10,44 @@ public struct BookCard: Sendable, Equatable {
     public var shelfID: Int?
     public var shelfName: String?
     public var createdAt: String?
-    public var cover: CoverFile?
+    public var cover: CoverCard?
     public var hasNote: Bool
     public var complete: Bool
 
+    public init(id: Int, title: String, author: String?, isbn: String?, shelfID: Int?, shelfName: String?, createdAt: String?,
+                cover: CoverCard?, hasNote: Bool, complete: Bool) {
+        self.id = id
+        self.title = title
+        self.author = author
+        self.isbn = isbn
+        self.shelfID = shelfID
+        self.shelfName = shelfName
+        self.createdAt = createdAt
+        self.cover = cover
+        self.hasNote = hasNote
+        self.complete = complete
+    }
+
     public init(_ book: Book) {
-        id = book.id
-        title = book.title
-        author = book.author
-        isbn = book.isbn
-        shelfID = book.shelfID
-        shelfName = book.shelfName
-        createdAt = book.createdAt
-        cover = book.cover
-        hasNote = !book.note.isEmpty
-        complete = book.complete
+        self.init(id: book.id, title: book.title, author: book.author, isbn: book.isbn, shelfID: book.shelfID, shelfName: book.shelfName,
+                  createdAt: book.createdAt, cover: book.cover.map(CoverCard.init), hasNote: !book.note.isEmpty, complete: book.complete)
+    }
+}
+
+/// What pages show of a cover file.
+public struct CoverCard: Sendable, Equatable, Decodable {
+    public var path: String
+    public var width: Int?
+    public var height: Int?
+
+    public init(path: String, width: Int?, height: Int?) {
+        self.path = path
+        self.width = width
+        self.height = height
+    }
+
+    public init(_ file: CoverFile) {
+        self.init(path: file.path, width: file.width, height: file.height)
     }
 }
 
@@ -41,9 +64,76 @@ extension BookCard: Decodable {
         shelfID = try container.decodeIfPresent(Int.self, forKey: .shelfID)
         shelfName = try container.decodeIfPresent(String.self, forKey: .shelfName)
         createdAt = try container.decodeIfPresent(String.self, forKey: .createdAt)
-        cover = try container.decodeIfPresent(CoverFile.self, forKey: .cover)
+        cover = try container.decodeIfPresent(CoverCard.self, forKey: .cover)
         hasNote = !(try container.decode(NoteMarkdown.self, forKey: .note).markdown.isEmpty)
         complete = try container.decode(Bool.self, forKey: .complete)
+    }
+}
+
+/// Every book's card, packed: numbers in arrays, text in one buffer. A card is made when it is
+/// asked for; 100,000 cards take about 20 MB this way, where as values they took 75.
+public struct CardList: RandomAccessCollection, Sendable {
+    private var ids: [Int] = []
+    private var shelfIDs: [Int] = []
+    private var coverSizes: [(width: Int32, height: Int32)] = []
+    private var flags: [UInt8] = []
+    /// The text fields of every card, one after another, and where each starts (the last entry
+    /// is the end): `fieldsPerCard` per card.
+    private var text: [UInt8] = []
+    private var starts: [UInt32] = [0]
+    private static let fieldsPerCard = 6
+    private static let noShelf = Int.min
+    private enum Flag { static let note: UInt8 = 1, complete: UInt8 = 2, cover: UInt8 = 4, author: UInt8 = 8, isbn: UInt8 = 16, shelfName: UInt8 = 32, createdAt: UInt8 = 64 }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { ids.count }
+
+    init() {}
+
+    init(_ cards: some Sequence<BookCard>) {
+        for card in cards { append(card) }
+    }
+
+    mutating func append(_ card: BookCard) {
+        ids.append(card.id)
+        shelfIDs.append(card.shelfID ?? Self.noShelf)
+        coverSizes.append((Int32(clamping: card.cover?.width ?? -1), Int32(clamping: card.cover?.height ?? -1)))
+        var flag: UInt8 = 0
+        if card.hasNote { flag |= Flag.note }
+        if card.complete { flag |= Flag.complete }
+        if card.cover != nil { flag |= Flag.cover }
+        if card.author != nil { flag |= Flag.author }
+        if card.isbn != nil { flag |= Flag.isbn }
+        if card.shelfName != nil { flag |= Flag.shelfName }
+        if card.createdAt != nil { flag |= Flag.createdAt }
+        flags.append(flag)
+        for field in [card.title, card.author ?? "", card.isbn ?? "", card.shelfName ?? "", card.createdAt ?? "", card.cover?.path ?? ""] {
+            text.append(contentsOf: field.utf8)
+            starts.append(UInt32(text.count))
+        }
+    }
+
+    public subscript(index: Int) -> BookCard {
+        let flag = flags[index]
+        func field(_ number: Int, if present: UInt8? = nil) -> String? {
+            if let present, flag & present == 0 { return nil }
+            let at = index * Self.fieldsPerCard + number
+            return text.withUnsafeBufferPointer { String(decoding: $0[Int(starts[at])..<Int(starts[at + 1])], as: UTF8.self) }
+        }
+        let size = coverSizes[index]
+        return BookCard(id: ids[index], title: field(0)!, author: field(1, if: Flag.author), isbn: field(2, if: Flag.isbn),
+                        shelfID: shelfIDs[index] == Self.noShelf ? nil : shelfIDs[index], shelfName: field(3, if: Flag.shelfName),
+                        createdAt: field(4, if: Flag.createdAt),
+                        cover: field(5, if: Flag.cover).map { CoverCard(path: $0, width: size.width < 0 ? nil : Int(size.width),
+                                                                         height: size.height < 0 ? nil : Int(size.height)) },
+                        hasNote: flag & Flag.note != 0, complete: flag & Flag.complete != 0)
+    }
+
+    /// Without making the card.
+    public func id(at index: Int) -> Int { ids[index] }
+
+    mutating func removeCover(at index: Int) {
+        flags[index] &= ~Flag.cover
     }
 }
 
@@ -55,7 +145,9 @@ public final class Catalog: @unchecked Sendable {
     /// The library without its books.
     public let frame: Library
     /// In the library's order (by id).
-    public private(set) var cards: [BookCard]
+    public private(set) var cards: CardList
+    /// Covers that `removeCover` left out.
+    private var refusedCovers = Set<Int>()
     private let store: Store
 
     private enum Store {
@@ -69,10 +161,10 @@ public final class Catalog: @unchecked Sendable {
     public convenience init(_ library: Library) {
         var frame = library
         frame.books = []
-        self.init(frame: frame, cards: library.books.map(BookCard.init), store: .memory(library.books))
+        self.init(frame: frame, cards: CardList(library.books.lazy.map(BookCard.init)), store: .memory(library.books))
     }
 
-    private init(frame: Library, cards: [BookCard], store: Store) {
+    private init(frame: Library, cards: CardList, store: Store) {
         self.frame = frame
         self.cards = cards
         self.store = store
@@ -93,7 +185,7 @@ public final class Catalog: @unchecked Sendable {
         defer { if !handed { close(descriptor) } }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         var split = BooksArraySplitter()
-        var cards: [BookCard] = []
+        var cards = CardList()
         var ranges: [(offset: Int, length: Int)] = []
         let decoder = JSONDecoder()
         var whole = false
@@ -118,7 +210,7 @@ public final class Catalog: @unchecked Sendable {
         return Catalog(frame: frame, cards: cards, store: .file(descriptor: descriptor, path: url.path, ranges: ranges))
     }
 
-    /// The whole book at `index`, with its card's cover (a cover refused by `removeCover` stays out).
+    /// The whole book at `index` (a cover refused by `removeCover` stays out).
     /// Safe from several threads at once.
     public func book(at index: Int) throws -> Book {
         var book: Book
@@ -126,14 +218,14 @@ public final class Catalog: @unchecked Sendable {
         case .memory(let books):
             book = books[index]
         case .file(let descriptor, let path, let ranges):
-            let data = try bytes(descriptor, path: path, range: ranges[index], id: cards[index].id)
+            let data = try bytes(descriptor, path: path, range: ranges[index], id: cards.id(at: index))
             do {
                 book = try JSONDecoder().decode(Book.self, from: data)
             } catch {
-                throw SnapshotError(.unreadableArchive(detail: "book \(cards[index].id): \(error)"), path: path)
+                throw SnapshotError(.unreadableArchive(detail: "book \(cards.id(at: index)): \(error)"), path: path)
             }
         }
-        book.cover = cards[index].cover
+        if refusedCovers.contains(index) { book.cover = nil }
         return book
     }
 
@@ -148,11 +240,11 @@ public final class Catalog: @unchecked Sendable {
                 var note: Markdown
             }
             do {
-                return try JSONDecoder().decode(NoteOnly.self, from: try bytes(descriptor, path: path, range: ranges[index], id: cards[index].id)).note.markdown
+                return try JSONDecoder().decode(NoteOnly.self, from: try bytes(descriptor, path: path, range: ranges[index], id: cards.id(at: index))).note.markdown
             } catch let error as SnapshotError {
                 throw error
             } catch {
-                throw SnapshotError(.unreadableArchive(detail: "book \(cards[index].id): \(error)"), path: path)
+                throw SnapshotError(.unreadableArchive(detail: "book \(cards.id(at: index)): \(error)"), path: path)
             }
         }
     }
@@ -168,7 +260,8 @@ public final class Catalog: @unchecked Sendable {
 
     /// Leaves a book's cover out of every page (and of `library.json` written from here).
     public func removeCover(at index: Int) {
-        cards[index].cover = nil
+        cards.removeCover(at: index)
+        refusedCovers.insert(index)
     }
 
     /// `library.json`, the same bytes as `Library.writeJSON` of the whole library.

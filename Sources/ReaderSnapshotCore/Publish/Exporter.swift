@@ -121,6 +121,7 @@ public struct Exporter: Sendable {
         let writer = publisher.writer
         let crawl = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: previousState.covers)
         var library = crawl.library
+        if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
 
         // Nothing changed: the snapshot keeps its date and its change report, so every file is
         // the same and stays as it was.
@@ -156,6 +157,7 @@ public struct Exporter: Sendable {
             try SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
                 .render(library, changes: changes, into: writer)
         }
+        if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
         if options.cacheDirectory == nil {
             let published = options.formats.contains(.json) ? publisher.staging.appendingPathComponent("library.json") : nil
             try state.write(to: publisher.staging.appendingPathComponent(SnapshotState.folderName), library: library, published: published)

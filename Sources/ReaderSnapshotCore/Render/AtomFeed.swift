@@ -6,9 +6,9 @@ enum AtomFeed {
     static func render(_ model: SiteModel) throws -> String {
         let cards = model.catalog.cards
         let recent = cards.indices
-            .filter { cards[$0].createdAt != nil }
-            .sorted { (cards[$0].createdAt!, cards[$1].id) > (cards[$1].createdAt!, cards[$0].id) }
-            .prefix(size)
+            .compactMap { place in cards[place].createdAt.map { (added: $0, id: cards.id(at: place), place: place) } }
+            .sorted { ($0.added, $1.id) > ($1.added, $0.id) }
+            .prefix(size).map(\.place)
         // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them.
         let updated = recent.first.flatMap { cards[$0].createdAt } ?? model.library.generatedAt
         let host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"

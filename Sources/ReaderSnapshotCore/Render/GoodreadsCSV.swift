@@ -15,7 +15,7 @@ enum GoodreadsCSV {
     static func write(_ model: SiteModel, to sink: (Data) throws -> Void) throws {
         try sink(Data((header.map(field).joined(separator: ",") + "\r\n").utf8))
         let cards = model.catalog.cards
-        for place in cards.indices.sorted(by: { cards[$0].id < cards[$1].id }) {
+        for place in cards.indices.sorted(by: { cards.id(at: $0) < cards.id(at: $1) }) {
             let book = cards[place]
             let note = try model.catalog.noteMarkdown(at: place)
             let shelf = model.shelfName(of: place).map(Slug.make).flatMap { $0.isEmpty ? nil : $0 } ?? ""

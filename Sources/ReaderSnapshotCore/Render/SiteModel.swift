@@ -36,12 +36,12 @@ struct SiteModel {
         self.fileNames = fileNames
         var placeByID: [Int: Int] = [:]
         placeByID.reserveCapacity(cards.count)
-        for (place, card) in cards.enumerated() where placeByID[card.id] == nil { placeByID[card.id] = place }
+        for place in cards.indices where placeByID[cards.id(at: place)] == nil { placeByID[cards.id(at: place)] = place }
         self.placeByID = placeByID
         problemsByBook = Dictionary(grouping: library.problems.filter { $0.bookID != nil }, by: { $0.bookID! })
         // Each title is folded once, not at every comparison; a shelf's books keep that order.
-        let books = cards.indices.map { (key: Self.sortKey(cards[$0].title), place: $0) }
-            .sorted { ($0.key, cards[$0.place].id) < ($1.key, cards[$1.place].id) }.map(\.place)
+        let books = fileNames.indices.map { (key: Self.sortKey(cards[$0].title), id: cards.id(at: $0), place: $0) }
+            .sorted { ($0.key, $0.id) < ($1.key, $1.id) }.map(\.place)
         self.books = books
         var rank = [Int](repeating: 0, count: cards.count)
         for (position, place) in books.enumerated() { rank[place] = position }
@@ -57,14 +57,14 @@ struct SiteModel {
             for id in shelf.bookIDs where listingShelf[id] == nil { listingShelf[id] = shelf.id }
         }
         self.listingShelf = listingShelf
-        unshelved = books.filter { listingShelf[cards[$0].id] == nil }
+        unshelved = books.filter { listingShelf[cards.id(at: $0)] == nil }
         let title = library.user.map { "Library of \($0)" } ?? "Library"
         let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
         site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
                         generatedAt: Self.displayDate(library.generatedAt),
                         bookCount: cards.count, shelfCount: library.shelves.count,
-                        noteCount: cards.filter(\.hasNote).count,
-                        coverCount: cards.filter { $0.cover != nil }.count,
+                        noteCount: cards.lazy.filter(\.hasNote).count,
+                        coverCount: cards.lazy.filter { $0.cover != nil }.count,
                         unshelvedCount: unshelved.count,
                         problemCount: library.problems.count, hasProblems: !library.problems.isEmpty,
                         hasChanges: changes != nil)
