@@ -108,14 +108,15 @@ func failureExit(for error: Error, logger: Logger) -> ExitCode {
 
 /// The summary of a run, and its exit code.
 func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>, logger: Logger, showPath: Bool = true) -> ExitCode {
-    let library = outcome.library
+    let cards = outcome.catalog.cards
+    let library = outcome.catalog.frame
     let network = outcome.network
-    let notes = library.books.filter { !$0.note.isEmpty }.count
-    let incomplete = library.books.filter { !$0.complete }.count
+    let notes = cards.lazy.filter(\.hasNote).count
+    let incomplete = cards.lazy.filter { !$0.complete }.count
     let seconds = Double(outcome.duration.components.seconds) + Double(outcome.duration.components.attoseconds) / 1e18
     logger.info(outcome.unchanged
-        ? "No changes: \(library.books.count) books on \(library.shelves.count) shelves in \(output.path), as they were"
-        : "Wrote \(library.books.count) books on \(library.shelves.count) shelves (\(notes) with notes) to \(output.path)")
+        ? "No changes: \(cards.count) books on \(library.shelves.count) shelves in \(output.path), as they were"
+        : "Wrote \(cards.count) books on \(library.shelves.count) shelves (\(notes) with notes) to \(output.path)")
     logger.info("""
         Covers: \(network.coversDownloaded) fetched, \(network.coversReused) unchanged, \(network.coversFailed) failed. \
         Requests: \(network.requests) (\(network.notModified) not modified, \(network.retries) retries), \

@@ -202,7 +202,8 @@ struct SampleServerTests {
             if capacity == 1 {
                 #expect(elapsed >= .milliseconds(400), "four answers one after another: \(elapsed)")
             } else {
-                #expect(elapsed < .milliseconds(300), "four answers at once: \(elapsed)")
+                // Less than one after another could take, however busy the machine.
+                #expect(elapsed < .milliseconds(390), "four answers at once: \(elapsed)")
             }
         }
     }

@@ -18,8 +18,8 @@ public struct Crawler: Sendable {
     /// The library of the last snapshot: a book whose `updated_at` in `/books` is what it was then
     /// is taken from it instead of asked for again. Rails touches a book when its notes (rich text)
     /// or its cover (an attachment) change, so the date moves with everything the details hold.
-    /// Only a library read whole, with notes converted under the same limits, may stand in.
-    public var previous: Library?
+    /// Only a library with notes converted under the same limits may stand in.
+    public var previous: Catalog?
 
     public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
         self.live = live
@@ -31,7 +31,7 @@ public struct Crawler: Sendable {
 
     /// What a crawl found: the library, and what to remember of its covers for the next run.
     public struct Result: Sendable {
-        public var library: Library
+        public var catalog: Catalog
         public var covers: [String: CoverRecord]
     }
 
@@ -68,16 +68,23 @@ public struct Crawler: Sendable {
         }
     }
 
-    /// A book's details, with its notes already converted: that work overlaps the network.
-    private struct Detail: Sendable {
-        var fields: BookFields
+    /// A book's details, with its notes already converted (that work overlaps the network), kept
+    /// in the spill file until the book is written: a big library's details do not fit in memory.
+    struct Detail: Codable {
+        var fields: [String: JSONValue]
         var note: Note
+    }
+
+    /// Where a book's details lie in the spill file, and its cover's address.
+    struct SpilledDetail: Sendable {
+        var range: Range<Int>
+        var imageURL: String?
     }
 
     private enum Answer: Sendable {
         case shelf(ShelfSummary, Swift.Result<ShelfAnswer, ReaderAPIError>)
         case books(BooksAnswer)
-        case detail(Int, Swift.Result<Detail, ReaderAPIError>)
+        case detail(Int, Swift.Result<SpilledDetail, ReaderAPIError>)
         case cover(String, Swift.Result<CoverRecord, CoverProblem>)
     }
 
@@ -92,12 +99,14 @@ public struct Crawler: Sendable {
         let wantCovers = fetchCovers && privacy.covers
         let fetcher = CoverFetcher(client: client, writer: writer, previous: previousCovers)
         let reusable = reusableBooks()
+        let spill = try SpillFile(in: writer.root)
 
         var shelfPages: [Int: Swift.Result<ShelfAnswer, ReaderAPIError>] = [:]
         var booksAnswer: BooksAnswer?
-        var details: [Int: Swift.Result<Detail, ReaderAPIError>] = [:]
+        var details: [Int: Swift.Result<SpilledDetail, ReaderAPIError>] = [:]
         var asked = Set<Int>()
-        var reused: [Int: Book] = [:]
+        /// Books taken from the previous snapshot, by their place in it.
+        var reused: [Int: Int] = [:]
         var coverResults: [String: Swift.Result<CoverRecord, CoverProblem>] = [:]
         var listed: [Int: BookFields] = [:]
         var onDeletedShelf = Set<Int>()
@@ -121,7 +130,7 @@ public struct Crawler: Sendable {
                 let onDeletedShelf = onDeletedShelf
                 group.addTask {
                     let started = ContinuousClock.now
-                    let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, onDeletedShelf: onDeletedShelf)
+                    let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, spill: spill, onDeletedShelf: onDeletedShelf)
                     return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: alone)
                 }
             }
@@ -187,8 +196,9 @@ public struct Crawler: Sendable {
                         // A book that says it sits on a shelf the server does not list will crash
                         // its detail page: that 500 is the expected answer, not one to retry.
                         if let shelf = book.int("shelf_id"), !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
-                        if let kept = reusable[book.id], kept.updatedAt != nil, kept.updatedAt == book.text("updated_at") {
-                            reused[book.id] = kept
+                        if let place = reusable[book.id], let kept = previous?.cards[place], kept.updatedAt != nil,
+                           kept.updatedAt == book.text("updated_at") {
+                            reused[book.id] = place
                             wantCover(kept.imageURL)
                         } else if asked.insert(book.id).inserted {
                             queue.append(.detail(book.id))
@@ -199,7 +209,7 @@ public struct Crawler: Sendable {
                     if !reused.isEmpty { logger.info("Book details: \(reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
                 case .detail(let id, let detail):
                     details[id] = detail
-                    if case .success(let detail) = detail { wantCover(detail.fields.text("image_url")) }
+                    if case .success(let detail) = detail { wantCover(detail.imageURL) }
                     level.record(.detail, seconds: elapsed.seconds)
                 case .cover(let url, let result):
                     coverResults[url] = result
@@ -258,78 +268,104 @@ public struct Crawler: Sendable {
         var shelfNames: [Int: String] = [:]
         for page in shelfPages.values { if case .success(let answer) = page { shelfNames[answer.shelf.id] = answer.shelf.name } }
 
-        var books: [Book] = []
+        // What privacy leaves out is known from the shelves, before any book is written.
+        let plan = privacy.isActive ? privacy.plan(shelves: shelves) : nil
+        for name in plan?.unmatched ?? [] { logger.warning("--exclude-shelf \(name): no shelf has that name or id") }
+
+        // Covers of books whose details failed are known only from the list and the shelves: fetched
+        // last, before the books are written with their covers.
+        if wantCovers {
+            var late = Set<String>()
+            for id in order where reused[id] == nil {
+                if case .success? = details[id] { continue }
+                if let plan, plan.droppedBooks.contains(id)
+                    || (listed[id]?.int("shelf_id") ?? onShelves[id]?.int("shelf_id")).map(plan.excludedShelves.contains) == true { continue }
+                if let url = (listed[id]?.fields["image_url"] ?? onShelves[id]?.fields["image_url"])?.text, !url.isEmpty,
+                   coverResults[url] == nil {
+                    late.insert(url)
+                }
+            }
+            let urls = late.sorted()
+            if !urls.isEmpty {
+                let results = try await concurrentMap(urls, limit: level.limit) { await fetcher.fetch($0).result }
+                for (url, result) in zip(urls, results) { coverResults[url] = result }
+            }
+        }
+
+        // Each book is made, stripped of what privacy leaves out, given its cover and written to the
+        // spill file as library.json lays it out: a batch at a time on every core.
+        let pieces = try SpillFile(in: writer.root)
+        var cards = CardList()
+        var ranges: [Range<Int>] = []
+        var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
-        for id in order {
-            var fields = listed[id]?.fields ?? [:]
-            for (key, value) in onShelves[id]?.fields ?? [:] where fields[key] == nil { fields[key] = value }
-            if let kept = reused[id] {
-                for (key, value) in kept.serverFields { fields[key] = value }
-                if let shelf = fields["shelf_id"]?.intValue, let name = shelfNames[shelf] { fields["shelf_name"] = .string(name) }
-                var book = Self.book(id: id, fields: fields, complete: true, note: kept.note)
-                book.cover = nil
-                books.append(book)
-                continue
+        let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
+        let assembly = Assembly(listed: listed, onShelves: onShelves, details: details, reused: reused, shelfNames: shelfNames,
+                                previous: previous, spill: spill, plan: plan, privacy: privacy, covers: wantCovers ? coverResults : [:],
+                                noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
+        let batchSize = 512
+        for start in stride(from: 0, to: order.count, by: batchSize) {
+            let batch = Array(order[start..<min(order.count, start + batchSize)])
+            for made in try assembly.make(batch) {
+                guard let made else { continue }
+                switch made.details {
+                case .read: read += 1
+                case .reused: break
+                case .failed(let error):
+                    failed += 1
+                    detailWarnings.warn("Book \(made.card.id): details could not be read: \(error)")
+                    problems.append(Problem(kind: .bookDetails, bookID: made.card.id, message: error.description))
+                case .missing: failed += 1
+                }
+                if let problem = made.coverProblem {
+                    coverWarnings.warn("Book \(made.card.id): cover not fetched: \(problem)")
+                    problems.append(Problem(kind: .cover, bookID: made.card.id, message: problem.message))
+                }
+                ranges.append(try pieces.append(made.piece))
+                cards.append(made.card)
             }
-            var complete = true
-            var note: Note?
-            switch details[id] {
-            case .success(let detail)?:
-                for (key, value) in detail.fields.fields { fields[key] = value }
-                note = detail.note
-            case .failure(let error)?:
-                complete = false
-                detailWarnings.warn("Book \(id): details could not be read: \(error)")
-                problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description))
-            case nil:
-                complete = false
-            }
-            books.append(Self.book(id: id, fields: fields, complete: complete, noteLimit: client.limits.noteBytes,
-                                   linkBase: client.server.url(path: "/"), note: note))
+        }
+        if let plan {
+            let kept = Set(cards.indices.map { cards.id(at: $0) })
+            privacy.finish(plan, dropped: Set(order).subtracting(kept), shelves: &shelves, problems: &problems)
         }
         detailWarnings.finish()
+        coverWarnings.finish()
         if let memory = MemoryUsage.summary() { logger.debug("After assembling the books: \(memory)") }
-        let failedDetails = books.filter { !$0.complete }.count
-        logger.info("Book details: \(books.count - failedDetails - reused.count) read, \(reused.count) unchanged, \(failedDetails) failed")
-
-        if privacy.isActive {
-            for name in privacy.apply(shelves: &shelves, books: &books, problems: &problems) {
-                logger.warning("--exclude-shelf \(name): no shelf has that name or id")
-            }
-        }
+        logger.info("Book details: \(read) read, \(reused.count) unchanged, \(failed) failed")
 
         var covers: [String: CoverRecord] = [:]
         if wantCovers {
-            // Covers of books whose details failed are known only from the shelves: fetched last.
-            let late = Array(Set(books.compactMap(\.imageURL)).subtracting(coverResults.keys)).sorted()
-            if !late.isEmpty {
-                let results = try await concurrentMap(late, limit: level.limit) { await fetcher.fetch($0).result }
-                for (url, result) in zip(late, results) { coverResults[url] = result }
+            var failedCovers = 0
+            for (url, result) in coverResults {
+                switch result {
+                case .success(let record): covers[url] = record
+                case .failure: failedCovers += 1
+                }
             }
-            let (coverProblems, records) = assignCovers(coverResults, to: &books)
-            problems += coverProblems
-            covers = records
+            client.metrics.record { $0.coversFailed += failedCovers }
+            logger.info("Covers: \(Set(covers.values.map(\.file.path)).count) stored, \(failedCovers) failed")
         }
 
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
-        let library = Library(generatedAt: generatedAt, server: client.server.description,
-                              user: (shelvesAnswer.user ?? booksAnswer.user).map(UntrustedText.displayable), userID: client.session?.userID,
-                              shelves: shelves, books: books, problems: problems)
-        return Result(library: library, covers: covers)
+        let frame = Library(generatedAt: generatedAt, server: client.server.description,
+                            user: (shelvesAnswer.user ?? booksAnswer.user).map(UntrustedText.displayable), userID: client.session?.userID,
+                            shelves: shelves, books: [], problems: problems)
+        return Result(catalog: Catalog(frame: frame, cards: cards, pieces: pieces, ranges: ranges), covers: covers)
     }
 
-    /// The previous snapshot's books that can stand for a fresh request: read whole, from a
-    /// snapshot that left nothing out, with notes converted under the same limit.
-    private func reusableBooks() -> [Int: Book] {
-        guard let previous, previous.server == client.server.description, previous.userID == client.session?.userID
+    /// The previous snapshot's books that can stand for a fresh request (by their place in it): from
+    /// a snapshot of the same account, read whole, with notes converted under the same limit.
+    private func reusableBooks() -> [Int: Int] {
+        guard let previous, previous.frame.server == client.server.description, previous.frame.userID == client.session?.userID
         else { return [:] }
-        var books: [Int: Book] = [:]
-        for book in previous.books where book.complete { books[book.id] = book }
-        return books
+        var places: [Int: Int] = [:]
+        for place in previous.cards.indices where previous.cards[place].complete { places[previous.cards.id(at: place)] = place }
+        return places
     }
 
     /// The answer, and how many requests it took.
-    private static func perform(_ work: Work, client: ReaderClient, fetcher: CoverFetcher,
+    private static func perform(_ work: Work, client: ReaderClient, fetcher: CoverFetcher, spill: SpillFile,
                                 onDeletedShelf: Set<Int>) async throws -> (Answer, Int) {
         do {
             switch work {
@@ -346,7 +382,8 @@ public struct Crawler: Sendable {
                     let fields = try await client.book(id: id, retryServerErrors: !onDeletedShelf.contains(id)).book
                     let note = Note(receiving: fields.fields["comments"]?.text, limit: client.limits.noteBytes,
                                     linkBase: client.server.url(path: "/"))
-                    return (.detail(id, .success(Detail(fields: fields, note: note))), 1)
+                    let range = try spill.append(try JSONEncoder().encode(Detail(fields: fields.fields, note: note)))
+                    return (.detail(id, .success(SpilledDetail(range: range, imageURL: fields.text("image_url")))), 1)
                 } catch let error as ReaderAPIError where !error.isUnauthorized {
                     return (.detail(id, .failure(error)), 1)
                 }
@@ -376,34 +413,6 @@ public struct Crawler: Sendable {
                     shelfID: fields["shelf_id"]?.intValue, shelfName: shown("shelf_name"),
                     createdAt: text("created_at"), updatedAt: text("updated_at"), imageURL: text("image_url"),
                     note: note ?? Note(receiving: comments?.text, limit: noteLimit, linkBase: linkBase), complete: complete, serverFields: kept)
-    }
-
-    private func assignCovers(_ results: [String: Swift.Result<CoverRecord, CoverProblem>],
-                              to books: inout [Book]) -> ([Problem], [String: CoverRecord]) {
-        var problems: [Problem] = []
-        let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
-        for index in books.indices {
-            guard let url = books[index].imageURL, let result = results[url] else { continue }
-            switch result {
-            case .success(let record):
-                books[index].cover = record.file
-            case .failure(let problem):
-                coverWarnings.warn("Book \(books[index].id): cover not fetched: \(problem)")
-                problems.append(Problem(kind: .cover, bookID: books[index].id, message: problem.message))
-            }
-        }
-        coverWarnings.finish()
-        var records: [String: CoverRecord] = [:]
-        var failed = 0
-        for (url, result) in results {
-            switch result {
-            case .success(let record): records[url] = record
-            case .failure: failed += 1
-            }
-        }
-        client.metrics.record { $0.coversFailed += failed }
-        logger.info("Covers: \(Set(records.values.map(\.file.path)).count) stored, \(failed) failed")
-        return (problems, records)
     }
 }
 

@@ -18,30 +18,46 @@ public struct Privacy: Sendable, Equatable {
         excludedShelves.contains { $0 == String(id) || $0.caseInsensitiveCompare(name) == .orderedSame }
     }
 
-    /// The shelves, books and problems that remain, and the names that matched no shelf.
-    func apply(shelves: inout [Shelf], books: inout [Book], problems: inout [Problem]) -> [String] {
+    /// What to leave out of one library, decided from its shelves before its books are written.
+    struct Plan {
+        var excludedShelves: Set<Int>
+        /// Books that an excluded shelf lists.
+        var droppedBooks: Set<Int>
+        /// Names that matched no shelf.
+        var unmatched: [String]
+
+        func drops(_ book: Book) -> Bool {
+            droppedBooks.contains(book.id) || book.shelfID.map(excludedShelves.contains) == true
+        }
+    }
+
+    func plan(shelves: [Shelf]) -> Plan {
         let excluded = Set(shelves.filter { excludes(id: $0.id, name: $0.name) }.map(\.id))
         let unmatched = excludedShelves.filter { wanted in
             !shelves.contains { $0.id == Int(wanted) || $0.name.caseInsensitiveCompare(wanted) == .orderedSame }
         }
         var droppedBooks = Set<Int>()
         for shelf in shelves where excluded.contains(shelf.id) { droppedBooks.formUnion(shelf.bookIDs) }
-        for book in books where book.shelfID.map(excluded.contains) == true { droppedBooks.insert(book.id) }
-        shelves.removeAll { excluded.contains($0.id) }
-        for index in shelves.indices { shelves[index].bookIDs.removeAll { droppedBooks.contains($0) } }
-        books.removeAll { droppedBooks.contains($0.id) }
+        return Plan(excludedShelves: excluded, droppedBooks: droppedBooks, unmatched: unmatched)
+    }
+
+    /// A book that stays, without what is left out.
+    func strip(_ book: inout Book) {
+        if !notes {
+            book.note = Note(receiving: nil)
+        }
+        if !covers {
+            book.imageURL = nil
+            book.serverFields["image_url"] = nil
+        }
+    }
+
+    /// The shelves and problems that remain, once the books are known (`dropped`: every book left out).
+    func finish(_ plan: Plan, dropped: Set<Int>, shelves: inout [Shelf], problems: inout [Problem]) {
+        shelves.removeAll { plan.excludedShelves.contains($0.id) }
+        for index in shelves.indices { shelves[index].bookIDs.removeAll { dropped.contains($0) } }
         problems.removeAll { problem in
-            problem.bookID.map(droppedBooks.contains) == true || problem.shelfID.map(excluded.contains) == true
+            problem.bookID.map(dropped.contains) == true || problem.shelfID.map(plan.excludedShelves.contains) == true
         }
-        for index in books.indices {
-            if !notes {
-                books[index].note = Note(receiving: nil)
-            }
-            if !covers {
-                books[index].imageURL = nil
-                books[index].serverFields["image_url"] = nil
-            }
-        }
-        return unmatched
     }
 }

@@ -10,12 +10,14 @@ public struct BookCard: Sendable, Equatable {
     public var shelfID: Int?
     public var shelfName: String?
     public var createdAt: String?
+    public var updatedAt: String?
+    public var imageURL: String?
     public var cover: CoverCard?
     public var hasNote: Bool
     public var complete: Bool
 
     public init(id: Int, title: String, author: String?, isbn: String?, shelfID: Int?, shelfName: String?, createdAt: String?,
-                cover: CoverCard?, hasNote: Bool, complete: Bool) {
+                updatedAt: String?, imageURL: String?, cover: CoverCard?, hasNote: Bool, complete: Bool) {
         self.id = id
         self.title = title
         self.author = author
@@ -23,6 +25,8 @@ public struct BookCard: Sendable, Equatable {
         self.shelfID = shelfID
         self.shelfName = shelfName
         self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.imageURL = imageURL
         self.cover = cover
         self.hasNote = hasNote
         self.complete = complete
@@ -30,7 +34,7 @@ public struct BookCard: Sendable, Equatable {
 
     public init(_ book: Book) {
         self.init(id: book.id, title: book.title, author: book.author, isbn: book.isbn, shelfID: book.shelfID, shelfName: book.shelfName,
-                  createdAt: book.createdAt, cover: book.cover.map(CoverCard.init), hasNote: !book.note.isEmpty, complete: book.complete)
+                  createdAt: book.createdAt, updatedAt: book.updatedAt, imageURL: book.imageURL, cover: book.cover.map(CoverCard.init), hasNote: !book.note.isEmpty, complete: book.complete)
     }
 }
 
@@ -64,6 +68,8 @@ extension BookCard: Decodable {
         shelfID = try container.decodeIfPresent(Int.self, forKey: .shelfID)
         shelfName = try container.decodeIfPresent(String.self, forKey: .shelfName)
         createdAt = try container.decodeIfPresent(String.self, forKey: .createdAt)
+        updatedAt = try container.decodeIfPresent(String.self, forKey: .updatedAt)
+        imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
         cover = try container.decodeIfPresent(CoverCard.self, forKey: .cover)
         hasNote = !(try container.decode(NoteMarkdown.self, forKey: .note).markdown.isEmpty)
         complete = try container.decode(Bool.self, forKey: .complete)
@@ -76,14 +82,17 @@ public struct CardList: RandomAccessCollection, Sendable {
     private var ids: [Int] = []
     private var shelfIDs: [Int] = []
     private var coverSizes: [(width: Int32, height: Int32)] = []
-    private var flags: [UInt8] = []
+    private var flags: [UInt16] = []
     /// The text fields of every card, one after another, and where each starts (the last entry
     /// is the end): `fieldsPerCard` per card.
     private var text: [UInt8] = []
     private var starts: [UInt32] = [0]
-    private static let fieldsPerCard = 6
+    private static let fieldsPerCard = 8
     private static let noShelf = Int.min
-    private enum Flag { static let note: UInt8 = 1, complete: UInt8 = 2, cover: UInt8 = 4, author: UInt8 = 8, isbn: UInt8 = 16, shelfName: UInt8 = 32, createdAt: UInt8 = 64 }
+    private enum Flag {
+        static let note: UInt16 = 1, complete: UInt16 = 2, cover: UInt16 = 4, author: UInt16 = 8, isbn: UInt16 = 16, shelfName: UInt16 = 32
+        static let createdAt: UInt16 = 64, updatedAt: UInt16 = 128, imageURL: UInt16 = 256
+    }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { ids.count }
@@ -98,7 +107,7 @@ public struct CardList: RandomAccessCollection, Sendable {
         ids.append(card.id)
         shelfIDs.append(card.shelfID ?? Self.noShelf)
         coverSizes.append((Int32(clamping: card.cover?.width ?? -1), Int32(clamping: card.cover?.height ?? -1)))
-        var flag: UInt8 = 0
+        var flag: UInt16 = 0
         if card.hasNote { flag |= Flag.note }
         if card.complete { flag |= Flag.complete }
         if card.cover != nil { flag |= Flag.cover }
@@ -106,8 +115,11 @@ public struct CardList: RandomAccessCollection, Sendable {
         if card.isbn != nil { flag |= Flag.isbn }
         if card.shelfName != nil { flag |= Flag.shelfName }
         if card.createdAt != nil { flag |= Flag.createdAt }
+        if card.updatedAt != nil { flag |= Flag.updatedAt }
+        if card.imageURL != nil { flag |= Flag.imageURL }
         flags.append(flag)
-        for field in [card.title, card.author ?? "", card.isbn ?? "", card.shelfName ?? "", card.createdAt ?? "", card.cover?.path ?? ""] {
+        for field in [card.title, card.author ?? "", card.isbn ?? "", card.shelfName ?? "", card.createdAt ?? "", card.cover?.path ?? "",
+                      card.updatedAt ?? "", card.imageURL ?? ""] {
             text.append(contentsOf: field.utf8)
             starts.append(UInt32(text.count))
         }
@@ -115,7 +127,7 @@ public struct CardList: RandomAccessCollection, Sendable {
 
     public subscript(index: Int) -> BookCard {
         let flag = flags[index]
-        func field(_ number: Int, if present: UInt8? = nil) -> String? {
+        func field(_ number: Int, if present: UInt16? = nil) -> String? {
             if let present, flag & present == 0 { return nil }
             let at = index * Self.fieldsPerCard + number
             return text.withUnsafeBufferPointer { String(decoding: $0[Int(starts[at])..<Int(starts[at + 1])], as: UTF8.self) }
@@ -123,7 +135,8 @@ public struct CardList: RandomAccessCollection, Sendable {
         let size = coverSizes[index]
         return BookCard(id: ids[index], title: field(0)!, author: field(1, if: Flag.author), isbn: field(2, if: Flag.isbn),
                         shelfID: shelfIDs[index] == Self.noShelf ? nil : shelfIDs[index], shelfName: field(3, if: Flag.shelfName),
-                        createdAt: field(4, if: Flag.createdAt),
+                        createdAt: field(4, if: Flag.createdAt), updatedAt: field(6, if: Flag.updatedAt),
+                        imageURL: field(7, if: Flag.imageURL),
                         cover: field(5, if: Flag.cover).map { CoverCard(path: $0, width: size.width < 0 ? nil : Int(size.width),
                                                                          height: size.height < 0 ? nil : Int(size.height)) },
                         hasNote: flag & Flag.note != 0, complete: flag & Flag.complete != 0)
@@ -143,7 +156,7 @@ public struct CardList: RandomAccessCollection, Sendable {
 /// not their notes and fields.
 public final class Catalog: @unchecked Sendable {
     /// The library without its books.
-    public let frame: Library
+    public internal(set) var frame: Library
     /// In the library's order (by id).
     public private(set) var cards: CardList
     /// Covers that `removeCover` left out.
@@ -154,6 +167,8 @@ public final class Catalog: @unchecked Sendable {
         case memory([Book])
         /// An open `library.json` and where each book's JSON lies in it.
         case file(descriptor: Int32, path: String, ranges: [(offset: Int, length: Int)])
+        /// Books as `library.json` lays them out, each followed by ",\n" (written by the crawl).
+        case pieces(SpillFile, ranges: [Range<Int>])
     }
 
     public var count: Int { cards.count }
@@ -168,6 +183,15 @@ public final class Catalog: @unchecked Sendable {
         self.frame = frame
         self.cards = cards
         self.store = store
+    }
+
+    /// Books already encoded as `library.json` lays them out (`Library.piece`), in a spill file.
+    init(frame: Library, cards: CardList, pieces: SpillFile, ranges: [Range<Int>]) {
+        var frame = frame
+        frame.books = []
+        self.frame = frame
+        self.cards = cards
+        self.store = .pieces(pieces, ranges: ranges)
     }
 
     deinit {
@@ -214,16 +238,10 @@ public final class Catalog: @unchecked Sendable {
     /// Safe from several threads at once.
     public func book(at index: Int) throws -> Book {
         var book: Book
-        switch store {
-        case .memory(let books):
+        if case .memory(let books) = store {
             book = books[index]
-        case .file(let descriptor, let path, let ranges):
-            let data = try bytes(descriptor, path: path, range: ranges[index], id: cards.id(at: index))
-            do {
-                book = try JSONDecoder().decode(Book.self, from: data)
-            } catch {
-                throw SnapshotError(.unreadableArchive(detail: "book \(cards.id(at: index)): \(error)"), path: path)
-            }
+        } else {
+            book = try decode(Book.self, at: index)
         }
         if refusedCovers.contains(index) { book.cover = nil }
         return book
@@ -231,31 +249,65 @@ public final class Catalog: @unchecked Sendable {
 
     /// Only the Markdown of a book's notes: the rest of its JSON is skipped, not built.
     public func noteMarkdown(at index: Int) throws -> String {
+        if case .memory(let books) = store { return books[index].note.markdown }
+        return try decode(NoteOnly.self, at: index).note.markdown
+    }
+
+    /// The notes as the server sent them.
+    func noteSource(at index: Int) throws -> String? {
+        if case .memory(let books) = store { return books[index].note.source }
+        return try decode(NoteOnly.self, at: index).note.source
+    }
+
+    private struct NoteOnly: Decodable {
+        struct Fields: Decodable {
+            var markdown: String
+            var source: String?
+        }
+        var note: Fields
+    }
+
+    /// The book's JSON as it stands in `library.json`'s array (from its `{` to its `}`): two
+    /// books are the same exactly when these bytes are.
+    func element(at index: Int) throws -> Data {
         switch store {
         case .memory(let books):
-            return books[index].note.markdown
+            return Library.element(try Library.encoder().encode(books[index]))
         case .file(let descriptor, let path, let ranges):
-            struct NoteOnly: Decodable {
-                struct Markdown: Decodable { var markdown: String }
-                var note: Markdown
+            let range = ranges[index]
+            var data = Data(count: range.length)
+            let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, range.length, off_t(range.offset)) }
+            guard read == range.length else {
+                throw SnapshotError(.unreadableArchive(detail: "book \(cards.id(at: index)) could not be read again"), path: path)
             }
-            do {
-                return try JSONDecoder().decode(NoteOnly.self, from: try bytes(descriptor, path: path, range: ranges[index], id: cards.id(at: index))).note.markdown
-            } catch let error as SnapshotError {
-                throw error
-            } catch {
-                throw SnapshotError(.unreadableArchive(detail: "book \(cards.id(at: index)): \(error)"), path: path)
-            }
+            return data
+        case .pieces(let spill, let ranges):
+            // "    {…},\n"
+            let range = ranges[index]
+            return try spill.read(range.lowerBound + 4..<range.upperBound - 2)
         }
     }
 
-    private func bytes(_ descriptor: Int32, path: String, range: (offset: Int, length: Int), id: Int) throws -> Data {
-        var data = Data(count: range.length)
-        let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, range.length, off_t(range.offset)) }
-        guard read == range.length else {
-            throw SnapshotError(.unreadableArchive(detail: "book \(id) could not be read again"), path: path)
+    private func decode<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        let data = try element(at: index)
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            if case .file(_, let path, _) = store {
+                throw SnapshotError(.unreadableArchive(detail: "book \(cards.id(at: index)): \(error)"), path: path)
+            }
+            throw error
         }
-        return data
+    }
+
+    /// The same library, whatever its date: what decides whether anything changed.
+    func sameContent(as other: Catalog) throws -> Bool {
+        var theirs = other.frame
+        theirs.generatedAt = frame.generatedAt
+        guard theirs == frame, count == other.count else { return false }
+        for index in 0..<count where cards.id(at: index) != other.cards.id(at: index) { return false }
+        for index in 0..<count where try element(at: index) != other.element(at: index) { return false }
+        return true
     }
 
     /// Leaves a book's cover out of every page (and of `library.json` written from here).
@@ -266,6 +318,11 @@ public final class Catalog: @unchecked Sendable {
 
     /// `library.json`, the same bytes as `Library.writeJSON` of the whole library.
     public func writeJSON(to sink: (Data) throws -> Void) throws {
+        if case .pieces(let spill, let ranges) = store, refusedCovers.isEmpty, let last = ranges.last {
+            // Already laid out: the frame around the books' bytes as they are.
+            try Library.writeJSON(frame: frame, books: { try spill.copy(0..<last.upperBound - 2, to: $0) }, to: sink)
+            return
+        }
         try Library.writeJSON(frame: frame, count: count, book: { try book(at: $0) }, to: sink)
     }
 

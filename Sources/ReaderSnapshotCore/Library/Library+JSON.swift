@@ -60,6 +60,29 @@ extension Library {
         try sink(Data("\n  ]".utf8) + framed[slot.upperBound...] + Data([0x0A]))
     }
 
+    /// `library.json` of `frame` with books already laid out as `piece` lays them (without the
+    /// comma after the last).
+    static func writeJSON(frame: Library, books: (_ sink: (Data) throws -> Void) throws -> Void, to sink: (Data) throws -> Void) throws {
+        let framed = try encoder().encode(frame)
+        let empty = Data("\"books\" : [\n\n  ]".utf8)
+        guard let slot = framed.range(of: empty) else { throw EncodingError.invalidValue(frame, .init(codingPath: [], debugDescription: "no books array")) }
+        try sink(framed[..<slot.lowerBound] + Data("\"books\" : [\n".utf8))
+        try withoutActuallyEscaping(sink) { sink in try books { try sink($0) } }
+        try sink(Data("\n  ]".utf8) + framed[slot.upperBound...] + Data([0x0A]))
+    }
+
+    /// A book as it stands in `library.json`'s array, followed by ",\n".
+    static func piece(_ book: Book, encoder: JSONEncoder) throws -> Data {
+        indented(try encoder.encode(book), last: false)
+    }
+
+    /// A book's JSON as it stands in `library.json`'s array, from its `{` to its `}`.
+    static func element(_ encoded: Data) -> Data {
+        var piece = indented(encoded, last: true)
+        piece.removeFirst(4)
+        return piece
+    }
+
     /// One book's JSON as it stands in the `books` array: four spaces in, a comma after.
     private static func indented(_ encoded: Data, last: Bool) -> Data {
         var piece: [UInt8] = []

@@ -45,7 +45,8 @@ public struct Exporter: Sendable {
 
     /// What a run did, for the summary line and the exit code.
     public struct Outcome: Sendable {
-        public var library: Library
+        /// The library written: its frame, a card per book.
+        public var catalog: Catalog
         public var changes: ChangeReport
         public var network: ClientMetrics.Snapshot
         /// True when the library was the same as in the previous snapshot: no file was rewritten.
@@ -88,7 +89,7 @@ public struct Exporter: Sendable {
                 try publisher.publish()
                 try dated?.finish(publishing: target)
                 if let cacheDirectory = options.cacheDirectory {
-                    try outcome.state.write(to: cacheDirectory, library: outcome.result.library)
+                    try outcome.state.write(to: cacheDirectory, library: outcome.result.catalog)
                 }
             }
             outcome.result.duration = ContinuousClock.now - started
@@ -120,27 +121,27 @@ public struct Exporter: Sendable {
         }
         let writer = publisher.writer
         let crawl = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: previousState.covers)
-        var library = crawl.library
+        let library = crawl.catalog
         if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
 
         // Nothing changed: the snapshot keeps its date and its change report, so every file is
         // the same and stays as it was.
-        var changes = ChangeReport.compare(previous: previousLibrary, current: library)
-        let unchanged = previousLibrary.map { library.sameContent(as: $0) } ?? false
+        var changes = try ChangeReport.compare(previous: previousLibrary, current: library)
+        let unchanged = try previousLibrary.map { try library.sameContent(as: $0) } ?? false
         if unchanged, let previousLibrary {
-            library.generatedAt = previousLibrary.generatedAt
+            library.frame.generatedAt = previousLibrary.frame.generatedAt
             if let kept = publisher.previous.flatMap({ try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }),
                let report = try? JSONDecoder().decode(ChangeReport.self, from: kept) {
                 changes = report
             } else {
-                changes = ChangeReport.compare(previous: previousLibrary, current: library)
+                changes = try ChangeReport.compare(previous: previousLibrary, current: library)
             }
         }
         // The API's answers hold what privacy options leave out: then they are not kept.
         var state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
         state.noteLimit = options.privacy.isActive ? nil : options.limits.noteBytes
         state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
-        var outcome = Outcome(library: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
+        var outcome = Outcome(catalog: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
 
         if unchanged, options.reuseUnchanged, let previous = publisher.previous, previousState.renderedWith == state.renderedWith,
            RenderDigest.isIntact(previous, formats: options.formats) {

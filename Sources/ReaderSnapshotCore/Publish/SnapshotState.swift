@@ -70,13 +70,13 @@ public struct SnapshotState: Sendable, Equatable {
     }
 
     /// The library the last run published (kept here whatever `--format` wrote).
-    public static func readLibrary(from folder: URL) -> Library? {
-        try? Library.read(from: folder.appendingPathComponent(libraryFile))
+    public static func readLibrary(from folder: URL) -> Catalog? {
+        try? Catalog.read(from: folder.appendingPathComponent(libraryFile))
     }
 
     /// - Parameter published: the snapshot's own `library.json` of this same library, if it wrote
     ///   one: linked rather than encoded again (a big library's JSON takes a while to write).
-    public func write(to folder: URL, library: Library, published: URL? = nil) throws {
+    public func write(to folder: URL, library: Catalog, published: URL? = nil) throws {
         do {
             try Self.makePrivateFolder(folder)
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
