@@ -70,6 +70,34 @@ struct ReaderClientTests {
         #expect(converted[0].serverFields["comments"] == nil)
     }
 
+    /// The list of books is decoded a book at a time, in either order of its keys; a bad book is
+    /// named by its place, and a list in another layout is still read.
+    @Test func theListOfBooksIsReadABookAtATime() async throws {
+        let answers: [String: CannedAnswer] = [
+            "/api/v1/books": CannedAnswer(body: #"{"books":[{"id":1,"title":"A ] } \" [ {","shelf_id":2},{"id":"2","title":"B","extra":{"books":[1]}}],"user":"me@example.com"}"#),
+        ]
+        let (user, books) = try await Self.withClient(answers) { client in
+            var books: [(BookFields, Data)] = []
+            let user = try await client.books { books.append(($0, $1)) }
+            return (user, books)
+        }
+        #expect(user == "me@example.com")
+        #expect(books.map(\.0.id) == [1, 2])
+        #expect(books[0].0.text("title") == "A ] } \" [ {" && books[0].0.int("shelf_id") == 2)
+        // Each book's own JSON, as it stood in the answer: it decodes to the same fields.
+        #expect(try books.map { try JSONDecoder().decode([String: JSONValue].self, from: $0.1) } == books.map(\.0.fields))
+        #expect(books[1].0.fields["extra"] == .object(["books": .array([.int(1)])]))
+
+        for (body, expected) in [(#"{"books":[{"id":1,"title":"ok"},{"id":2,"title":7}]}"#, "books[1].title"),
+                                 (#"{"books":[{"id":1,"title":"ok"},null]}"#, "books[1]")] {
+            let error = try await Self.withClient(["/api/v1/books": CannedAnswer(body: body)]) { client -> ReaderAPIError? in
+                do { _ = try await client.books { _, _ in } } catch let error as ReaderAPIError { return error }
+                return nil
+            }
+            if case .undecodable(let path, _)? = error?.reason { #expect(path == expected) } else { Issue.record("\(String(describing: error))") }
+        }
+    }
+
     @Test func errorsAreTypedAndNeverCarryTheKey() async throws {
         let answers: [String: CannedAnswer] = [
             "/api/v1/books": CannedAnswer(status: .unauthorized, body: #"{"error":"Invalid API Key: \#(Self.key)"}"#),
@@ -82,7 +110,7 @@ struct ReaderClientTests {
         ]
         let results = try await Self.withClient(answers) { client -> [ReaderAPIError] in
             var errors: [ReaderAPIError] = []
-            for call in [{ _ = try await client.books() }, { _ = try await client.book(id: 404) },
+            for call in [{ _ = try await client.books { _, _ in } }, { _ = try await client.book(id: 404) },
                          { _ = try await client.get("/api/v1/books/500") as BookAnswer },
                          { _ = try await client.get("/api/v1/books/200") as BookAnswer },
                          { _ = try await client.get("/api/v1/books/bad") as BookAnswer },

@@ -6,8 +6,8 @@ extension Crawler {
     /// lays it out as `library.json` will hold it. Only reads what it is given: books are made on
     /// every core at once.
     struct Assembly: @unchecked Sendable {
-        var listed: [Int: BookFields]
-        var onShelves: [Int: BookFields]
+        var listed: [Int: ListedBook]
+        var onShelves: [Int: ListedBook]
         var details: [Int: Swift.Result<SpilledDetail, ReaderAPIError>]
         /// Books taken from the previous snapshot, by their place in it.
         var reused: [Int: Int]
@@ -58,8 +58,12 @@ extension Crawler {
         }
 
         private func make(_ id: Int, encoder: JSONEncoder, decoder: JSONDecoder) throws -> Made? {
-            var fields = listed[id]?.fields ?? [:]
-            for (key, value) in onShelves[id]?.fields ?? [:] where fields[key] == nil { fields[key] = value }
+            var fields = try listed[id].map { try decoder.decode([String: JSONValue].self, from: try spill.read($0.fields)) } ?? [:]
+            if let shelved = onShelves[id] {
+                for (key, value) in try decoder.decode([String: JSONValue].self, from: try spill.read(shelved.fields)) where fields[key] == nil {
+                    fields[key] = value
+                }
+            }
             var book: Book
             var state: DetailsState
             if let place = reused[id], let previous {

@@ -68,6 +68,34 @@ public struct Crawler: Sendable {
         }
     }
 
+    /// What the crawl keeps of a book from the list or a shelf: what decides what to ask for, and
+    /// where all its fields wait in the spill file.
+    struct ListedBook: Sendable {
+        var id: Int
+        var shelfID: Int?
+        var updatedAt: String?
+        var imageURL: String?
+        var fields: Range<Int>
+
+        init(_ book: BookFields, fields: Range<Int>) {
+            id = book.id
+            shelfID = book.int("shelf_id")
+            updatedAt = book.text("updated_at")
+            imageURL = book.text("image_url")
+            self.fields = fields
+        }
+    }
+
+    struct ListedBooks: Sendable {
+        var user: String?
+        var books: [ListedBook]
+    }
+
+    struct ShelfPage: Sendable {
+        var shelf: ShelfSummary
+        var books: [ListedBook]
+    }
+
     /// A book's details, with its notes already converted (that work overlaps the network), kept
     /// in the spill file until the book is written: a big library's details do not fit in memory.
     struct Detail: Codable {
@@ -82,8 +110,8 @@ public struct Crawler: Sendable {
     }
 
     private enum Answer: Sendable {
-        case shelf(ShelfSummary, Swift.Result<ShelfAnswer, ReaderAPIError>)
-        case books(BooksAnswer)
+        case shelf(ShelfSummary, Swift.Result<ShelfPage, ReaderAPIError>)
+        case books(ListedBooks)
         case detail(Int, Swift.Result<SpilledDetail, ReaderAPIError>)
         case cover(String, Swift.Result<CoverRecord, CoverProblem>)
     }
@@ -101,14 +129,14 @@ public struct Crawler: Sendable {
         let reusable = reusableBooks()
         let spill = try SpillFile(in: writer.root)
 
-        var shelfPages: [Int: Swift.Result<ShelfAnswer, ReaderAPIError>] = [:]
-        var booksAnswer: BooksAnswer?
+        var shelfPages: [Int: Swift.Result<ShelfPage, ReaderAPIError>] = [:]
+        var booksAnswer: ListedBooks?
         var details: [Int: Swift.Result<SpilledDetail, ReaderAPIError>] = [:]
         var asked = Set<Int>()
         /// Books taken from the previous snapshot, by their place in it.
         var reused: [Int: Int] = [:]
         var coverResults: [String: Swift.Result<CoverRecord, CoverProblem>] = [:]
-        var listed: [Int: BookFields] = [:]
+        var listed: [Int: ListedBook] = [:]
         var onDeletedShelf = Set<Int>()
         var coverWanted = Set<String>()
 
@@ -195,9 +223,9 @@ public struct Crawler: Sendable {
                         listed[book.id] = book
                         // A book that says it sits on a shelf the server does not list will crash
                         // its detail page: that 500 is the expected answer, not one to retry.
-                        if let shelf = book.int("shelf_id"), !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
+                        if let shelf = book.shelfID, !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
                         if let place = reusable[book.id], let kept = previous?.cards[place], kept.updatedAt != nil,
-                           kept.updatedAt == book.text("updated_at") {
+                           kept.updatedAt == book.updatedAt {
                             reused[book.id] = place
                             wantCover(kept.imageURL)
                         } else if asked.insert(book.id).inserted {
@@ -238,7 +266,7 @@ public struct Crawler: Sendable {
 
         var problems: [Problem] = []
         var order = booksAnswer.books.map(\.id)
-        var onShelves: [Int: BookFields] = [:]
+        var onShelves: [Int: ListedBook] = [:]
         var shelves: [Shelf] = []
         for summary in shelvesAnswer.shelves {
             switch shelfPages[summary.id]! {
@@ -250,7 +278,7 @@ public struct Crawler: Sendable {
             case .failure(let error):
                 logger.warning("Shelf \(summary.id): \(error)")
                 problems.append(Problem(kind: .shelfDetails, shelfID: summary.id, message: error.description))
-                let ids = order.filter { listed[$0]?.int("shelf_id") == summary.id }
+                let ids = order.filter { listed[$0]?.shelfID == summary.id }
                 shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(summary.name), bookCount: summary.bookCount, bookIDs: ids, complete: false))
             }
         }
@@ -279,8 +307,8 @@ public struct Crawler: Sendable {
             for id in order where reused[id] == nil {
                 if case .success? = details[id] { continue }
                 if let plan, plan.droppedBooks.contains(id)
-                    || (listed[id]?.int("shelf_id") ?? onShelves[id]?.int("shelf_id")).map(plan.excludedShelves.contains) == true { continue }
-                if let url = (listed[id]?.fields["image_url"] ?? onShelves[id]?.fields["image_url"])?.text, !url.isEmpty,
+                    || (listed[id]?.shelfID ?? onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { continue }
+                if let url = listed[id]?.imageURL ?? onShelves[id]?.imageURL, !url.isEmpty,
                    coverResults[url] == nil {
                     late.insert(url)
                 }
@@ -371,12 +399,18 @@ public struct Crawler: Sendable {
             switch work {
             case .shelf(let summary):
                 do {
-                    return (.shelf(summary, .success(try await client.shelf(id: summary.id))), 1)
+                    let answer = try await client.shelf(id: summary.id)
+                    let encoder = JSONEncoder()
+                    let books = try answer.books.map { ListedBook($0, fields: try spill.append(try encoder.encode($0.fields))) }
+                    return (.shelf(summary, .success(ShelfPage(shelf: answer.shelf, books: books))), 1)
                 } catch let error as ReaderAPIError where !error.isUnauthorized {
                     return (.shelf(summary, .failure(error)), 1)
                 }
             case .books:
-                return (.books(try await client.books()), 1)
+                // A book at a time, its fields into the spill file: a big list is never held whole.
+                var books: [ListedBook] = []
+                let user = try await client.books { book, element in books.append(ListedBook(book, fields: try spill.append(element))) }
+                return (.books(ListedBooks(user: user, books: books)), 1)
             case .detail(let id):
                 do {
                     let fields = try await client.book(id: id, retryServerErrors: !onDeletedShelf.contains(id)).book

@@ -183,6 +183,11 @@ struct BooksArraySplitter {
                 }
                 continue
             }
+            // Between the books only commas and spaces: anything else is a layout this does not read.
+            if inBooks, depth == 2, element == nil, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "]"), byte != UInt8(ascii: ","),
+               byte != 0x20, byte != 0x0A, byte != 0x0D, byte != 0x09 {
+                return false
+            }
             switch byte {
             case UInt8(ascii: "\""):
                 inString = true

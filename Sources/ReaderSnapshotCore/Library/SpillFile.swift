@@ -4,7 +4,7 @@ import Foundation
 /// as it goes into `library.json`), written from any thread and read back by place. It is removed
 /// from its folder as soon as it is open: nothing is left behind, whatever ends the run, and only
 /// this process can read it.
-final class SpillFile: @unchecked Sendable {
+public final class SpillFile: @unchecked Sendable {
     let descriptor: Int32
     private let lock = NSLock()
     private var end = 0

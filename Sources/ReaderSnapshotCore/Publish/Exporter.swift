@@ -106,7 +106,7 @@ public struct Exporter: Sendable {
         let stateFolder = options.cacheDirectory ?? publisher.previous?.appendingPathComponent(SnapshotState.folderName)
         let previousState = stateFolder.map(SnapshotState.read) ?? SnapshotState()
         let previousLibrary = stateFolder.flatMap(SnapshotState.readLibrary)
-        let cache = ResponseCache(previous: previousState.responses)
+        let cache = try ResponseCache(previous: previousState.responses, spillIn: publisher.staging)
         let client = ReaderClient(server: options.server, http: http, timeout: options.timeout, limits: options.limits,
                                   redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache,
                                   logger: logger)

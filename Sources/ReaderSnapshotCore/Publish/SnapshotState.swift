@@ -45,8 +45,8 @@ public struct SnapshotState: Sendable, Equatable {
         }
     }
 
-    static func bodyFile(_ body: String) -> String {
-        SHA256.hash(data: Data(body.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined() + ".json"
+    static func bodyFile(_ body: Data) -> String {
+        SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined() + ".json"
     }
 
     /// The state in `folder`, or an empty one: a missing or unreadable state only costs a full run.
@@ -61,10 +61,11 @@ public struct SnapshotState: Sendable, Equatable {
         for (key, response) in stored.responses {
             // Only names this tool writes: a state folder is input like any other.
             guard response.file.count == 37, response.file.hasSuffix(".json"), !response.file.contains("/"),
-                  let body = try? String(contentsOf: bodies.appendingPathComponent(response.file), encoding: .utf8),
-                  bodyFile(body) == response.file
+                  let body = try? Data(contentsOf: bodies.appendingPathComponent(response.file)),
+                  String(data: body, encoding: .utf8) != nil, bodyFile(body) == response.file
             else { continue }
-            state.responses[key] = ResponseCache.Entry(etag: response.etag, body: body)
+            // Checked now, read again if a 304 needs it: a big library's answers stay on disk.
+            state.responses[key] = ResponseCache.Entry(etag: response.etag, body: .file(bodies.appendingPathComponent(response.file)))
         }
         return state
     }
@@ -83,9 +84,10 @@ public struct SnapshotState: Sendable, Equatable {
             try Self.makePrivateFolder(bodies)
             var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], covers: covers, noteLimit: noteLimit, renderedWith: renderedWith)
             for (key, entry) in responses {
-                let file = Self.bodyFile(entry.body)
+                let body = try entry.body.data()
+                let file = Self.bodyFile(body)
                 let url = bodies.appendingPathComponent(file)
-                if !FileManager.default.fileExists(atPath: url.path) { try Self.writePrivately(Data(entry.body.utf8), to: url) }
+                if !FileManager.default.fileExists(atPath: url.path) { try Self.writePrivately(body, to: url) }
                 stored.responses[key] = Stored.Response(etag: entry.etag, file: file)
             }
             let encoder = JSONEncoder()
