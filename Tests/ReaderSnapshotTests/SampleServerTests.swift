@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import SampleServer
+@testable import SampleServer
 import Testing
 
 /// The sample server behaves as reader-api.md says the real one does.
@@ -199,11 +199,13 @@ struct SampleServerTests {
                 try await group.waitForAll()
             }
             let elapsed = ContinuousClock.now - started
+            let longestQueue = await server.capacity?.longestQueue
             if capacity == 1 {
+                // Each holds the one slot for its latency: one after another, however busy the machine.
                 #expect(elapsed >= .milliseconds(400), "four answers one after another: \(elapsed)")
             } else {
-                // Less than one after another could take, however busy the machine.
-                #expect(elapsed < .milliseconds(390), "four answers at once: \(elapsed)")
+                // Not timed (other suites share these two cores): nobody had to wait for a slot.
+                #expect(longestQueue == 0, "four answers at once")
             }
         }
     }

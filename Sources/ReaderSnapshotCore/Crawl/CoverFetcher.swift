@@ -38,6 +38,32 @@ public struct CoverRecord: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case file, etag, lastModified = "last_modified", finalURL = "final_url" }
 }
 
+/// Gives equal cover records' parts one copy: a library has far fewer cover files than books (a
+/// placeholder, a shared edition), and 100,000 records each with their own copy of the same file's
+/// name and hash took tens of megabytes.
+struct CoverRecordInterner {
+    private var files: [String: CoverFile] = [:]
+    private var texts: Set<String> = []
+
+    mutating func intern(_ record: CoverRecord) -> CoverRecord {
+        var record = record
+        if let known = files[record.file.path], known == record.file {
+            record.file = known
+        } else {
+            files[record.file.path] = record.file
+        }
+        record.etag = record.etag.map { intern($0) }
+        record.lastModified = record.lastModified.map { intern($0) }
+        return record
+    }
+
+    private mutating func intern(_ text: String) -> String {
+        if let known = texts.firstIndex(of: text) { return texts[known] }
+        texts.insert(text)
+        return text
+    }
+}
+
 /// Why a cover is not in the snapshot.
 public struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String

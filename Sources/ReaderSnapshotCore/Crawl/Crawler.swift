@@ -84,6 +84,15 @@ public struct Crawler: Sendable {
             imageURL = book.text("image_url")
             self.fields = fields
         }
+
+        /// What is kept once the book's date and cover have been acted on: 100,000 of these are
+        /// held until the end, their texts are not.
+        var kept: ListedBook {
+            var kept = self
+            kept.updatedAt = nil
+            kept.imageURL = nil
+            return kept
+        }
     }
 
     struct ListedBooks: Sendable {
@@ -106,6 +115,7 @@ public struct Crawler: Sendable {
     /// Where a book's details lie in the spill file, and its cover's address.
     struct SpilledDetail: Sendable {
         var range: Range<Int>
+        /// Until the cover is asked for; not kept.
         var imageURL: String?
     }
 
@@ -139,6 +149,7 @@ public struct Crawler: Sendable {
         var listed: [Int: ListedBook] = [:]
         var onDeletedShelf = Set<Int>()
         var coverWanted = Set<String>()
+        var interner = CoverRecordInterner()
 
         var queue = WorkQueue<Work>()
         for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
@@ -146,7 +157,7 @@ public struct Crawler: Sendable {
         var level = AdaptiveConcurrency(ceiling: concurrency, mode: concurrencyMode)
 
         func wantCover(_ url: String?) {
-            guard wantCovers, let url, coverWanted.insert(url).inserted else { return }
+            guard wantCovers, let url, coverResults[url] == nil, coverWanted.insert(url).inserted else { return }
             queue.append(.cover(url))
             progress.expect(1)
         }
@@ -200,7 +211,7 @@ public struct Crawler: Sendable {
                 }
                 switch answer {
                 case .shelf(let summary, let page):
-                    shelfPages[summary.id] = page
+                    shelfPages[summary.id] = page.map { ShelfPage(shelf: $0.shelf, books: $0.books.map(\.kept)) }
                     level.record(.shelf, seconds: elapsed.seconds)
                     // Details need not wait for the list of every book, unless the list may say a
                     // book is unchanged (or sits on a deleted shelf, which no shelf lists).
@@ -220,7 +231,7 @@ public struct Crawler: Sendable {
                     if let memory = MemoryUsage.summary() { logger.debug("After the list of books: \(memory)") }
                     var toFetch = 0
                     for book in answer.books where listed[book.id] == nil {
-                        listed[book.id] = book
+                        listed[book.id] = book.kept
                         // A book that says it sits on a shelf the server does not list will crash
                         // its detail page: that 500 is the expected answer, not one to retry.
                         if let shelf = book.shelfID, !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
@@ -236,11 +247,12 @@ public struct Crawler: Sendable {
                     progress.expect(toFetch)
                     if !reused.isEmpty { logger.info("Book details: \(reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
                 case .detail(let id, let detail):
-                    details[id] = detail
+                    details[id] = detail.map { SpilledDetail(range: $0.range) }
                     if case .success(let detail) = detail { wantCover(detail.imageURL) }
                     level.record(.detail, seconds: elapsed.seconds)
                 case .cover(let url, let result):
-                    coverResults[url] = result
+                    coverResults[url] = result.map { interner.intern($0) }
+                    coverWanted.remove(url)
                     // Per request: a cover behind a redirect takes two.
                     if requested > 0 { level.record(.cover, seconds: elapsed.seconds / Double(requested)) }
                 }
@@ -308,7 +320,9 @@ public struct Crawler: Sendable {
                 if case .success? = details[id] { continue }
                 if let plan, plan.droppedBooks.contains(id)
                     || (listed[id]?.shelfID ?? onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { continue }
-                if let url = listed[id]?.imageURL ?? onShelves[id]?.imageURL, !url.isEmpty,
+                // The cover's address waits in the book's fields, from the list or a shelf.
+                if let kept = listed[id] ?? onShelves[id],
+                   let url = try JSONDecoder().decode([String: JSONValue].self, from: try spill.read(kept.fields))["image_url"]?.text, !url.isEmpty,
                    coverResults[url] == nil {
                     late.insert(url)
                 }
@@ -316,7 +330,7 @@ public struct Crawler: Sendable {
             let urls = late.sorted()
             if !urls.isEmpty {
                 let results = try await concurrentMap(urls, limit: level.limit) { await fetcher.fetch($0).result }
-                for (url, result) in zip(urls, results) { coverResults[url] = result }
+                for (url, result) in zip(urls, results) { coverResults[url] = result.map { interner.intern($0) } }
             }
         }
 

@@ -54,7 +54,8 @@ public struct SnapshotState: Sendable, Equatable {
         guard let data = try? Data(contentsOf: folder.appendingPathComponent(stateFile)),
               let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.schemaVersion == schemaVersion
         else { return SnapshotState() }
-        var state = SnapshotState(covers: stored.covers)
+        var interner = CoverRecordInterner()
+        var state = SnapshotState(covers: stored.covers.mapValues { interner.intern($0) })
         state.noteLimit = stored.noteLimit
         state.renderedWith = stored.renderedWith
         let bodies = folder.appendingPathComponent(responsesFolder)
@@ -82,7 +83,7 @@ public struct SnapshotState: Sendable, Equatable {
             try Self.makePrivateFolder(folder)
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
             try Self.makePrivateFolder(bodies)
-            var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], covers: covers, noteLimit: noteLimit, renderedWith: renderedWith)
+            var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], covers: [:], noteLimit: noteLimit, renderedWith: renderedWith)
             for (key, entry) in responses {
                 let body = try entry.body.data()
                 let file = Self.bodyFile(body)
@@ -92,7 +93,20 @@ public struct SnapshotState: Sendable, Equatable {
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try Self.writePrivately(try encoder.encode(stored), to: folder.appendingPathComponent(Self.stateFile))
+            // The covers a record at a time: 100,000 of them encoded at once took 90 MB.
+            let framed = try encoder.encode(stored)
+            guard let slot = framed.range(of: Data(#""covers":{}"#.utf8)) else { throw CocoaError(.fileWriteUnknown) }
+            try Self.writePrivately(to: folder.appendingPathComponent(Self.stateFile)) { sink in
+                try sink(framed[..<slot.lowerBound] + Data(#""covers":{"#.utf8))
+                for (index, url) in covers.keys.sorted().enumerated() {
+                    var entry = Data(index == 0 ? [] : [UInt8(ascii: ",")])
+                    entry.append(try encoder.encode(url))
+                    entry.append(UInt8(ascii: ":"))
+                    entry.append(try encoder.encode(covers[url]!))
+                    try sink(entry)
+                }
+                try sink(Data("}".utf8) + framed[slot.upperBound...])
+            }
             // Bodies no answer names any more (a kept --cache-dir): the new state.json is in place.
             let named = Set(stored.responses.values.map(\.file))
             for file in (try? FileManager.default.contentsOfDirectory(atPath: bodies.path)) ?? [] where !named.contains(file) {
