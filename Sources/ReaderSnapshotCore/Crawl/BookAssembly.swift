@@ -6,9 +6,10 @@ extension Crawler {
     /// lays it out as `library.json` will hold it. Only reads what it is given: books are made on
     /// every core at once.
     struct Assembly: @unchecked Sendable {
-        var listed: [Int: ListedBook]
-        var onShelves: [Int: ListedBook]
-        var details: [Int: Swift.Result<SpilledDetail, ReaderAPIError>]
+        var listed: [Int: KeptBook]
+        var onShelves: [Int: KeptBook]
+        var details: [Int: Range<Int>]
+        var detailFailures: [Int: ReaderAPIError]
         /// Books taken from the previous snapshot, by their place in it.
         var reused: [Int: Int]
         /// Shelf names as they are now: a renamed shelf does not touch its books' dates.
@@ -74,15 +75,14 @@ extension Crawler {
                 state = .reused
             } else {
                 var note: Note?
-                switch details[id] {
-                case .success(let spilled)?:
-                    let detail = try decoder.decode(Detail.self, from: try spill.read(spilled.range))
+                if let range = details[id] {
+                    let detail = try decoder.decode(Detail.self, from: try spill.read(range))
                     for (key, value) in detail.fields { fields[key] = value }
                     note = detail.note
                     state = .read
-                case .failure(let error)?:
+                } else if let error = detailFailures[id] {
                     state = .failed(error)
-                case nil:
+                } else {
                     state = .missing
                 }
                 let complete: Bool
@@ -100,7 +100,11 @@ extension Crawler {
                 case .failure(let problem): coverProblem = problem
                 }
             }
-            return Made(card: BookCard(book), piece: try Library.piece(book, encoder: encoder), details: state, coverProblem: coverProblem)
+            // Dates and addresses on a card serve the next run, which reads them from library.json.
+            var card = BookCard(book)
+            card.updatedAt = nil
+            card.imageURL = nil
+            return Made(card: card, piece: try Library.piece(book, encoder: encoder), details: state, coverProblem: coverProblem)
         }
     }
 }

@@ -87,12 +87,19 @@ public struct Crawler: Sendable {
 
         /// What is kept once the book's date and cover have been acted on: 100,000 of these are
         /// held until the end, their texts are not.
-        var kept: ListedBook {
-            var kept = self
-            kept.updatedAt = nil
-            kept.imageURL = nil
-            return kept
-        }
+        var kept: KeptBook { KeptBook(shelfID: shelfID, fields: fields) }
+    }
+
+    struct KeptBook: Sendable {
+        var shelfID: Int?
+        var fields: Range<Int>
+    }
+
+    /// A shelf's page as the crawl keeps it.
+    struct KeptShelf: Sendable {
+        var shelf: ShelfSummary
+        var ids: [Int]
+        var books: [KeptBook]
     }
 
     struct ListedBooks: Sendable {
@@ -139,14 +146,17 @@ public struct Crawler: Sendable {
         let reusable = reusableBooks()
         let spill = try SpillFile(in: writer.root)
 
-        var shelfPages: [Int: Swift.Result<ShelfPage, ReaderAPIError>] = [:]
+        var shelfPages: [Int: Swift.Result<KeptShelf, ReaderAPIError>] = [:]
         var booksAnswer: ListedBooks?
-        var details: [Int: Swift.Result<SpilledDetail, ReaderAPIError>] = [:]
+        var listOrder: [Int] = []
+        /// Where each book's details lie in the spill file, or why they could not be read.
+        var details: [Int: Range<Int>] = [:]
+        var detailFailures: [Int: ReaderAPIError] = [:]
         var asked = Set<Int>()
         /// Books taken from the previous snapshot, by their place in it.
         var reused: [Int: Int] = [:]
         var coverResults: [String: Swift.Result<CoverRecord, CoverProblem>] = [:]
-        var listed: [Int: ListedBook] = [:]
+        var listed: [Int: KeptBook] = [:]
         var onDeletedShelf = Set<Int>()
         var coverWanted = Set<String>()
         var interner = CoverRecordInterner()
@@ -211,7 +221,7 @@ public struct Crawler: Sendable {
                 }
                 switch answer {
                 case .shelf(let summary, let page):
-                    shelfPages[summary.id] = page.map { ShelfPage(shelf: $0.shelf, books: $0.books.map(\.kept)) }
+                    shelfPages[summary.id] = page.map { KeptShelf(shelf: $0.shelf, ids: $0.books.map(\.id), books: $0.books.map(\.kept)) }
                     level.record(.shelf, seconds: elapsed.seconds)
                     // Details need not wait for the list of every book, unless the list may say a
                     // book is unchanged (or sits on a deleted shelf, which no shelf lists).
@@ -224,7 +234,9 @@ public struct Crawler: Sendable {
                         progress.expect(more)
                     }
                 case .books(let answer):
-                    booksAnswer = answer
+                    // The list's order and its user; each book's texts are not kept.
+                    booksAnswer = ListedBooks(user: answer.user, books: [])
+                    listOrder = answer.books.map(\.id)
                     listingPending = false
                     nextProbe = .now
                     logger.info("Books listed: \(answer.books.count)")
@@ -247,8 +259,13 @@ public struct Crawler: Sendable {
                     progress.expect(toFetch)
                     if !reused.isEmpty { logger.info("Book details: \(reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
                 case .detail(let id, let detail):
-                    details[id] = detail.map { SpilledDetail(range: $0.range) }
-                    if case .success(let detail) = detail { wantCover(detail.imageURL) }
+                    switch detail {
+                    case .success(let detail):
+                        details[id] = detail.range
+                        wantCover(detail.imageURL)
+                    case .failure(let error):
+                        detailFailures[id] = error
+                    }
                     level.record(.detail, seconds: elapsed.seconds)
                 case .cover(let url, let result):
                     coverResults[url] = result.map { interner.intern($0) }
@@ -261,8 +278,8 @@ public struct Crawler: Sendable {
                     var extra = 0
                     for page in shelfPages.values {
                         guard case .success(let answer) = page else { continue }
-                        for book in answer.books where asked.insert(book.id).inserted && reused[book.id] == nil {
-                            queue.append(.detail(book.id))
+                        for id in answer.ids where asked.insert(id).inserted && reused[id] == nil {
+                            queue.append(.detail(id))
                             extra += 1
                         }
                     }
@@ -277,16 +294,16 @@ public struct Crawler: Sendable {
         }
 
         var problems: [Problem] = []
-        var order = booksAnswer.books.map(\.id)
-        var onShelves: [Int: ListedBook] = [:]
+        var order = listOrder
+        var onShelves: [Int: KeptBook] = [:]
         var shelves: [Shelf] = []
         for summary in shelvesAnswer.shelves {
             switch shelfPages[summary.id]! {
             case .success(let answer):
-                for book in answer.books where onShelves[book.id] == nil { onShelves[book.id] = book }
+                for (id, book) in zip(answer.ids, answer.books) where onShelves[id] == nil { onShelves[id] = book }
                 shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(answer.shelf.name.isEmpty ? summary.name : answer.shelf.name),
                                      bookCount: summary.bookCount ?? answer.shelf.bookCount,
-                                     bookIDs: answer.books.map(\.id)))
+                                     bookIDs: answer.ids))
             case .failure(let error):
                 logger.warning("Shelf \(summary.id): \(error)")
                 problems.append(Problem(kind: .shelfDetails, shelfID: summary.id, message: error.description))
@@ -317,7 +334,7 @@ public struct Crawler: Sendable {
         if wantCovers {
             var late = Set<String>()
             for id in order where reused[id] == nil {
-                if case .success? = details[id] { continue }
+                if details[id] != nil { continue }
                 if let plan, plan.droppedBooks.contains(id)
                     || (listed[id]?.shelfID ?? onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { continue }
                 // The cover's address waits in the book's fields, from the list or a shelf.
@@ -342,7 +359,7 @@ public struct Crawler: Sendable {
         var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
         let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
-        let assembly = Assembly(listed: listed, onShelves: onShelves, details: details, reused: reused, shelfNames: shelfNames,
+        let assembly = Assembly(listed: listed, onShelves: onShelves, details: details, detailFailures: detailFailures, reused: reused, shelfNames: shelfNames,
                                 previous: previous, spill: spill, plan: plan, privacy: privacy, covers: wantCovers ? coverResults : [:],
                                 noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
         let batchSize = 512
