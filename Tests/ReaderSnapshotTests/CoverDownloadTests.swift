@@ -40,3 +40,24 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("covers").path).isEmpty)
     }
 }
+
+/// The covers' records survive the state folder, a line each.
+struct CoverRecordsTests {
+    @Test func coverRecordsRoundTripThroughTheirFile() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = CoverFile(path: "covers/" + String(repeating: "ab", count: 16) + ".png", format: .png, bytes: 10,
+                             sha256: String(repeating: "ab", count: 32), width: 2, height: 3)
+        var state = SnapshotState()
+        for number in 0..<300 {
+            state.covers["https://covers.example/\(number)?a=\"b\"\n"] = CoverRecord(file: file, etag: number % 2 == 0 ? "W/\"\(number)\"" : nil,
+                                                                                     lastModified: nil, finalURL: nil)
+        }
+        let library = Catalog(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
+                                      shelves: [], books: [], problems: []))
+        try state.write(to: folder.url, library: library)
+        let read = SnapshotState.read(from: folder.url).covers
+        #expect(read.count == 300)
+        #expect(read == state.covers, "the records read back differ")
+    }
+}

@@ -126,17 +126,14 @@ public struct Exporter: Sendable {
 
         // Nothing changed: the snapshot keeps its date and its change report, so every file is
         // the same and stays as it was.
-        var changes = try ChangeReport.compare(previous: previousLibrary, current: library)
         let unchanged = try previousLibrary.map { try library.sameContent(as: $0) } ?? false
+        var kept: ChangeReport?
         if unchanged, let previousLibrary {
             library.frame.generatedAt = previousLibrary.frame.generatedAt
-            if let kept = publisher.previous.flatMap({ try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }),
-               let report = try? JSONDecoder().decode(ChangeReport.self, from: kept) {
-                changes = report
-            } else {
-                changes = try ChangeReport.compare(previous: previousLibrary, current: library)
-            }
+            kept = publisher.previous.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
+                .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
         }
+        let changes = try kept ?? ChangeReport.compare(previous: previousLibrary, current: library)
         // The API's answers hold what privacy options leave out: then they are not kept.
         var state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
         state.noteLimit = options.privacy.isActive ? nil : options.limits.noteBytes

@@ -11,7 +11,9 @@ public struct SnapshotState: Sendable, Equatable {
     static let libraryFile = "library.json"
     /// The answers' bodies, one file each, named by their content: `state.json` holds the ETags.
     static let responsesFolder = "responses"
-    static let schemaVersion = 2
+    /// The covers' records, a line each: read and written a record at a time.
+    static let coversFile = "covers.jsonl"
+    static let schemaVersion = 3
 
     public var responses: [String: ResponseCache.Entry] = [:]
     public var covers: [String: CoverRecord] = [:]
@@ -36,12 +38,11 @@ public struct SnapshotState: Sendable, Equatable {
 
         var schemaVersion: Int
         var responses: [String: Response]
-        var covers: [String: CoverRecord]
         var noteLimit: Int?
         var renderedWith: String?
 
         enum CodingKeys: String, CodingKey {
-            case schemaVersion = "schema_version", responses, covers, noteLimit = "note_limit", renderedWith = "rendered_with"
+            case schemaVersion = "schema_version", responses, noteLimit = "note_limit", renderedWith = "rendered_with"
         }
     }
 
@@ -54,8 +55,7 @@ public struct SnapshotState: Sendable, Equatable {
         guard let data = try? Data(contentsOf: folder.appendingPathComponent(stateFile)),
               let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.schemaVersion == schemaVersion
         else { return SnapshotState() }
-        var interner = CoverRecordInterner()
-        var state = SnapshotState(covers: stored.covers.mapValues { interner.intern($0) })
+        var state = SnapshotState(covers: readCovers(from: folder.appendingPathComponent(coversFile)) ?? [:])
         state.noteLimit = stored.noteLimit
         state.renderedWith = stored.renderedWith
         let bodies = folder.appendingPathComponent(responsesFolder)
@@ -71,6 +71,36 @@ public struct SnapshotState: Sendable, Equatable {
         return state
     }
 
+    private struct CoverLine: Codable {
+        var url: String
+        var record: CoverRecord
+    }
+
+    /// The covers of `covers.jsonl`, a line at a time; nil when a line cannot be read (the covers
+    /// are then fetched again, as on a first run).
+    static func readCovers(from file: URL) -> [String: CoverRecord]? {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
+        defer { try? handle.close() }
+        var covers: [String: CoverRecord] = [:]
+        var interner = CoverRecordInterner()
+        let decoder = JSONDecoder()
+        var pending = Data()
+        while true {
+            let chunk: Data
+            do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch { return nil }
+            let done = chunk.isEmpty
+            pending.append(chunk)
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                guard let line = try? decoder.decode(CoverLine.self, from: pending[start..<newline]) else { return nil }
+                covers[line.url] = interner.intern(line.record)
+                start = pending.index(after: newline)
+            }
+            pending = Data(pending[start...])
+            if done { return pending.isEmpty ? covers : nil }
+        }
+    }
+
     /// The library the last run published (kept here whatever `--format` wrote).
     public static func readLibrary(from folder: URL) -> Catalog? {
         try? Catalog.read(from: folder.appendingPathComponent(libraryFile))
@@ -83,7 +113,7 @@ public struct SnapshotState: Sendable, Equatable {
             try Self.makePrivateFolder(folder)
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
             try Self.makePrivateFolder(bodies)
-            var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], covers: [:], noteLimit: noteLimit, renderedWith: renderedWith)
+            var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith)
             for (key, entry) in responses {
                 let body = try entry.body.data()
                 let file = Self.bodyFile(body)
@@ -93,19 +123,14 @@ public struct SnapshotState: Sendable, Equatable {
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            // The covers a record at a time: 100,000 of them encoded at once took 90 MB.
-            let framed = try encoder.encode(stored)
-            guard let slot = framed.range(of: Data(#""covers":{}"#.utf8)) else { throw CocoaError(.fileWriteUnknown) }
-            try Self.writePrivately(to: folder.appendingPathComponent(Self.stateFile)) { sink in
-                try sink(framed[..<slot.lowerBound] + Data(#""covers":{"#.utf8))
-                for (index, url) in covers.keys.sorted().enumerated() {
-                    var entry = Data(index == 0 ? [] : [UInt8(ascii: ",")])
-                    entry.append(try encoder.encode(url))
-                    entry.append(UInt8(ascii: ":"))
-                    entry.append(try encoder.encode(covers[url]!))
-                    try sink(entry)
+            try Self.writePrivately(try encoder.encode(stored), to: folder.appendingPathComponent(Self.stateFile))
+            // A cover a line, in the order of their addresses: 100,000 of them encoded at once took 90 MB.
+            try Self.writePrivately(to: folder.appendingPathComponent(Self.coversFile)) { sink in
+                for url in covers.keys.sorted() {
+                    var line = try encoder.encode(CoverLine(url: url, record: covers[url]!))
+                    line.append(0x0A)
+                    try sink(line)
                 }
-                try sink(Data("}".utf8) + framed[slot.upperBound...])
             }
             // Bodies no answer names any more (a kept --cache-dir): the new state.json is in place.
             let named = Set(stored.responses.values.map(\.file))
