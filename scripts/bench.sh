@@ -51,7 +51,7 @@ export_run() {
 }
 
 echo "Medians of $runs runs; sample server with --latency-ms $latency_ms; crawl at --concurrency $concurrency (adaptive, that as ceiling)."
-printf '%-7s | %-36s | %-30s | %-24s | %-30s\n' books "crawl: wall, ideal, ratio, peak" "render: total, per page, peak" "notes: ours, cmark-gfm" "no-change re-run: wall, share"
+printf '%-7s | %-36s | %-30s | %-24s | %-30s\n' books "crawl: wall, ideal, ratio, peak" "render: total, per page, peak" "notes: ours, cmark-gfm" "no-change re-run: wall, share, peak"
 for books in "${sizes[@]}"; do
   start_server "$books"
   crawl=() crawl_peak=() again=() again_peak=() render=() render_peak=() notes=() cmark=()
@@ -61,7 +61,7 @@ for books in "${sizes[@]}"; do
     crawl+=("$(seconds "$work/crawl.time")"); crawl_peak+=("$(peak_mb "$work/crawl.time")")
     requests=$(grep -o 'Requests: [0-9]*' "$work/crawl.time" | awk '{ print $2 }')
     export_run "$out" "$work/again.time" --concurrency $concurrency
-    again+=("$(seconds "$work/again.time")"); again_bytes=$(grep -o '[0-9.]* [KMG]*B received' "$work/again.time" | head -1)
+    again+=("$(seconds "$work/again.time")"); again_peak+=("$(peak_mb "$work/again.time")"); again_bytes=$(grep -o '[0-9.]* [KMG]*B received' "$work/again.time" | head -1)
     again_covers=$(grep -o 'Covers: [0-9]* fetched' "$work/again.time" | awk '{ print $2 }')
     rendered=$(fresh)
     /usr/bin/time -v "$bin" render --from "$out/library.json" --output "$rendered" --format html,markdown -q 2>"$work/render.time" || true
@@ -78,12 +78,12 @@ for books in "${sizes[@]}"; do
   c=$(printf '%s\n' "${crawl[@]}" | median); cp=$(printf '%s\n' "${crawl_peak[@]}" | median)
   ideal=$(awk -v r="$requests" -v l=$latency_ms -v c=$concurrency 'BEGIN { printf "%.2f", r * l / 1000 / c }')
   r=$(printf '%s\n' "${render[@]}" | median); rp=$(printf '%s\n' "${render_peak[@]}" | median)
-  a=$(printf '%s\n' "${again[@]}" | median)
-  printf '%-7s | %6.2f s, %6.2f s, x%.2f, %4s MB | %6.2f s, %.3f ms/page, %3s MB | %6s MB/s, %6s MB/s | %5.2f s, %4.1f%%, %s, %s covers\n' \
+  a=$(printf '%s\n' "${again[@]}" | median); ap=$(printf '%s\n' "${again_peak[@]}" | median)
+  printf '%-7s | %6.2f s, %6.2f s, x%.2f, %4s MB | %6.2f s, %.3f ms/page, %3s MB | %6s MB/s, %6s MB/s | %5.2f s, %4.1f%%, %3s MB, %s, %s covers\n' \
     "$books" "$c" "$ideal" "$(awk -v a="$c" -v b="$ideal" 'BEGIN { print a / b }')" "$cp" \
     "$r" "$(awk -v t="$r" -v p="$pages" 'BEGIN { print t * 1000 / p }')" "$rp" \
     "$(printf '%s\n' "${notes[@]}" | median)" "$(printf '%s\n' "${cmark[@]}" | median)" \
-    "$a" "$(awk -v a="$a" -v c="$c" 'BEGIN { print a * 100 / c }')" "$again_bytes" "$again_covers"
+    "$a" "$(awk -v a="$a" -v c="$c" 'BEGIN { print a * 100 / c }')" "$ap" "$again_bytes" "$again_covers"
   echo "        ($requests requests in a full crawl, $pages pages rendered; crawl runs: ${crawl[*]} s)"
 done
 

@@ -359,13 +359,13 @@ public struct Crawler: Sendable {
         var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
         let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
-        let assembly = Assembly(listed: listed, onShelves: onShelves, details: details, detailFailures: detailFailures, reused: reused, shelfNames: shelfNames,
+        var assembly: Assembly? = Assembly(listed: listed, onShelves: onShelves, details: details, detailFailures: detailFailures, reused: reused, shelfNames: shelfNames,
                                 previous: previous, spill: spill, plan: plan, privacy: privacy, covers: wantCovers ? coverResults : [:],
                                 noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
         let batchSize = 512
         for start in stride(from: 0, to: order.count, by: batchSize) {
             let batch = Array(order[start..<min(order.count, start + batchSize)])
-            for made in try assembly.make(batch) {
+            for made in try assembly!.make(batch) {
                 guard let made else { continue }
                 switch made.details {
                 case .read: read += 1
@@ -384,6 +384,9 @@ public struct Crawler: Sendable {
                 cards.append(made.card)
             }
         }
+        // What the books were made from is written: let it go before the next step.
+        assembly = nil
+        (listed, onShelves, details, detailFailures, shelfPages) = ([:], [:], [:], [:], [:])
         if let plan {
             let kept = Set(cards.indices.map { cards.id(at: $0) })
             privacy.finish(plan, dropped: Set(order).subtracting(kept), shelves: &shelves, problems: &problems)
@@ -395,13 +398,9 @@ public struct Crawler: Sendable {
 
         var covers: [String: CoverRecord] = [:]
         if wantCovers {
-            var failedCovers = 0
-            for (url, result) in coverResults {
-                switch result {
-                case .success(let record): covers[url] = record
-                case .failure: failedCovers += 1
-                }
-            }
+            let failedCovers = coverResults.values.filter { if case .failure = $0 { true } else { false } }.count
+            covers = coverResults.compactMapValues { try? $0.get() }
+            coverResults = [:]
             client.metrics.record { $0.coversFailed += failedCovers }
             logger.info("Covers: \(Set(covers.values.map(\.file.path)).count) stored, \(failedCovers) failed")
         }
