@@ -18,7 +18,8 @@ extension Crawler {
         var spill: SpillFile
         var plan: Privacy.Plan?
         var privacy: Privacy
-        var covers: [String: Swift.Result<CoverRecord, CoverProblem>]
+        var covers: CoverRecords?
+        var coverFailures: [String: CoverProblem]
         var noteLimit: Int
         var linkBase: URL?
 
@@ -94,10 +95,11 @@ extension Crawler {
                 privacy.strip(&book)
             }
             var coverProblem: CoverProblem?
-            if let url = book.imageURL, let result = covers[url] {
-                switch result {
-                case .success(let record): book.cover = record.file
-                case .failure(let problem): coverProblem = problem
+            if let covers, let url = book.imageURL {
+                if let record = covers[url] {
+                    book.cover = record.file
+                } else {
+                    coverProblem = coverFailures[url]
                 }
             }
             // Dates and addresses on a card serve the next run, which reads them from library.json.

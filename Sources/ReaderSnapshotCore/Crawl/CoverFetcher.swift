@@ -38,32 +38,6 @@ public struct CoverRecord: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case file, etag, lastModified = "last_modified", finalURL = "final_url" }
 }
 
-/// Gives equal cover records' parts one copy: a library has far fewer cover files than books (a
-/// placeholder, a shared edition), and 100,000 records each with their own copy of the same file's
-/// name and hash took tens of megabytes.
-struct CoverRecordInterner {
-    private var files: [String: CoverFile] = [:]
-    private var texts: Set<String> = []
-
-    mutating func intern(_ record: CoverRecord) -> CoverRecord {
-        var record = record
-        if let known = files[record.file.path], known == record.file {
-            record.file = known
-        } else {
-            files[record.file.path] = record.file
-        }
-        record.etag = record.etag.map { intern($0) }
-        record.lastModified = record.lastModified.map { intern($0) }
-        return record
-    }
-
-    private mutating func intern(_ text: String) -> String {
-        if let known = texts.firstIndex(of: text) { return texts[known] }
-        texts.insert(text)
-        return text
-    }
-}
-
 /// Why a cover is not in the snapshot.
 public struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
@@ -82,7 +56,7 @@ struct CoverFetcher: Sendable {
     let client: ReaderClient
     let writer: SnapshotWriter
     /// The last run's covers, by URL (their files are in `writer.previous`).
-    let previous: [String: CoverRecord]
+    let previous: CoverRecords?
 
     /// The URL a book's `image_url` points at: absolute, or relative to the server (older documents).
     func resolve(_ imageURL: String) -> URL? {
@@ -105,7 +79,7 @@ struct CoverFetcher: Sendable {
             return (.failure(CoverProblem(message: "the cover URL is not a URL")), 0)
         }
         var kept: CoverRecord?
-        if let record = previous[imageURL], CoverFile.isWellFormed(path: record.file.path),
+        if let record = previous?[imageURL], CoverFile.isWellFormed(path: record.file.path),
            writer.previousFile(record.file.path) != nil {
             kept = record
             if isImmutable(url), reuse(record) {

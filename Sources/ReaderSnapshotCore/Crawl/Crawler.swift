@@ -32,7 +32,7 @@ public struct Crawler: Sendable {
     /// What a crawl found: the library, and what to remember of its covers for the next run.
     public struct Result: Sendable {
         public var catalog: Catalog
-        public var covers: [String: CoverRecord]
+        public var covers: CoverRecords?
     }
 
     /// One request (or one cover, with its redirects) of the pipeline.
@@ -136,7 +136,7 @@ public struct Crawler: Sendable {
     /// Fetches the library; cover files are written through `writer` (or linked from the previous
     /// snapshot). A 401 or a server that cannot list the library throws; a book or cover that cannot
     /// be read is recorded as a problem.
-    public func crawl(generatedAt: String, writer: SnapshotWriter, previousCovers: [String: CoverRecord] = [:]) async throws -> Result {
+    public func crawl(generatedAt: String, writer: SnapshotWriter, previousCovers: CoverRecords? = nil) async throws -> Result {
         let client = self.client
         let shelvesAnswer = try await client.shelves()
         logger.info("Shelves: \(shelvesAnswer.shelves.count)")
@@ -155,11 +155,22 @@ public struct Crawler: Sendable {
         var asked = Set<Int>()
         /// Books taken from the previous snapshot, by their place in it.
         var reused: [Int: Int] = [:]
-        var coverResults: [String: Swift.Result<CoverRecord, CoverProblem>] = [:]
+        let coverRecords = try CoverRecords(spillIn: writer.root)
+        var coverFailures: [String: CoverProblem] = [:]
+        var coverPaths = Set<String>()
+        func coverKnown(_ url: String) -> Bool { coverFailures[url] != nil || coverRecords[url] != nil }
+        func coverCame(_ url: String, _ result: Swift.Result<CoverRecord, CoverProblem>) throws {
+            switch result {
+            case .success(let record):
+                try coverRecords.set(record, for: url)
+                coverPaths.insert(record.file.path)
+            case .failure(let problem):
+                coverFailures[url] = problem
+            }
+        }
         var listed: [Int: KeptBook] = [:]
         var onDeletedShelf = Set<Int>()
         var coverWanted = Set<String>()
-        var interner = CoverRecordInterner()
 
         var queue = WorkQueue<Work>()
         for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
@@ -167,7 +178,8 @@ public struct Crawler: Sendable {
         var level = AdaptiveConcurrency(ceiling: concurrency, mode: concurrencyMode)
 
         func wantCover(_ url: String?) {
-            guard wantCovers, let url, coverResults[url] == nil, coverWanted.insert(url).inserted else { return }
+            guard wantCovers, let url, !coverWanted.contains(url), !coverKnown(url) else { return }
+            coverWanted.insert(url)
             queue.append(.cover(url))
             progress.expect(1)
         }
@@ -268,7 +280,7 @@ public struct Crawler: Sendable {
                     }
                     level.record(.detail, seconds: elapsed.seconds)
                 case .cover(let url, let result):
-                    coverResults[url] = result.map { interner.intern($0) }
+                    try coverCame(url, result)
                     coverWanted.remove(url)
                     // Per request: a cover behind a redirect takes two.
                     if requested > 0 { level.record(.cover, seconds: elapsed.seconds / Double(requested)) }
@@ -340,14 +352,14 @@ public struct Crawler: Sendable {
                 // The cover's address waits in the book's fields, from the list or a shelf.
                 if let kept = listed[id] ?? onShelves[id],
                    let url = try JSONDecoder().decode([String: JSONValue].self, from: try spill.read(kept.fields))["image_url"]?.text, !url.isEmpty,
-                   coverResults[url] == nil {
+                   !coverKnown(url) {
                     late.insert(url)
                 }
             }
             let urls = late.sorted()
             if !urls.isEmpty {
                 let results = try await concurrentMap(urls, limit: level.limit) { await fetcher.fetch($0).result }
-                for (url, result) in zip(urls, results) { coverResults[url] = result.map { interner.intern($0) } }
+                for (url, result) in zip(urls, results) { try coverCame(url, result) }
             }
         }
 
@@ -360,7 +372,8 @@ public struct Crawler: Sendable {
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
         let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
         var assembly: Assembly? = Assembly(listed: listed, onShelves: onShelves, details: details, detailFailures: detailFailures, reused: reused, shelfNames: shelfNames,
-                                previous: previous, spill: spill, plan: plan, privacy: privacy, covers: wantCovers ? coverResults : [:],
+                                previous: previous, spill: spill, plan: plan, privacy: privacy,
+                                covers: wantCovers ? coverRecords : nil, coverFailures: coverFailures,
                                 noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
         let batchSize = 512
         for start in stride(from: 0, to: order.count, by: batchSize) {
@@ -396,20 +409,17 @@ public struct Crawler: Sendable {
         if let memory = MemoryUsage.summary() { logger.debug("After assembling the books: \(memory)") }
         logger.info("Book details: \(read) read, \(reused.count) unchanged, \(failed) failed")
 
-        var covers: [String: CoverRecord] = [:]
         if wantCovers {
-            let failedCovers = coverResults.values.filter { if case .failure = $0 { true } else { false } }.count
-            covers = coverResults.compactMapValues { try? $0.get() }
-            coverResults = [:]
+            let failedCovers = coverFailures.count
             client.metrics.record { $0.coversFailed += failedCovers }
-            logger.info("Covers: \(Set(covers.values.map(\.file.path)).count) stored, \(failedCovers) failed")
+            logger.info("Covers: \(coverPaths.count) stored, \(failedCovers) failed")
         }
 
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
         let frame = Library(generatedAt: generatedAt, server: client.server.description,
                             user: (shelvesAnswer.user ?? booksAnswer.user).map(UntrustedText.displayable), userID: client.session?.userID,
                             shelves: shelves, books: [], problems: problems)
-        return Result(catalog: Catalog(frame: frame, cards: cards, pieces: pieces, ranges: ranges), covers: covers)
+        return Result(catalog: Catalog(frame: frame, cards: cards, pieces: pieces, ranges: ranges), covers: wantCovers ? coverRecords : nil)
     }
 
     /// The previous snapshot's books that can stand for a fresh request (by their place in it): from

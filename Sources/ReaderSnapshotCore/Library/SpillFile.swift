@@ -21,6 +21,15 @@ public final class SpillFile: @unchecked Sendable {
         unlink(path)
     }
 
+    /// An existing file, to read (its records are appended after what it holds).
+    init(reading file: URL) throws {
+        descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SnapshotError(.unreadableArchive(detail: String(cString: strerror(errno))), path: file.path)
+        }
+        end = Int(lseek(descriptor, 0, SEEK_END))
+    }
+
     deinit { close(descriptor) }
 
     /// Where `data` now lies in the file.

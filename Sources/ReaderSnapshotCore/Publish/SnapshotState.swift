@@ -5,7 +5,7 @@ import Foundation
 /// `--cache-dir`): the API's ETags and answers, the covers by URL, and the library as last seen.
 /// The folder is readable by its owner alone. It never holds a key or a password: login answers
 /// are not kept, and the key travels in the query, which is not part of any cache key.
-public struct SnapshotState: Sendable, Equatable {
+public struct SnapshotState: Sendable {
     public static let folderName = ".reader-snapshot"
     static let stateFile = "state.json"
     static let libraryFile = "library.json"
@@ -16,14 +16,14 @@ public struct SnapshotState: Sendable, Equatable {
     static let schemaVersion = 3
 
     public var responses: [String: ResponseCache.Entry] = [:]
-    public var covers: [String: CoverRecord] = [:]
+    public var covers: CoverRecords?
     /// Set when the kept library is whole (no privacy option left anything out): the note limit
     /// its notes were converted under. Its books may then stand in for unchanged ones.
     public var noteLimit: Int?
     /// A digest of what the pages were rendered with (templates, formats, site URL, this tool).
     public var renderedWith: String?
 
-    public init(responses: [String: ResponseCache.Entry] = [:], covers: [String: CoverRecord] = [:]) {
+    public init(responses: [String: ResponseCache.Entry] = [:], covers: CoverRecords? = nil) {
         self.responses = responses
         self.covers = covers
     }
@@ -55,7 +55,7 @@ public struct SnapshotState: Sendable, Equatable {
         guard let data = try? Data(contentsOf: folder.appendingPathComponent(stateFile)),
               let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.schemaVersion == schemaVersion
         else { return SnapshotState() }
-        var state = SnapshotState(covers: readCovers(from: folder.appendingPathComponent(coversFile)) ?? [:])
+        var state = SnapshotState(covers: CoverRecords(reading: folder.appendingPathComponent(coversFile)))
         state.noteLimit = stored.noteLimit
         state.renderedWith = stored.renderedWith
         let bodies = folder.appendingPathComponent(responsesFolder)
@@ -69,36 +69,6 @@ public struct SnapshotState: Sendable, Equatable {
             state.responses[key] = ResponseCache.Entry(etag: response.etag, body: .file(bodies.appendingPathComponent(response.file)))
         }
         return state
-    }
-
-    private struct CoverLine: Codable {
-        var url: String
-        var record: CoverRecord
-    }
-
-    /// The covers of `covers.jsonl`, a line at a time; nil when a line cannot be read (the covers
-    /// are then fetched again, as on a first run).
-    static func readCovers(from file: URL) -> [String: CoverRecord]? {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
-        defer { try? handle.close() }
-        var covers: [String: CoverRecord] = [:]
-        var interner = CoverRecordInterner()
-        let decoder = JSONDecoder()
-        var pending = Data()
-        while true {
-            let chunk: Data
-            do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch { return nil }
-            let done = chunk.isEmpty
-            pending.append(chunk)
-            var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: 0x0A) {
-                guard let line = try? decoder.decode(CoverLine.self, from: pending[start..<newline]) else { return nil }
-                covers[line.url] = interner.intern(line.record)
-                start = pending.index(after: newline)
-            }
-            pending = Data(pending[start...])
-            if done { return pending.isEmpty ? covers : nil }
-        }
     }
 
     /// The library the last run published (kept here whatever `--format` wrote).
@@ -126,11 +96,7 @@ public struct SnapshotState: Sendable, Equatable {
             try Self.writePrivately(try encoder.encode(stored), to: folder.appendingPathComponent(Self.stateFile))
             // A cover a line, in the order of their addresses: 100,000 of them encoded at once took 90 MB.
             try Self.writePrivately(to: folder.appendingPathComponent(Self.coversFile)) { sink in
-                for url in covers.keys.sorted() {
-                    var line = try encoder.encode(CoverLine(url: url, record: covers[url]!))
-                    line.append(0x0A)
-                    try sink(line)
-                }
+                try covers?.writeLines(to: sink)
             }
             // Bodies no answer names any more (a kept --cache-dir): the new state.json is in place.
             let named = Set(stored.responses.values.map(\.file))
