@@ -81,10 +81,10 @@ struct NightlyTests {
         #expect(!bodies.isEmpty && bodies.allSatisfy { $0.count == 37 && $0.hasSuffix(".json") }, "\(bodies)")
         let stateJSON = try #require(SiteInspector(root: output).text(".reader-snapshot/state.json"))
         #expect(!stateJSON.contains(#"\"title\""#), "state.json holds answers' bodies, escaped")
-        // The covers' records a line each, by address: what let the second run fetch none.
+        // The covers' records a line each, once per address: what let the second run fetch none.
         let lines = try #require(SiteInspector(root: output).text(".reader-snapshot/covers.jsonl")).split(separator: "\n")
         let urls = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["url"] as? String }
-        #expect(!urls.isEmpty && urls.allSatisfy { $0 != nil } && urls.compactMap { $0 } == urls.compactMap { $0 }.sorted())
+        #expect(!urls.isEmpty && urls.allSatisfy { $0 != nil } && Set(urls.compactMap { $0 }).count == urls.count)
     }
 
     @Test func onlyBooksWhoseDateMovedAreAskedForAgainAndFullAsksForAll() async throws {

@@ -68,27 +68,23 @@ public final class CoverRecords: @unchecked Sendable {
         }
     }
 
-    /// Every record, in the order of their addresses.
+    /// Every record, in a fixed order (by the hash of their addresses, then the addresses).
     public func forEach(_ body: (String, CoverRecord) throws -> Void) throws {
-        try sortedLines { line in
+        try orderedLines { line in
             let decoded = try JSONDecoder().decode(Line.self, from: line)
             try body(decoded.url, decoded.record)
         }
     }
 
-    /// `covers.jsonl`: every line, in the order of their addresses.
+    /// `covers.jsonl`: every line, in that same order: the same covers give the same file.
     func writeLines(to sink: (Data) throws -> Void) throws {
-        try sortedLines(sink)
+        try orderedLines(sink)
     }
 
-    private func sortedLines(_ body: (Data) throws -> Void) throws {
-        let ranges = lock.withLock { Array(index.values) + Array(collisions.values) }
-        let decoder = JSONDecoder()
-        var located: [(url: String, range: Range<Int>)] = []
-        located.reserveCapacity(ranges.count)
-        for range in ranges { located.append((try decoder.decode(Line.self, from: try store.read(range)).url, range)) }
-        located.sort { $0.url < $1.url }
-        for entry in located { try body(try store.read(entry.range)) }
+    private func orderedLines(_ body: (Data) throws -> Void) throws {
+        let (hashed, others) = lock.withLock { (index.map { ($0.key, $0.value) }, collisions) }
+        for (_, range) in hashed.sorted(by: { $0.0 < $1.0 }) { try body(try store.read(range)) }
+        for url in others.keys.sorted() { try body(try store.read(others[url]!)) }
     }
 
     private func place(_ url: String, at range: Range<Int>) {

@@ -73,16 +73,17 @@ public struct Crawler: Sendable {
     struct ListedBook: Sendable {
         var id: Int
         var shelfID: Int?
-        var updatedAt: String?
-        var imageURL: String?
         var fields: Range<Int>
+        /// Its place in the previous snapshot, when it is there with the same `updated_at`.
+        var unchanged: Int?
 
-        init(_ book: BookFields, fields: Range<Int>) {
+        init(_ book: BookFields, fields: Range<Int>, previous: Catalog? = nil, reusable: [Int: Int] = [:]) {
             id = book.id
             shelfID = book.int("shelf_id")
-            updatedAt = book.text("updated_at")
-            imageURL = book.text("image_url")
             self.fields = fields
+            if let place = reusable[book.id], let previous, let date = previous.cards[place].updatedAt, date == book.text("updated_at") {
+                unchanged = place
+            }
         }
 
         /// What is kept once the book's date and cover have been acted on: 100,000 of these are
@@ -191,7 +192,8 @@ public struct Crawler: Sendable {
                 let onDeletedShelf = onDeletedShelf
                 group.addTask {
                     let started = ContinuousClock.now
-                    let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, spill: spill, onDeletedShelf: onDeletedShelf)
+                    let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, spill: spill,
+                                                                    onDeletedShelf: onDeletedShelf, previous: previous, reusable: reusable)
                     return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: alone)
                 }
             }
@@ -252,6 +254,7 @@ public struct Crawler: Sendable {
                     listingPending = false
                     nextProbe = .now
                     logger.info("Books listed: \(answer.books.count)")
+                    MemoryUsage.release()
                     if let memory = MemoryUsage.summary() { logger.debug("After the list of books: \(memory)") }
                     var toFetch = 0
                     for book in answer.books where listed[book.id] == nil {
@@ -259,10 +262,9 @@ public struct Crawler: Sendable {
                         // A book that says it sits on a shelf the server does not list will crash
                         // its detail page: that 500 is the expected answer, not one to retry.
                         if let shelf = book.shelfID, !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
-                        if let place = reusable[book.id], let kept = previous?.cards[place], kept.updatedAt != nil,
-                           kept.updatedAt == book.updatedAt {
+                        if let place = book.unchanged {
                             reused[book.id] = place
-                            wantCover(kept.imageURL)
+                            wantCover(previous?.cards[place].imageURL)
                         } else if asked.insert(book.id).inserted {
                             queue.append(.detail(book.id))
                             toFetch += 1
@@ -300,6 +302,7 @@ public struct Crawler: Sendable {
             }
         }
         guard let booksAnswer else { throw CancellationError() }
+        MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After every request: \(memory)") }
         if level.mode == .adaptive {
             logger.debug("Concurrency: \(level.limit) in flight at the end (\(level.highest) at most, \(level.changes) changes, ceiling \(level.ceiling))")
@@ -406,6 +409,7 @@ public struct Crawler: Sendable {
         }
         detailWarnings.finish()
         coverWarnings.finish()
+        MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After assembling the books: \(memory)") }
         logger.info("Book details: \(read) read, \(reused.count) unchanged, \(failed) failed")
 
@@ -434,7 +438,7 @@ public struct Crawler: Sendable {
 
     /// The answer, and how many requests it took.
     private static func perform(_ work: Work, client: ReaderClient, fetcher: CoverFetcher, spill: SpillFile,
-                                onDeletedShelf: Set<Int>) async throws -> (Answer, Int) {
+                                onDeletedShelf: Set<Int>, previous: Catalog?, reusable: [Int: Int]) async throws -> (Answer, Int) {
         do {
             switch work {
             case .shelf(let summary):
@@ -449,7 +453,10 @@ public struct Crawler: Sendable {
             case .books:
                 // A book at a time, its fields into the spill file: a big list is never held whole.
                 var books: [ListedBook] = []
-                let user = try await client.books { book, element in books.append(ListedBook(book, fields: try spill.append(element))) }
+                // Whether a book is unchanged is decided here: its date is not carried further.
+                let user = try await client.books { book, element in
+                    books.append(ListedBook(book, fields: try spill.append(element), previous: previous, reusable: reusable))
+                }
                 return (.books(ListedBooks(user: user, books: books)), 1)
             case .detail(let id):
                 do {

@@ -106,6 +106,7 @@ public struct Exporter: Sendable {
         let stateFolder = options.cacheDirectory ?? publisher.previous?.appendingPathComponent(SnapshotState.folderName)
         let previousState = stateFolder.map(SnapshotState.read) ?? SnapshotState()
         let previousLibrary = stateFolder.flatMap(SnapshotState.readLibrary)
+        MemoryUsage.release()
         let cache = try ResponseCache(previous: previousState.responses, spillIn: publisher.staging)
         let client = ReaderClient(server: options.server, http: http, timeout: options.timeout, limits: options.limits,
                                   redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache,
@@ -155,6 +156,7 @@ public struct Exporter: Sendable {
             try SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
                 .render(library, changes: changes, into: writer)
         }
+        MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
         if options.cacheDirectory == nil {
             let published = options.formats.contains(.json) ? publisher.staging.appendingPathComponent("library.json") : nil
@@ -179,6 +181,7 @@ public struct Exporter: Sendable {
         } catch {
             throw SnapshotError(.unreadableArchive(detail: error.localizedDescription), path: archive.path)
         }
+        MemoryUsage.release()
         let source = archive.deletingLastPathComponent()
         // An archive is input like any other: a cover path must be one this tool writes.
         var refused = 0
