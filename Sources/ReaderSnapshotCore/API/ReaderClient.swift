@@ -118,7 +118,7 @@ public final class ReaderClient: Sendable {
     func books(each: (BookFields, Data) throws -> Void) async throws -> String? {
         let name = "GET \(server.basePath)/api/v1/books"
         var data = try await getData("/api/v1/books")
-        if let repaired = UntrustedText.repairedUTF8(Array(data)) { data = Data(repaired) }
+        if let repaired = UntrustedText.repairedUTF8(data) { data = Data(repaired) }
         var split = BooksArraySplitter()
         var index = 0
         let decoder = JSONDecoder()
@@ -256,7 +256,7 @@ public final class ReaderClient: Sendable {
 
     private func decode<Answer: Decodable>(_ data: Data, name: String, as: Answer.Type) throws -> Answer {
         do {
-            if let repaired = UntrustedText.repairedUTF8(Array(data)) {
+            if let repaired = UntrustedText.repairedUTF8(data) {
                 return try JSONDecoder().decode(Answer.self, from: Data(repaired))
             }
             return try JSONDecoder().decode(Answer.self, from: data)

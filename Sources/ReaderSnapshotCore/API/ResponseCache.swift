@@ -63,7 +63,7 @@ public final class ResponseCache: @unchecked Sendable {
     }
 
     func store(_ key: String, etag: String, body: Data) {
-        guard String(data: body, encoding: .utf8) != nil else { return }
+        guard UntrustedText.isValidUTF8(body) else { return }
         let kept: Body
         if let spill, let range = try? spill.append(body) {
             kept = .spilled(spill, range)

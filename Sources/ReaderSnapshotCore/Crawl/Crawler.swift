@@ -399,6 +399,8 @@ public struct Crawler: Sendable {
                 ranges.append(try pieces.append(made.piece))
                 cards.append(made.card)
             }
+            // The workers' freed pieces, back to the system every few thousand books.
+            if start / batchSize % 16 == 15 { MemoryUsage.release() }
         }
         // What the books were made from is written: let it go before the next step.
         assembly = nil

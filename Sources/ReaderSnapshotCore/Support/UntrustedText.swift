@@ -32,8 +32,21 @@ public enum UntrustedText {
 
     /// Data as UTF-8, with invalid sequences replaced by U+FFFD: one bad byte in a title must not
     /// make the whole answer unreadable.
-    static func repairedUTF8(_ data: [UInt8]) -> [UInt8]? {
-        if String(validating: data, as: UTF8.self) != nil { return nil }
+    static func repairedUTF8<Bytes: Collection<UInt8>>(_ data: Bytes) -> [UInt8]? {
+        if isValidUTF8(data) { return nil }
         return Array(String(decoding: data, as: UTF8.self).utf8)
+    }
+
+    /// Checked in place: a big answer is not copied into a string to find out.
+    static func isValidUTF8<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        var iterator = bytes.makeIterator()
+        var codec = Unicode.UTF8()
+        while true {
+            switch codec.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 }
