@@ -73,3 +73,14 @@ import Testing
         }
     }
 }
+
+/// Answers are checked for UTF-8 where they lie; only broken ones are copied, mended.
+struct UTF8CheckTests {
+    @Test func validAndBrokenUTF8() {
+        #expect(UntrustedText.isValidUTF8(Data("plain, é, 日本, 🤷‍♂️".utf8)))
+        #expect(!UntrustedText.isValidUTF8(Data([0x41, 0xFF, 0x42])))
+        #expect(!UntrustedText.isValidUTF8(Data([0xE6, 0x97])), "cut in the middle of a character")
+        #expect(UntrustedText.repairedUTF8(Data("fine".utf8)) == nil)
+        #expect(UntrustedText.repairedUTF8(Data([0x41, 0xFF, 0x42])) == Array("A\u{FFFD}B".utf8))
+    }
+}
