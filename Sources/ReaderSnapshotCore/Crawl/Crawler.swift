@@ -172,6 +172,9 @@ public struct Crawler: Sendable {
         var listed: [Int: KeptBook] = [:]
         var onDeletedShelf = Set<Int>()
         var coverWanted = Set<String>()
+        /// Places in the previous snapshot of unchanged books whose covers are still to be asked for.
+        var reusedCovers: [Int] = []
+        var nextReusedCover = 0
 
         var queue = WorkQueue<Work>()
         for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
@@ -207,6 +210,12 @@ public struct Crawler: Sendable {
             var probe: ProbeState = .idle
             var nextProbe: ContinuousClock.Instant?
             while true {
+                // Unchanged books' covers join the queue a few at a time: 100,000 addresses waiting
+                // at once took more memory than the rest of the run.
+                while queue.count < 256, nextReusedCover < reusedCovers.count {
+                    wantCover(previous?.cards[reusedCovers[nextReusedCover]].imageURL)
+                    nextReusedCover += 1
+                }
                 if case .idle = probe, level.mode == .adaptive, level.limit > 1, let due = nextProbe, ContinuousClock.now >= due {
                     probe = .draining
                 }
@@ -264,7 +273,7 @@ public struct Crawler: Sendable {
                         if let shelf = book.shelfID, !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
                         if let place = book.unchanged {
                             reused[book.id] = place
-                            wantCover(previous?.cards[place].imageURL)
+                            reusedCovers.append(place)
                         } else if asked.insert(book.id).inserted {
                             queue.append(.detail(book.id))
                             toFetch += 1
@@ -400,7 +409,7 @@ public struct Crawler: Sendable {
                 cards.append(made.card)
             }
             // The workers' freed pieces, back to the system every few thousand books.
-            if start / batchSize % 16 == 15 { MemoryUsage.release() }
+            if start / batchSize % 4 == 3 { MemoryUsage.release() }
         }
         // What the books were made from is written: let it go before the next step.
         assembly = nil
