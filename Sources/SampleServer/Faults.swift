@@ -53,15 +53,20 @@ struct FaultMiddleware: RouterMiddleware {
 
     private func answer(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        let latency = state.latency
-        // No tolerance: the default lets the timer fire late by a tenth of the wait, and the
-        // benchmarks compare the crawl with exactly this latency.
-        if latency > .zero { try await Task.sleep(for: latency, tolerance: .zero) }
+        // The latency is the time from the request to its answer, this server's own work included:
+        // the answer is made, then held until then. No tolerance: the default lets the timer fire
+        // late by a tenth of the wait, and the benchmarks compare the crawl with exactly this latency.
+        let ready = ContinuousClock.now + state.latency
+        func waitUntilReady() async throws {
+            if ContinuousClock.now < ready { try await Task.sleep(until: ready, tolerance: .zero, clock: .continuous) }
+        }
         let fault = path == "/api/v1/sessions" ? nil : state.drawFault()
+        if fault != nil { try await waitUntilReady() }
         switch fault {
         case nil:
             let response = try await next(request, context)
             if response.status == .notModified { state.count { $0.notModified += 1 } }
+            try await waitUntilReady()
             return response
         case .serverError?:
             return crashPage("injected fault")
