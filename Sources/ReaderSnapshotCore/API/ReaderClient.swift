@@ -107,10 +107,6 @@ public final class ReaderClient: Sendable {
         try await get("/api/v1/shelves/\(id)")
     }
 
-    func books() async throws -> BooksAnswer {
-        try await get("/api/v1/books")
-    }
-
     /// `GET /books` a book at a time: each book's fields are handed over as soon as they are
     /// decoded, and the list is never decoded whole (for 100,000 books that took 200 MB). Returns
     /// the account's name, if the answer gives it.
