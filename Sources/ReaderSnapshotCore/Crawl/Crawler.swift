@@ -148,8 +148,8 @@ public struct Crawler: Sendable {
         let spill = try SpillFile(in: writer.root)
 
         var shelfPages: [Int: Swift.Result<KeptShelf, ReaderAPIError>] = [:]
-        var booksAnswer: ListedBooks?
-        var listOrder: [Int] = []
+        /// The list of books, once in: its user, and its books' order (their texts are not kept).
+        var listing: (user: String?, order: [Int])?
         /// Where each book's details lie in the spill file, or why they could not be read.
         var details: [Int: Range<Int>] = [:]
         var detailFailures: [Int: ReaderAPIError] = [:]
@@ -248,7 +248,7 @@ public struct Crawler: Sendable {
                     level.record(.shelf, seconds: elapsed.seconds)
                     // Details need not wait for the list of every book, unless the list may say a
                     // book is unchanged (or sits on a deleted shelf, which no shelf lists).
-                    if case .success(let answer) = page, booksAnswer == nil {
+                    if case .success(let answer) = page, listing == nil {
                         var more = 0
                         for book in answer.books where reusable[book.id] == nil && asked.insert(book.id).inserted {
                             queue.append(.detail(book.id))
@@ -257,9 +257,7 @@ public struct Crawler: Sendable {
                         progress.expect(more)
                     }
                 case .books(let answer):
-                    // The list's order and its user; each book's texts are not kept.
-                    booksAnswer = ListedBooks(user: answer.user, books: [])
-                    listOrder = answer.books.map(\.id)
+                    listing = (answer.user, answer.books.map(\.id))
                     listingPending = false
                     nextProbe = .now
                     logger.info("Books listed: \(answer.books.count)")
@@ -297,7 +295,7 @@ public struct Crawler: Sendable {
                     if requested > 0 { level.record(.cover, seconds: elapsed.seconds / Double(requested)) }
                 }
                 // Books that a shelf lists but /books does not: their details once every shelf is in.
-                if queue.isEmpty, inFlight == 0, booksAnswer != nil {
+                if queue.isEmpty, inFlight == 0, listing != nil {
                     var extra = 0
                     for page in shelfPages.values {
                         guard case .success(let answer) = page else { continue }
@@ -310,7 +308,7 @@ public struct Crawler: Sendable {
                 }
             }
         }
-        guard let booksAnswer else { throw CancellationError() }
+        guard let listing else { throw CancellationError() }
         MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After every request: \(memory)") }
         if level.mode == .adaptive {
@@ -318,7 +316,7 @@ public struct Crawler: Sendable {
         }
 
         var problems: [Problem] = []
-        var order = listOrder
+        var order = listing.order
         var onShelves: [Int: KeptBook] = [:]
         var shelves: [Shelf] = []
         for summary in shelvesAnswer.shelves {
@@ -432,7 +430,7 @@ public struct Crawler: Sendable {
 
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
         let frame = Library(generatedAt: generatedAt, server: client.server.description,
-                            user: (shelvesAnswer.user ?? booksAnswer.user).map(UntrustedText.displayable), userID: client.session?.userID,
+                            user: (shelvesAnswer.user ?? listing.user).map(UntrustedText.displayable), userID: client.session?.userID,
                             shelves: shelves, books: [], problems: problems)
         return Result(catalog: Catalog(frame: frame, cards: cards, pieces: pieces, ranges: ranges), covers: wantCovers ? coverRecords : nil)
     }
