@@ -1,17 +1,23 @@
 import Foundation
 
 extension Crawler {
-    /// Makes each book from what the crawl gathered (the list, the shelves, the details in the spill
-    /// file or the previous snapshot), leaves out what privacy excludes, gives it its cover, and
+    /// Everything a book is made from, as the crawl gathered it: where its fields lie in the spill
+    /// file, or its place in the previous snapshot. Handed over a book at a time, so that books can
+    /// be made while the crawl goes on without sharing its growing maps.
+    struct BookSources: Sendable {
+        var id: Int
+        var listed: KeptBook?
+        var onShelf: KeptBook?
+        var details: Range<Int>?
+        var failure: ReaderAPIError?
+        /// Its place in the previous snapshot, when it is taken from there.
+        var reused: Int?
+    }
+
+    /// Makes each book from its sources, leaves out what privacy excludes, gives it its cover, and
     /// lays it out as `library.json` will hold it. Only reads what it is given: books are made on
-    /// every core at once.
+    /// every core at once, or during the crawl.
     struct Assembly: @unchecked Sendable {
-        var listed: [Int: KeptBook]
-        var onShelves: [Int: KeptBook]
-        var details: [Int: Range<Int>]
-        var detailFailures: [Int: ReaderAPIError]
-        /// Books taken from the previous snapshot, by their place in it.
-        var reused: [Int: Int]
         /// Shelf names as they are now: a renamed shelf does not touch its books' dates.
         var shelfNames: [Int: String]
         var previous: Catalog?
@@ -19,36 +25,36 @@ extension Crawler {
         var plan: Privacy.Plan?
         var privacy: Privacy
         var covers: CoverRecords?
-        var coverFailures: [String: CoverProblem]
         var noteLimit: Int
         var linkBase: URL?
 
-        enum DetailsState {
+        enum DetailsState: Sendable {
             case read, reused, missing
             case failed(ReaderAPIError)
         }
 
-        struct Made {
+        struct Made: Sendable {
             var card: BookCard
             /// As `library.json` lays it out, followed by ",\n".
             var piece: Data
             var details: DetailsState
-            var coverProblem: CoverProblem?
+            /// The cover's address when no cover is known for it (why is the crawl's to say).
+            var coverMissing: String?
         }
 
-        /// The books of `ids`, in that order; nil for a book privacy leaves out.
-        func make(_ ids: [Int]) throws -> [Made?] {
-            var made = [Made?](repeating: nil, count: ids.count)
+        /// The books, in that order; nil for a book privacy leaves out.
+        func make(_ books: [BookSources]) throws -> [Made?] {
+            var made = [Made?](repeating: nil, count: books.count)
             let failures = JobQueue()
-            let workers = max(1, min(ids.count, ProcessInfo.processInfo.activeProcessorCount))
+            let workers = max(1, min(books.count, ProcessInfo.processInfo.activeProcessorCount))
             made.withUnsafeMutableBufferPointer { out in
                 nonisolated(unsafe) let out = out
                 DispatchQueue.concurrentPerform(iterations: workers) { worker in
                     let encoder = Library.encoder()
                     let decoder = JSONDecoder()
-                    for offset in stride(from: worker, to: ids.count, by: workers) {
+                    for offset in stride(from: worker, to: books.count, by: workers) {
                         do {
-                            out[offset] = try make(ids[offset], encoder: encoder, decoder: decoder)
+                            out[offset] = try make(books[offset], encoder: encoder, decoder: decoder)
                         } catch {
                             failures.record(error, at: offset)
                         }
@@ -59,16 +65,30 @@ extension Crawler {
             return made
         }
 
-        private func make(_ id: Int, encoder: JSONEncoder, decoder: JSONDecoder) throws -> Made? {
-            var fields = try listed[id].map { try decoder.decode([String: JSONValue].self, from: try spill.read($0.fields)) } ?? [:]
-            if let shelved = onShelves[id] {
+        /// The books one after another, on the calling thread, until `stop` says so: the books
+        /// made (nil for one privacy leaves out), which may be fewer than those given.
+        func makeInTurn(_ books: [BookSources], until stop: () -> Bool) throws -> [Made?] {
+            let encoder = Library.encoder()
+            let decoder = JSONDecoder()
+            var made: [Made?] = []
+            for book in books {
+                if stop() { break }
+                made.append(try make(book, encoder: encoder, decoder: decoder))
+            }
+            return made
+        }
+
+        func make(_ sources: BookSources, encoder: JSONEncoder, decoder: JSONDecoder) throws -> Made? {
+            let id = sources.id
+            var fields = try sources.listed.map { try decoder.decode([String: JSONValue].self, from: try spill.read($0.fields)) } ?? [:]
+            if let shelved = sources.onShelf {
                 for (key, value) in try decoder.decode([String: JSONValue].self, from: try spill.read(shelved.fields)) where fields[key] == nil {
                     fields[key] = value
                 }
             }
             var book: Book
             var state: DetailsState
-            if let place = reused[id], let previous {
+            if let place = sources.reused, let previous {
                 let kept = try previous.book(at: place)
                 for (key, value) in kept.serverFields { fields[key] = value }
                 if let shelf = fields["shelf_id"]?.intValue, let name = shelfNames[shelf] { fields["shelf_name"] = .string(name) }
@@ -76,12 +96,12 @@ extension Crawler {
                 state = .reused
             } else {
                 var note: Note?
-                if let range = details[id] {
+                if let range = sources.details {
                     let detail = try decoder.decode(Detail.self, from: try spill.read(range))
                     for (key, value) in detail.fields { fields[key] = value }
                     note = detail.note
                     state = .read
-                } else if let error = detailFailures[id] {
+                } else if let error = sources.failure {
                     state = .failed(error)
                 } else {
                     state = .missing
@@ -94,19 +114,19 @@ extension Crawler {
                 if plan.drops(book) { return nil }
                 privacy.strip(&book)
             }
-            var coverProblem: CoverProblem?
+            var coverMissing: String?
             if let covers, let url = book.imageURL {
                 if let record = covers[url] {
                     book.cover = record.file
                 } else {
-                    coverProblem = coverFailures[url]
+                    coverMissing = url
                 }
             }
             // Dates and addresses on a card serve the next run, which reads them from library.json.
             var card = BookCard(book)
             card.updatedAt = nil
             card.imageURL = nil
-            return Made(card: card, piece: try Library.piece(book, encoder: encoder), details: state, coverProblem: coverProblem)
+            return Made(card: card, piece: try Library.piece(book, encoder: encoder), details: state, coverMissing: coverMissing)
         }
     }
 }

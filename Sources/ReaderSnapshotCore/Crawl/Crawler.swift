@@ -20,6 +20,9 @@ public struct Crawler: Sendable {
     /// or its cover (an attachment) change, so the date moves with everything the details hold.
     /// Only a library with notes converted under the same limits may stand in.
     public var previous: Catalog?
+    /// Whether books are made while requests are in flight, or all once the requests are done
+    /// (the same bytes either way; the tests compare the two).
+    var makesBooksWhileCrawling = true
 
     public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
         self.live = live
@@ -33,6 +36,8 @@ public struct Crawler: Sendable {
     public struct Result: Sendable {
         public var catalog: Catalog
         public var covers: CoverRecords?
+        /// How many books were made while requests were still in flight.
+        public var madeWhileCrawling = 0
     }
 
     /// One request (or one cover, with its redirects) of the pipeline.
@@ -64,7 +69,7 @@ public struct Crawler: Sendable {
         case .shelf: return .shelf
         case .detail: return .detail
         case .cover: return .cover
-        case .books: return nil
+        case .books, .assembled: return nil
         }
     }
 
@@ -132,6 +137,28 @@ public struct Crawler: Sendable {
         case books(ListedBooks)
         case detail(Int, Swift.Result<SpilledDetail, ReaderAPIError>)
         case cover(String, Swift.Result<CoverRecord, CoverProblem>)
+        /// Books made while the crawl went on: no request.
+        case assembled([Int], [Assembly.Made?])
+    }
+
+    /// What is known of the whole library once the list and every shelf are in: from then on, a
+    /// book whose details and cover are in can be made while the other requests go on.
+    private struct Frame {
+        var shelves: [Shelf]
+        var problems: [Problem]
+        /// Every book, by id.
+        var order: [Int]
+        /// Each book's fields from the first shelf that lists it.
+        var onShelves: [Int: KeptBook]
+        var plan: Privacy.Plan?
+        var assembly: Assembly
+    }
+
+    /// A book made during the crawl: where its piece lies, and what the summary says of it.
+    private struct EarlyBook {
+        var piece: Range<Int>
+        var read: Bool
+        var coverProblem: CoverProblem?
     }
 
     /// Fetches the library; cover files are written through `writer` (or linked from the previous
@@ -171,21 +198,129 @@ public struct Crawler: Sendable {
         }
         var listed: [Int: KeptBook] = [:]
         var onDeletedShelf = Set<Int>()
-        var coverWanted = Set<String>()
-        /// Places in the previous snapshot of unchanged books whose covers are still to be asked for.
+        /// Covers asked for and not yet in, with the books that wait for each.
+        var coverWaiting: [String: [Int]] = [:]
+        /// Unchanged books (their ids) whose covers are still to be asked for.
         var reusedCovers: [Int] = []
         var nextReusedCover = 0
+
+        // Books are made as soon as all they need is in, a batch at a time beside the requests:
+        // at the end only the few that waited for something remain to be made.
+        var frame: Frame?
+        let pieces = try SpillFile(in: writer.root)
+        var readyBooks = WorkQueue<Int>()
+        var assembling = false
+        var earlyBooks: [EarlyBook] = []
+        var earlyCards = CardList()
+        /// Place in `earlyBooks` by book id; -1 for a book privacy leaves out.
+        var earlyPlace: [Int: Int] = [:]
+        var madeSinceRelease = 0
+        let bookMaker = IdleWorker()
+        defer { bookMaker.stop() }
 
         var queue = WorkQueue<Work>()
         for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
         let progress = ProgressLog("Crawl", total: queue.count + 1, logger: logger, live: live)
         var level = AdaptiveConcurrency(ceiling: concurrency, mode: concurrencyMode)
 
-        func wantCover(_ url: String?) {
-            guard wantCovers, let url, !coverWanted.contains(url), !coverKnown(url) else { return }
-            coverWanted.insert(url)
+        /// Asks for a book's cover; false when the book need not wait for it.
+        func wantCover(_ url: String?, for id: Int) -> Bool {
+            guard wantCovers, let url, !coverKnown(url) else { return false }
+            if coverWaiting[url] != nil {
+                coverWaiting[url]!.append(id)
+                return true
+            }
+            coverWaiting[url] = [id]
             queue.append(.cover(url))
             progress.expect(1)
+            return true
+        }
+
+        /// Once the list and every shelf are in: what the whole library is, and the books that
+        /// can already be made.
+        func frameIfComplete() {
+            guard frame == nil, let listing, shelfPages.count == shelvesAnswer.shelves.count else { return }
+            let made = makeFrame(listing: listing)
+            frame = made
+            let waiting = Set(coverWaiting.values.joined())
+            for id in details.keys where !waiting.contains(id) { readyBooks.append(id) }
+            for id in reusedCovers[..<nextReusedCover] where !waiting.contains(id) { readyBooks.append(id) }
+        }
+
+        func makeFrame(listing: (user: String?, order: [Int])) -> Frame {
+            var problems: [Problem] = []
+            var order = listing.order
+            var onShelves: [Int: KeptBook] = [:]
+            var shelves: [Shelf] = []
+            for summary in shelvesAnswer.shelves {
+                switch shelfPages[summary.id]! {
+                case .success(let answer):
+                    for (id, book) in zip(answer.ids, answer.books) where onShelves[id] == nil { onShelves[id] = book }
+                    shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(answer.shelf.name.isEmpty ? summary.name : answer.shelf.name),
+                                         bookCount: summary.bookCount ?? answer.shelf.bookCount,
+                                         bookIDs: answer.ids))
+                case .failure(let error):
+                    logger.warning("Shelf \(summary.id): \(error)")
+                    problems.append(Problem(kind: .shelfDetails, shelfID: summary.id, message: error.description))
+                    let ids = order.filter { listed[$0]?.shelfID == summary.id }
+                    shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(summary.name), bookCount: summary.bookCount, bookIDs: ids, complete: false))
+                }
+            }
+            // A book a shelf lists but /books does not is still the user's book.
+            var known = Set<Int>()
+            order = order.filter { known.insert($0).inserted }
+            for shelf in shelves {
+                for id in shelf.bookIDs where known.insert(id).inserted { order.append(id) }
+            }
+            // The server promises no order: the snapshot uses the ids', so that runs compare byte for byte.
+            order.sort()
+            shelves.sort { $0.id < $1.id }
+            for index in shelves.indices { shelves[index].bookIDs.sort() }
+            // Shelf names as they are now: a renamed shelf does not touch its books' dates.
+            var shelfNames: [Int: String] = [:]
+            for page in shelfPages.values { if case .success(let answer) = page { shelfNames[answer.shelf.id] = answer.shelf.name } }
+
+            // What privacy leaves out is known from the shelves, before any book is written.
+            let plan = privacy.isActive ? privacy.plan(shelves: shelves) : nil
+            for name in plan?.unmatched ?? [] { logger.warning("--exclude-shelf \(name): no shelf has that name or id") }
+            let assembly = Assembly(shelfNames: shelfNames, previous: previous, spill: spill, plan: plan, privacy: privacy,
+                                    covers: wantCovers ? coverRecords : nil,
+                                    noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
+            return Frame(shelves: shelves, problems: problems, order: order, onShelves: onShelves, plan: plan, assembly: assembly)
+        }
+
+        func sources(of id: Int) -> BookSources {
+            BookSources(id: id, listed: listed[id], onShelf: frame?.onShelves[id], details: details[id],
+                        failure: detailFailures[id], reused: reused[id])
+        }
+
+        /// Books made beside the requests: kept in `pieces`, unless a cover they name is still
+        /// to come (they are then made again at the end).
+        func keep(_ ids: [Int], _ made: [Assembly.Made?]) throws {
+            for (id, made) in zip(ids, made) {
+                guard let made else {
+                    earlyPlace[id] = -1
+                    continue
+                }
+                var coverProblem: CoverProblem?
+                if let url = made.coverMissing {
+                    guard let problem = coverFailures[url] else { continue }
+                    coverProblem = problem
+                }
+                var read = false
+                if case .read = made.details { read = true }
+                earlyPlace[id] = earlyBooks.count
+                earlyBooks.append(EarlyBook(piece: try pieces.append(made.piece), read: read, coverProblem: coverProblem))
+                earlyCards.append(made.card)
+                // What the book was made from is no longer needed.
+                details[id] = nil
+                frame?.onShelves[id] = nil
+            }
+            madeSinceRelease += ids.count
+            if madeSinceRelease >= 2048 {
+                madeSinceRelease = 0
+                MemoryUsage.release()
+            }
         }
 
         try await withThrowingTaskGroup(of: Finished.self) { group in
@@ -213,8 +348,11 @@ public struct Crawler: Sendable {
                 // Unchanged books' covers join the queue a few at a time: 100,000 addresses waiting
                 // at once took more memory than the rest of the run.
                 while queue.count < 256, nextReusedCover < reusedCovers.count {
-                    wantCover(previous?.cards[reusedCovers[nextReusedCover]].imageURL)
+                    let id = reusedCovers[nextReusedCover]
                     nextReusedCover += 1
+                    if let place = reused[id], !wantCover(previous?.cards[place].imageURL, for: id), frame != nil {
+                        readyBooks.append(id)
+                    }
                 }
                 if case .idle = probe, level.mode == .adaptive, level.limit > 1, let due = nextProbe, ContinuousClock.now >= due {
                     probe = .draining
@@ -226,13 +364,31 @@ public struct Crawler: Sendable {
                 while case .idle = probe, inFlight - (listingPending ? 1 : 0) < level.limit, let work = queue.popFirst() {
                     send(work)
                 }
-                guard inFlight > 0, let finished = try await group.next() else {
+                // Books are made only while requests are in flight: once the network is done,
+                // those left are made on every core at the end.
+                if makesBooksWhileCrawling, !assembling, inFlight > 0, let frame, !readyBooks.isEmpty {
+                    var batch: [BookSources] = []
+                    while batch.count < 32, let id = readyBooks.popFirst() { batch.append(sources(of: id)) }
+                    assembling = true
+                    let (assembly, books) = (frame.assembly, batch)
+                    group.addTask {
+                        Finished(answer: .assembled(books.map(\.id), try await bookMaker.run { try assembly.makeInTurn(books, until: { bookMaker.isHurried }) }),
+                                 elapsed: .zero, requests: 0, alone: false)
+                    }
+                }
+                if inFlight == 0 { bookMaker.hurry() }
+                guard inFlight > 0 || assembling, let finished = try await group.next() else {
                     // Nothing left to send alone: the probe is off.
                     if case .idle = probe { break }
                     probe = .idle
                     if queue.isEmpty { break } else { continue }
                 }
                 let (answer, elapsed, requested) = (finished.answer, finished.elapsed, finished.requests)
+                if case .assembled(let ids, let made) = answer {
+                    assembling = false
+                    try keep(ids, made)
+                    continue
+                }
                 inFlight -= 1
                 progress.step()
                 if finished.alone {
@@ -256,6 +412,7 @@ public struct Crawler: Sendable {
                         }
                         progress.expect(more)
                     }
+                    frameIfComplete()
                 case .books(let answer):
                     listing = (answer.user, answer.books.map(\.id))
                     listingPending = false
@@ -271,7 +428,7 @@ public struct Crawler: Sendable {
                         if let shelf = book.shelfID, !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
                         if let place = book.unchanged {
                             reused[book.id] = place
-                            reusedCovers.append(place)
+                            reusedCovers.append(book.id)
                         } else if asked.insert(book.id).inserted {
                             queue.append(.detail(book.id))
                             toFetch += 1
@@ -279,20 +436,25 @@ public struct Crawler: Sendable {
                     }
                     progress.expect(toFetch)
                     if !reused.isEmpty { logger.info("Book details: \(reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
+                    frameIfComplete()
                 case .detail(let id, let detail):
                     switch detail {
                     case .success(let detail):
                         details[id] = detail.range
-                        wantCover(detail.imageURL)
+                        if !wantCover(detail.imageURL, for: id), frame != nil { readyBooks.append(id) }
                     case .failure(let error):
                         detailFailures[id] = error
                     }
                     level.record(.detail, seconds: elapsed.seconds)
                 case .cover(let url, let result):
                     try coverCame(url, result)
-                    coverWanted.remove(url)
+                    if let waiting = coverWaiting.removeValue(forKey: url), frame != nil {
+                        for id in waiting { readyBooks.append(id) }
+                    }
                     // Per request: a cover behind a redirect takes two.
                     if requested > 0 { level.record(.cover, seconds: elapsed.seconds / Double(requested)) }
+                case .assembled:
+                    break
                 }
                 // Books that a shelf lists but /books does not: their details once every shelf is in.
                 if queue.isEmpty, inFlight == 0, listing != nil {
@@ -314,53 +476,20 @@ public struct Crawler: Sendable {
         if level.mode == .adaptive {
             logger.debug("Concurrency: \(level.limit) in flight at the end (\(level.highest) at most, \(level.changes) changes, ceiling \(level.ceiling))")
         }
-
-        var problems: [Problem] = []
-        var order = listing.order
-        var onShelves: [Int: KeptBook] = [:]
-        var shelves: [Shelf] = []
-        for summary in shelvesAnswer.shelves {
-            switch shelfPages[summary.id]! {
-            case .success(let answer):
-                for (id, book) in zip(answer.ids, answer.books) where onShelves[id] == nil { onShelves[id] = book }
-                shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(answer.shelf.name.isEmpty ? summary.name : answer.shelf.name),
-                                     bookCount: summary.bookCount ?? answer.shelf.bookCount,
-                                     bookIDs: answer.ids))
-            case .failure(let error):
-                logger.warning("Shelf \(summary.id): \(error)")
-                problems.append(Problem(kind: .shelfDetails, shelfID: summary.id, message: error.description))
-                let ids = order.filter { listed[$0]?.shelfID == summary.id }
-                shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(summary.name), bookCount: summary.bookCount, bookIDs: ids, complete: false))
-            }
-        }
-        // A book a shelf lists but /books does not is still the user's book.
-        var known = Set<Int>()
-        order = order.filter { known.insert($0).inserted }
-        for shelf in shelves {
-            for id in shelf.bookIDs where known.insert(id).inserted { order.append(id) }
-        }
-        // The server promises no order: the snapshot uses the ids', so that runs compare byte for byte.
-        order.sort()
-        shelves.sort { $0.id < $1.id }
-        for index in shelves.indices { shelves[index].bookIDs.sort() }
-        // Shelf names as they are now: a renamed shelf does not touch its books' dates.
-        var shelfNames: [Int: String] = [:]
-        for page in shelfPages.values { if case .success(let answer) = page { shelfNames[answer.shelf.id] = answer.shelf.name } }
-
-        // What privacy leaves out is known from the shelves, before any book is written.
-        let plan = privacy.isActive ? privacy.plan(shelves: shelves) : nil
-        for name in plan?.unmatched ?? [] { logger.warning("--exclude-shelf \(name): no shelf has that name or id") }
+        if frame == nil { frame = makeFrame(listing: listing) }
+        var (shelves, problems) = (frame!.shelves, frame!.problems)
+        let (order, plan) = (frame!.order, frame!.plan)
 
         // Covers of books whose details failed are known only from the list and the shelves: fetched
         // last, before the books are written with their covers.
         if wantCovers {
             var late = Set<String>()
-            for id in order where reused[id] == nil {
+            for id in order where reused[id] == nil && earlyPlace[id] == nil {
                 if details[id] != nil { continue }
                 if let plan, plan.droppedBooks.contains(id)
-                    || (listed[id]?.shelfID ?? onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { continue }
+                    || (listed[id]?.shelfID ?? frame!.onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { continue }
                 // The cover's address waits in the book's fields, from the list or a shelf.
-                if let kept = listed[id] ?? onShelves[id],
+                if let kept = listed[id] ?? frame!.onShelves[id],
                    let url = try JSONDecoder().decode([String: JSONValue].self, from: try spill.read(kept.fields))["image_url"]?.text, !url.isEmpty,
                    !coverKnown(url) {
                     late.insert(url)
@@ -373,23 +502,33 @@ public struct Crawler: Sendable {
             }
         }
 
-        // Each book is made, stripped of what privacy leaves out, given its cover and written to the
-        // spill file as library.json lays it out: a batch at a time on every core.
-        let pieces = try SpillFile(in: writer.root)
+        // The books not made yet (their details failed, or they waited for something) are made on
+        // every core, and every book takes its place in id order.
         var cards = CardList()
         var ranges: [Range<Int>] = []
         var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
         let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
-        var assembly: Assembly? = Assembly(listed: listed, onShelves: onShelves, details: details, detailFailures: detailFailures, reused: reused, shelfNames: shelfNames,
-                                previous: previous, spill: spill, plan: plan, privacy: privacy,
-                                covers: wantCovers ? coverRecords : nil, coverFailures: coverFailures,
-                                noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
         let batchSize = 512
         for start in stride(from: 0, to: order.count, by: batchSize) {
-            let batch = Array(order[start..<min(order.count, start + batchSize)])
-            for made in try assembly!.make(batch) {
-                guard let made else { continue }
+            let batch = order[start..<min(order.count, start + batchSize)]
+            let late = try frame!.assembly.make(batch.filter { earlyPlace[$0] == nil }.map(sources))
+            var nextLate = 0
+            for id in batch {
+                if let place = earlyPlace[id] {
+                    guard place >= 0 else { continue }
+                    let early = earlyBooks[place]
+                    if early.read { read += 1 }
+                    if let problem = early.coverProblem {
+                        coverWarnings.warn("Book \(id): cover not fetched: \(problem)")
+                        problems.append(Problem(kind: .cover, bookID: id, message: problem.message))
+                    }
+                    ranges.append(early.piece)
+                    cards.append(earlyCards[place])
+                    continue
+                }
+                defer { nextLate += 1 }
+                guard let made = late[nextLate] else { continue }
                 switch made.details {
                 case .read: read += 1
                 case .reused: break
@@ -399,7 +538,7 @@ public struct Crawler: Sendable {
                     problems.append(Problem(kind: .bookDetails, bookID: made.card.id, message: error.description))
                 case .missing: failed += 1
                 }
-                if let problem = made.coverProblem {
+                if let url = made.coverMissing, let problem = coverFailures[url] {
                     coverWarnings.warn("Book \(made.card.id): cover not fetched: \(problem)")
                     problems.append(Problem(kind: .cover, bookID: made.card.id, message: problem.message))
                 }
@@ -409,9 +548,10 @@ public struct Crawler: Sendable {
             // The workers' freed pieces, back to the system every few thousand books.
             if start / batchSize % 4 == 3 { MemoryUsage.release() }
         }
+        let madeWhileCrawling = earlyBooks.count
+        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count)")
         // What the books were made from is written: let it go before the next step.
-        assembly = nil
-        (listed, onShelves, details, detailFailures, shelfPages) = ([:], [:], [:], [:], [:])
+        (listed, details, detailFailures, shelfPages, frame, earlyPlace, earlyBooks, earlyCards) = ([:], [:], [:], [:], nil, [:], [], CardList())
         if let plan {
             let kept = Set(cards.indices.map { cards.id(at: $0) })
             privacy.finish(plan, dropped: Set(order).subtracting(kept), shelves: &shelves, problems: &problems)
@@ -429,10 +569,11 @@ public struct Crawler: Sendable {
         }
 
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
-        let frame = Library(generatedAt: generatedAt, server: client.server.description,
-                            user: (shelvesAnswer.user ?? listing.user).map(UntrustedText.displayable), userID: client.session?.userID,
-                            shelves: shelves, books: [], problems: problems)
-        return Result(catalog: Catalog(frame: frame, cards: cards, pieces: pieces, ranges: ranges), covers: wantCovers ? coverRecords : nil)
+        let library = Library(generatedAt: generatedAt, server: client.server.description,
+                              user: (shelvesAnswer.user ?? listing.user).map(UntrustedText.displayable), userID: client.session?.userID,
+                              shelves: shelves, books: [], problems: problems)
+        return Result(catalog: Catalog(frame: library, cards: cards, pieces: pieces, ranges: ranges), covers: wantCovers ? coverRecords : nil,
+                      madeWhileCrawling: madeWhileCrawling)
     }
 
     /// The previous snapshot's books that can stand for a fresh request (by their place in it): from

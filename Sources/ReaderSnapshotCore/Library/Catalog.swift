@@ -318,9 +318,21 @@ public final class Catalog: @unchecked Sendable {
 
     /// `library.json`, the same bytes as `Library.writeJSON` of the whole library.
     public func writeJSON(to sink: (Data) throws -> Void) throws {
-        if case .pieces(let spill, let ranges) = store, refusedCovers.isEmpty, let last = ranges.last {
-            // Already laid out: the frame around the books' bytes as they are.
-            try Library.writeJSON(frame: frame, books: { try spill.copy(0..<last.upperBound - 2, to: $0) }, to: sink)
+        if case .pieces(let spill, let ranges) = store, refusedCovers.isEmpty, !ranges.isEmpty {
+            // Already laid out: the frame around the books' bytes as they are, each followed by
+            // ",\n" but the last. Books side by side in the file are copied in one go.
+            try Library.writeJSON(frame: frame, books: {
+                var run = ranges[0]
+                for range in ranges.dropFirst() {
+                    if range.lowerBound == run.upperBound {
+                        run = run.lowerBound..<range.upperBound
+                    } else {
+                        try spill.copy(run, to: $0)
+                        run = range
+                    }
+                }
+                try spill.copy(run.lowerBound..<run.upperBound - 2, to: $0)
+            }, to: sink)
             return
         }
         try Library.writeJSON(frame: frame, count: count, book: { try book(at: $0) }, to: sink)

@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import SampleServer
+import Testing
+@testable import ReaderSnapshotCore
+
+/// Books are made while the crawl's requests are in flight, as soon as all they need is in; the
+/// rest at the end. Whichever way a book is made, `library.json` must be the same bytes.
+@Suite(.serialized)
+struct CrawlAssemblyTests {
+    struct Crawled {
+        var json: Data
+        var catalog: Catalog
+        var madeWhileCrawling: Int
+    }
+
+    static func crawl(_ server: RunningSampleServer, whileCrawling: Bool, privacy: Privacy = Privacy(),
+                      previous: Catalog? = nil, into folder: URL) async throws -> Crawled {
+        let http = ReaderClient.makeHTTPClient(concurrency: 8)
+        do {
+            let client = ReaderClient(server: try ServerAddress(server.url), http: http)
+            try await client.authenticate(.password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword))
+            var crawler = Crawler(client: client, concurrency: 8, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            crawler.privacy = privacy
+            crawler.previous = previous
+            crawler.makesBooksWhileCrawling = whileCrawling
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let result = try await crawler.crawl(generatedAt: "2023-11-14T22:13:20Z", writer: SnapshotWriter(root: folder))
+            var json = Data()
+            try result.catalog.writeJSON { json.append($0) }
+            try await http.shutdown()
+            return Crawled(json: json, catalog: result.catalog, madeWhileCrawling: result.madeWhileCrawling)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+    }
+
+    @Test func booksMadeDuringTheCrawlAreTheBytesOfBooksMadeAtTheEnd() async throws {
+        var options = SampleServer.Options()
+        options.loginDelay = .zero
+        // A little latency, as on a network: books then come in while others are in flight.
+        options.latency = .milliseconds(2)
+        // Books on deleted shelves (details fail), covers that fail, books only a shelf lists.
+        let server = try await SampleServer(library: try SampleLibrary.synthetic(books: 400, seed: 5), options: options).start()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let privacyCases = [Privacy(), Privacy(excludedShelves: ["2"], notes: false)]
+        for (number, privacy) in privacyCases.enumerated() {
+            let atTheEnd = try await Self.crawl(server, whileCrawling: false, privacy: privacy, into: folder.path("end-\(number)"))
+            let during = try await Self.crawl(server, whileCrawling: true, privacy: privacy, into: folder.path("during-\(number)"))
+            #expect(atTheEnd.madeWhileCrawling == 0)
+            #expect(during.madeWhileCrawling > 100, "only \(during.madeWhileCrawling) of \(during.catalog.count) made while crawling")
+            #expect(during.catalog.count > 150)
+            #expect(during.json == atTheEnd.json, "privacy case \(number): library.json differs")
+            #expect(during.catalog.cards.map(\.self) == atTheEnd.catalog.cards.map(\.self))
+            // From a previous snapshot: unchanged books are taken from it, and made as their covers come.
+            let again = try await Self.crawl(server, whileCrawling: true, privacy: privacy, previous: during.catalog,
+                                             into: folder.path("again-\(number)"))
+            let againAtTheEnd = try await Self.crawl(server, whileCrawling: false, privacy: privacy, previous: during.catalog,
+                                                     into: folder.path("again-end-\(number)"))
+            #expect(again.madeWhileCrawling > 0)
+            #expect(again.json == againAtTheEnd.json, "privacy case \(number), second run: library.json differs")
+            #expect(again.json == during.json)
+        }
+        await server.stop()
+    }
+}
