@@ -74,6 +74,7 @@ public final class SampleServer: Sendable {
         var quiet = logger ?? Logger(label: "sample-server")
         if logger == nil { quiet.logLevel = .critical }
         return Application(router: makeRouter(),
+                           server: .http1(configuration: .init(additionalChannelHandlers: [ArrivalStamp()])),
                            configuration: .init(address: .hostname(host, port: port), serverName: "reader-sample"),
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
                            logger: quiet)

@@ -210,6 +210,30 @@ struct SampleServerTests {
         }
     }
 
+    /// `--latency-ms` counts from the moment the request was read off the connection (the server's
+    /// own hops are part of its time to answer), and no client can shorten it with a stamp of its own.
+    @Test func latencyCountsFromTheRequestsArrivalAndNoClientCanShortenIt() async throws {
+        let key = String(repeating: "5ca1ab1e", count: 5)
+        var options = SampleServer.Options()
+        options.apiKey = key
+        options.latency = .milliseconds(80)
+        let server = SampleServer(library: try SampleLibrary.bundled(), options: options)
+        try await server.makeApplication(host: "127.0.0.1", port: 0).test(.live) { client in
+            // A stamp from 70 ms ago would leave 10 ms to wait, if it were believed.
+            let forged = String(DispatchTime.now().uptimeNanoseconds - 70_000_000)
+            for stamp in [nil, forged] {
+                var headers: HTTPFields = [:]
+                if let stamp { headers[ArrivalStamp.field] = stamp }
+                let started = ContinuousClock.now
+                try await client.execute(uri: "/api/v1/books/101?api_key=\(key)&user_id=1", method: .get, headers: headers) { response in
+                    #expect(response.status == .ok)
+                }
+                let elapsed = ContinuousClock.now - started
+                #expect(elapsed >= .milliseconds(80), "stamp \(stamp ?? "none"): answered after \(elapsed)")
+            }
+        }
+    }
+
     /// As in Rails, a changed book gets a new `updated_at` (the crawl relies on it).
     @Test func aChangedBookIsTouched() throws {
         var library = try SampleLibrary.bundled()

@@ -145,7 +145,16 @@ public final class ReaderClient: Sendable {
     /// known from `/books` and taken from the last snapshot, and keeping every book's answer would
     /// cost memory in proportion to the library.
     func book(id: Int, retryServerErrors: Bool = true) async throws -> BookAnswer {
-        try await get("/api/v1/books/\(id)", retryServerErrors: retryServerErrors, cached: false)
+        try book(from: try await bookBody(id: id, retryServerErrors: retryServerErrors), id: id)
+    }
+
+    /// A book's answer as it came, to be read by `book(from:id:)` elsewhere.
+    func bookBody(id: Int, retryServerErrors: Bool = true) async throws -> Data {
+        try await getData("/api/v1/books/\(id)", retryServerErrors: retryServerErrors, cached: false)
+    }
+
+    func book(from body: Data, id: Int) throws -> BookAnswer {
+        try decode(body, name: "GET \(server.basePath)/api/v1/books/\(id)", as: BookAnswer.self)
     }
 
     func get<Answer: Decodable>(_ path: String, retryServerErrors: Bool = true, cached: Bool = true) async throws -> Answer {

@@ -65,17 +65,11 @@ extension Crawler {
             return made
         }
 
-        /// The books one after another, on the calling thread, until `stop` says so: the books
-        /// made (nil for one privacy leaves out), which may be fewer than those given.
-        func makeInTurn(_ books: [BookSources], until stop: () -> Bool) throws -> [Made?] {
+        /// The books one after another, on the calling thread.
+        func makeInTurn(_ books: [BookSources]) throws -> [Made?] {
             let encoder = Library.encoder()
             let decoder = JSONDecoder()
-            var made: [Made?] = []
-            for book in books {
-                if stop() { break }
-                made.append(try make(book, encoder: encoder, decoder: decoder))
-            }
-            return made
+            return try books.map { try make($0, encoder: encoder, decoder: decoder) }
         }
 
         func make(_ sources: BookSources, encoder: JSONEncoder, decoder: JSONDecoder) throws -> Made? {

@@ -250,10 +250,13 @@ struct CoverDownload {
         let folder = try writer.url(for: "covers")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent(".download-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: file.path) else {
-            throw Failure.notWritable("cannot create \(file.lastPathComponent)")
+        // Created and opened in one call: FileManager.createFile writes a temporary file and
+        // renames it, which cost more than the rest of a small cover's download.
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw Failure.notWritable("cannot create \(file.lastPathComponent): \(String(cString: strerror(errno)))")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         var hasher = SHA256()
         var head: [UInt8] = []
         var bytes = 0
@@ -273,7 +276,7 @@ struct CoverDownload {
             try? FileManager.default.removeItem(at: file)
             throw error
         }
-        let sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let sha256 = hasher.finalize().hexString
         return CoverDownload(file: file, bytes: bytes, sha256: sha256, head: head)
     }
 

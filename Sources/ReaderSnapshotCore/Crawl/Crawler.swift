@@ -69,7 +69,7 @@ public struct Crawler: Sendable {
         case .shelf: return .shelf
         case .detail: return .detail
         case .cover: return .cover
-        case .books, .assembled: return nil
+        case .books, .assembled, .detailRead: return nil
         }
     }
 
@@ -135,7 +135,9 @@ public struct Crawler: Sendable {
     private enum Answer: Sendable {
         case shelf(ShelfSummary, Swift.Result<ShelfPage, ReaderAPIError>)
         case books(ListedBooks)
-        case detail(Int, Swift.Result<SpilledDetail, ReaderAPIError>)
+        /// A book's details as they came: read (notes converted) off the request's slot.
+        case detail(Int, Swift.Result<Data, ReaderAPIError>)
+        case detailRead(Int, Swift.Result<SpilledDetail, ReaderAPIError>)
         case cover(String, Swift.Result<CoverRecord, CoverProblem>)
         /// Books made while the crawl went on: no request.
         case assembled([Int], [Assembly.Made?])
@@ -215,7 +217,9 @@ public struct Crawler: Sendable {
         /// Place in `earlyBooks` by book id; -1 for a book privacy leaves out.
         var earlyPlace: [Int: Int] = [:]
         var madeSinceRelease = 0
-        let bookMaker = IdleWorker()
+        /// Details received and being read on the worker thread.
+        var processing = 0
+        let bookMaker = WorkerThread(name: "reader-snapshot books")
         defer { bookMaker.stop() }
 
         var queue = WorkQueue<Work>()
@@ -372,22 +376,34 @@ public struct Crawler: Sendable {
                     assembling = true
                     let (assembly, books) = (frame.assembly, batch)
                     group.addTask {
-                        Finished(answer: .assembled(books.map(\.id), try await bookMaker.run { try assembly.makeInTurn(books, until: { bookMaker.isHurried }) }),
+                        Finished(answer: .assembled(books.map(\.id), try await bookMaker.run { try assembly.makeInTurn(books) }),
                                  elapsed: .zero, requests: 0, alone: false)
                     }
                 }
-                if inFlight == 0 { bookMaker.hurry() }
-                guard inFlight > 0 || assembling, let finished = try await group.next() else {
+                guard inFlight > 0 || assembling || processing > 0, let finished = try await group.next() else {
                     // Nothing left to send alone: the probe is off.
                     if case .idle = probe { break }
                     probe = .idle
                     if queue.isEmpty { break } else { continue }
                 }
                 let (answer, elapsed, requested) = (finished.answer, finished.elapsed, finished.requests)
-                if case .assembled(let ids, let made) = answer {
+                switch answer {
+                case .assembled(let ids, let made):
                     assembling = false
                     try keep(ids, made)
                     continue
+                case .detailRead(let id, let detail):
+                    processing -= 1
+                    switch detail {
+                    case .success(let detail):
+                        details[id] = detail.range
+                        if !wantCover(detail.imageURL, for: id), frame != nil { readyBooks.append(id) }
+                    case .failure(let error):
+                        detailFailures[id] = error
+                    }
+                    continue
+                default:
+                    break
                 }
                 inFlight -= 1
                 progress.step()
@@ -437,11 +453,15 @@ public struct Crawler: Sendable {
                     progress.expect(toFetch)
                     if !reused.isEmpty { logger.info("Book details: \(reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
                     frameIfComplete()
-                case .detail(let id, let detail):
-                    switch detail {
-                    case .success(let detail):
-                        details[id] = detail.range
-                        if !wantCover(detail.imageURL, for: id), frame != nil { readyBooks.append(id) }
+                case .detail(let id, let body):
+                    switch body {
+                    case .success(let body):
+                        // Read on the worker thread: the request's place goes to the next one now.
+                        processing += 1
+                        group.addTask {
+                            Finished(answer: .detailRead(id, try await bookMaker.run { try Self.readDetail(body, of: id, client: client, spill: spill) }),
+                                     elapsed: .zero, requests: 0, alone: false)
+                        }
                     case .failure(let error):
                         detailFailures[id] = error
                     }
@@ -453,7 +473,7 @@ public struct Crawler: Sendable {
                     }
                     // Per request: a cover behind a redirect takes two.
                     if requested > 0 { level.record(.cover, seconds: elapsed.seconds / Double(requested)) }
-                case .assembled:
+                case .assembled, .detailRead:
                     break
                 }
                 // Books that a shelf lists but /books does not: their details once every shelf is in.
@@ -610,11 +630,7 @@ public struct Crawler: Sendable {
                 return (.books(ListedBooks(user: user, books: books)), 1)
             case .detail(let id):
                 do {
-                    let fields = try await client.book(id: id, retryServerErrors: !onDeletedShelf.contains(id)).book
-                    let note = Note(receiving: fields.fields["comments"]?.text, limit: client.limits.noteBytes,
-                                    linkBase: client.server.url(path: "/"))
-                    let range = try spill.append(try JSONEncoder().encode(Detail(fields: fields.fields, note: note)))
-                    return (.detail(id, .success(SpilledDetail(range: range, imageURL: fields.text("image_url")))), 1)
+                    return (.detail(id, .success(try await client.bookBody(id: id, retryServerErrors: !onDeletedShelf.contains(id)))), 1)
                 } catch let error as ReaderAPIError where !error.isUnauthorized {
                     return (.detail(id, .failure(error)), 1)
                 }
@@ -624,6 +640,19 @@ public struct Crawler: Sendable {
                 return (.cover(url, result), requests)
             }
         }
+    }
+
+    /// A book's details from the answer's body, its notes converted, into the spill file.
+    private static func readDetail(_ body: Data, of id: Int, client: ReaderClient, spill: SpillFile) throws -> Swift.Result<SpilledDetail, ReaderAPIError> {
+        let fields: BookFields
+        do {
+            fields = try client.book(from: body, id: id).book
+        } catch let error as ReaderAPIError {
+            return .failure(error)
+        }
+        let note = Note(receiving: fields.fields["comments"]?.text, limit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
+        let range = try spill.append(try JSONEncoder().encode(Detail(fields: fields.fields, note: note)))
+        return .success(SpilledDetail(range: range, imageURL: fields.text("image_url")))
     }
 
     /// A book from every field the server gave; `note` is the already converted notes of a book

@@ -26,7 +26,7 @@ enum RenderDigest {
             add(String(file.path.dropFirst(root.path.count)))
             hasher.update(data: (try? Data(contentsOf: file)) ?? Data())
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hasher.finalize().hexString
     }
 
     /// The snapshot is as this tool left it, as far as a quick look can tell: the main file of each

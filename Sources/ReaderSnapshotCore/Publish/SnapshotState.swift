@@ -47,7 +47,7 @@ public struct SnapshotState: Sendable {
     }
 
     static func bodyFile(_ body: Data) -> String {
-        SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined() + ".json"
+        SHA256.hash(data: body).prefix(16).hexString + ".json"
     }
 
     /// The state in `folder`, or an empty one: a missing or unreadable state only costs a full run.
