@@ -156,11 +156,10 @@ public struct Crawler: Sendable {
         var assembly: Assembly
     }
 
-    /// A book made during the crawl: where its piece lies, and what the summary says of it.
+    /// A book made during the crawl: where its piece lies, and whether its details were read.
     private struct EarlyBook {
         var piece: Range<Int>
         var read: Bool
-        var coverProblem: CoverProblem?
     }
 
     /// Fetches the library; cover files are written through `writer` (or linked from the previous
@@ -213,7 +212,11 @@ public struct Crawler: Sendable {
         var readyBooks = WorkQueue<Int>()
         var assembling = false
         var earlyBooks: [EarlyBook] = []
-        var earlyCards = CardList()
+        /// Their cards as they were made; the books made at the end follow. Arranged in id order
+        /// once all are in, without a second copy.
+        var madeCards = CardList()
+        /// Why an early book's cover is missing, by its place (few have one).
+        var earlyCoverProblems: [Int: CoverProblem] = [:]
         /// Place in `earlyBooks` by book id; -1 for a book privacy leaves out.
         var earlyPlace: [Int: Int] = [:]
         var madeSinceRelease = 0
@@ -306,16 +309,15 @@ public struct Crawler: Sendable {
                     earlyPlace[id] = -1
                     continue
                 }
-                var coverProblem: CoverProblem?
                 if let url = made.coverMissing {
                     guard let problem = coverFailures[url] else { continue }
-                    coverProblem = problem
+                    earlyCoverProblems[earlyBooks.count] = problem
                 }
                 var read = false
                 if case .read = made.details { read = true }
                 earlyPlace[id] = earlyBooks.count
-                earlyBooks.append(EarlyBook(piece: try pieces.append(made.piece), read: read, coverProblem: coverProblem))
-                earlyCards.append(made.card)
+                earlyBooks.append(EarlyBook(piece: try pieces.append(made.piece), read: read))
+                madeCards.append(made.card)
                 // What the book was made from is no longer needed.
                 details[id] = nil
                 frame?.onShelves[id] = nil
@@ -524,7 +526,7 @@ public struct Crawler: Sendable {
 
         // The books not made yet (their details failed, or they waited for something) are made on
         // every core, and every book takes its place in id order.
-        var cards = CardList()
+        var slots: [Int] = []
         var ranges: [Range<Int>] = []
         var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
@@ -539,12 +541,12 @@ public struct Crawler: Sendable {
                     guard place >= 0 else { continue }
                     let early = earlyBooks[place]
                     if early.read { read += 1 }
-                    if let problem = early.coverProblem {
+                    if let problem = earlyCoverProblems[place] {
                         coverWarnings.warn("Book \(id): cover not fetched: \(problem)")
                         problems.append(Problem(kind: .cover, bookID: id, message: problem.message))
                     }
                     ranges.append(early.piece)
-                    cards.append(earlyCards[place])
+                    slots.append(place)
                     continue
                 }
                 defer { nextLate += 1 }
@@ -563,15 +565,19 @@ public struct Crawler: Sendable {
                     problems.append(Problem(kind: .cover, bookID: made.card.id, message: problem.message))
                 }
                 ranges.append(try pieces.append(made.piece))
-                cards.append(made.card)
+                slots.append(madeCards.count)
+                madeCards.append(made.card)
             }
             // The workers' freed pieces, back to the system every few thousand books.
             if start / batchSize % 4 == 3 { MemoryUsage.release() }
         }
+        var cards = madeCards
+        madeCards = CardList()
+        cards.arrange(slots)
         let madeWhileCrawling = earlyBooks.count
         logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count)")
         // What the books were made from is written: let it go before the next step.
-        (listed, details, detailFailures, shelfPages, frame, earlyPlace, earlyBooks, earlyCards) = ([:], [:], [:], [:], nil, [:], [], CardList())
+        (listed, details, detailFailures, shelfPages, frame, earlyPlace, earlyBooks, earlyCoverProblems, slots) = ([:], [:], [:], [:], nil, [:], [], [:], [])
         if let plan {
             let kept = Set(cards.indices.map { cards.id(at: $0) })
             privacy.finish(plan, dropped: Set(order).subtracting(kept), shelves: &shelves, problems: &problems)

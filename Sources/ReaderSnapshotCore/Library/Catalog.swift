@@ -87,6 +87,8 @@ public struct CardList: RandomAccessCollection, Sendable {
     /// is the end): `fieldsPerCard` per card.
     private var text: [UInt8] = []
     private var starts: [UInt32] = [0]
+    /// Where each card lies among those appended, when they were appended in another order.
+    private var slots: [Int32]?
     private static let fieldsPerCard = 8
     private static let noShelf = Int.min
     private enum Flag {
@@ -95,7 +97,9 @@ public struct CardList: RandomAccessCollection, Sendable {
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { ids.count }
+    public var endIndex: Int { slots?.count ?? ids.count }
+
+    private func slot(_ index: Int) -> Int { slots.map { Int($0[index]) } ?? index }
 
     init() {}
 
@@ -103,7 +107,15 @@ public struct CardList: RandomAccessCollection, Sendable {
         for card in cards { append(card) }
     }
 
+    /// Puts the cards in another order without moving them: the card at each place from now on is
+    /// the one appended at `slots[place]`. The crawl makes books as they come and orders them once.
+    mutating func arrange(_ slots: [Int]) {
+        precondition(self.slots == nil && slots.allSatisfy { $0 < ids.count }, "cards arranged once, from those appended")
+        self.slots = slots.map { Int32($0) }
+    }
+
     mutating func append(_ card: BookCard) {
+        precondition(slots == nil, "cards appended before they are arranged")
         ids.append(card.id)
         shelfIDs.append(card.shelfID ?? Self.noShelf)
         coverSizes.append((Int32(clamping: card.cover?.width ?? -1), Int32(clamping: card.cover?.height ?? -1)))
@@ -125,7 +137,8 @@ public struct CardList: RandomAccessCollection, Sendable {
         }
     }
 
-    public subscript(index: Int) -> BookCard {
+    public subscript(place: Int) -> BookCard {
+        let index = slot(place)
         let flag = flags[index]
         func field(_ number: Int, if present: UInt16? = nil) -> String? {
             if let present, flag & present == 0 { return nil }
@@ -143,10 +156,10 @@ public struct CardList: RandomAccessCollection, Sendable {
     }
 
     /// Without making the card.
-    public func id(at index: Int) -> Int { ids[index] }
+    public func id(at place: Int) -> Int { ids[slot(place)] }
 
-    mutating func removeCover(at index: Int) {
-        flags[index] &= ~Flag.cover
+    mutating func removeCover(at place: Int) {
+        flags[slot(place)] &= ~Flag.cover
     }
 }
 
