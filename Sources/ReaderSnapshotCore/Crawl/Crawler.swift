@@ -186,13 +186,14 @@ public struct Crawler: Sendable {
         var reused: [Int: Int] = [:]
         let coverRecords = try CoverRecords(spillIn: writer.root)
         var coverFailures: [String: CoverProblem] = [:]
-        var coverPaths = Set<String>()
+        /// The cover files stored, for the summary: their paths' hashes (100,000 paths took 8 MB).
+        var coverFiles = Set<UInt64>()
         func coverKnown(_ url: String) -> Bool { coverFailures[url] != nil || coverRecords[url] != nil }
         func coverCame(_ url: String, _ result: Swift.Result<CoverRecord, CoverProblem>) throws {
             switch result {
             case .success(let record):
                 try coverRecords.set(record, for: url)
-                coverPaths.insert(record.file.path)
+                coverFiles.insert(CoverRecords.hash(record.file.path))
             case .failure(let problem):
                 coverFailures[url] = problem
             }
@@ -247,8 +248,13 @@ public struct Crawler: Sendable {
         /// can already be made.
         func frameIfComplete() {
             guard frame == nil, let listing, shelfPages.count == shelvesAnswer.shelves.count else { return }
-            let made = makeFrame(listing: listing)
-            frame = made
+            frame = makeFrame(listing: listing)
+            // The shelves' books are in the frame now: only their ids are still needed.
+            for (id, page) in shelfPages {
+                guard case .success(var kept) = page else { continue }
+                kept.books = []
+                shelfPages[id] = .success(kept)
+            }
             let waiting = Set(coverWaiting.values.joined())
             for id in details.keys where !waiting.contains(id) { readyBooks.append(id) }
             for id in reusedCovers[..<nextReusedCover] where !waiting.contains(id) { readyBooks.append(id) }
@@ -591,7 +597,7 @@ public struct Crawler: Sendable {
         if wantCovers {
             let failedCovers = coverFailures.count
             client.metrics.record { $0.coversFailed += failedCovers }
-            logger.info("Covers: \(coverPaths.count) stored, \(failedCovers) failed")
+            logger.info("Covers: \(coverFiles.count) stored, \(failedCovers) failed")
         }
 
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }

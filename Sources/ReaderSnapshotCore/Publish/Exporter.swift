@@ -68,6 +68,7 @@ public struct Exporter: Sendable {
 
     public func run() async throws -> Outcome {
         let started = ContinuousClock.now
+        MemoryUsage.keepBigBlocksApart()
         var options = self.options
         var dated: DatedSnapshots?
         if let keep = options.keep {
@@ -170,6 +171,7 @@ public struct Exporter: Sendable {
     /// read from the file as their pages are made.
     public static func render(from archive: URL, to output: URL, templates: TemplateSet,
                               formats: Set<OutputFormat>, siteURL: URL? = nil, logger: Logger) throws -> Catalog {
+        MemoryUsage.keepBigBlocksApart()
         let catalog: Catalog
         do {
             catalog = try Catalog.read(from: archive)
