@@ -70,7 +70,7 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long a login takes, like bcrypt on the real server.", valueName: "ms"))
     var loginDelayMs: Int = 250
 
-    @Option(name: .long, help: ArgumentHelp("How long every answer takes, from the request to the response (this server's own work included).", valueName: "ms"))
+    @Option(name: .long, help: ArgumentHelp("How long every answer takes, from the moment the request is read to the response (this server's own work included).", valueName: "ms"))
     var latencyMs: Int = 0
 
     @Option(name: .long, help: ArgumentHelp("Requests served at once, each for its latency; the rest wait in line, as behind one small Rails process (default: no limit).", valueName: "n"))
