@@ -156,11 +156,6 @@ public struct Crawler: Sendable {
         var assembly: Assembly
     }
 
-    /// A book made during the crawl: where its piece lies, and whether its details were read.
-    private struct EarlyBook {
-        var piece: Range<Int>
-        var read: Bool
-    }
 
     /// Fetches the library; cover files are written through `writer` (or linked from the previous
     /// snapshot). A 401 or a server that cannot list the library throws; a book or cover that cannot
@@ -209,17 +204,9 @@ public struct Crawler: Sendable {
         // Books are made as soon as all they need is in, a batch at a time beside the requests:
         // at the end only the few that waited for something remain to be made.
         var frame: Frame?
-        let pieces = try SpillFile(in: writer.root)
+        var madeBooks = MadeBooks(pieces: try SpillFile(in: writer.root))
         var readyBooks = WorkQueue<Int>()
         var assembling = false
-        var earlyBooks: [EarlyBook] = []
-        /// Their cards as they were made; the books made at the end follow. Arranged in id order
-        /// once all are in, without a second copy.
-        var madeCards = CardList()
-        /// Why an early book's cover is missing, by its place (few have one).
-        var earlyCoverProblems: [Int: CoverProblem] = [:]
-        /// Place in `earlyBooks` by book id; -1 for a book privacy leaves out.
-        var earlyPlace: [Int: Int] = [:]
         var madeSinceRelease = 0
         /// Details received and being read on the worker thread.
         var processing = 0
@@ -307,26 +294,20 @@ public struct Crawler: Sendable {
                         failure: detailFailures[id], reused: reused[id])
         }
 
-        /// Books made beside the requests: kept in `pieces`, unless a cover they name is still
-        /// to come (they are then made again at the end).
+        /// Books made beside the requests are kept, unless a cover they name is still to come
+        /// (they are then made again at the end).
         func keep(_ ids: [Int], _ made: [Assembly.Made?]) throws {
             for (id, made) in zip(ids, made) {
                 guard let made else {
-                    earlyPlace[id] = -1
+                    madeBooks.leaveOut(id)
                     continue
                 }
+                var coverProblem: CoverProblem?
                 if let url = made.coverMissing {
                     guard let problem = coverFailures[url] else { continue }
-                    earlyCoverProblems[earlyBooks.count] = problem
+                    coverProblem = problem
                 }
-                var read = false
-                if case .read = made.details { read = true }
-                earlyPlace[id] = earlyBooks.count
-                earlyBooks.append(EarlyBook(piece: try pieces.append(made.piece), read: read))
-                madeCards.append(made.card)
-                // What the book was made from is no longer needed.
-                details[id] = nil
-                frame?.onShelves[id] = nil
+                try madeBooks.add(made, id: id, coverProblem: coverProblem)
             }
             madeSinceRelease += ids.count
             if madeSinceRelease >= 2048 {
@@ -512,7 +493,7 @@ public struct Crawler: Sendable {
         // last, before the books are written with their covers.
         if wantCovers {
             var late = Set<String>()
-            for id in order where reused[id] == nil && earlyPlace[id] == nil {
+            for id in order where reused[id] == nil && !madeBooks.isSettled(id) {
                 if details[id] != nil { continue }
                 if let plan, plan.droppedBooks.contains(id)
                     || (listed[id]?.shelfID ?? frame!.onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { continue }
@@ -532,7 +513,8 @@ public struct Crawler: Sendable {
 
         // The books not made yet (their details failed, or they waited for something) are made on
         // every core, and every book takes its place in id order.
-        var slots: [Int] = []
+        let madeWhileCrawling = madeBooks.count
+        var places: [Int] = []
         var ranges: [Range<Int>] = []
         var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
@@ -540,50 +522,42 @@ public struct Crawler: Sendable {
         let batchSize = 512
         for start in stride(from: 0, to: order.count, by: batchSize) {
             let batch = order[start..<min(order.count, start + batchSize)]
-            let late = try frame!.assembly.make(batch.filter { earlyPlace[$0] == nil }.map(sources))
+            let late = try frame!.assembly.make(batch.filter { !madeBooks.isSettled($0) }.map(sources))
             var nextLate = 0
             for id in batch {
-                if let place = earlyPlace[id] {
-                    guard place >= 0 else { continue }
-                    let early = earlyBooks[place]
-                    if early.read { read += 1 }
-                    if let problem = earlyCoverProblems[place] {
-                        coverWarnings.warn("Book \(id): cover not fetched: \(problem)")
-                        problems.append(Problem(kind: .cover, bookID: id, message: problem.message))
+                if !madeBooks.isSettled(id) {
+                    defer { nextLate += 1 }
+                    guard let made = late[nextLate] else {
+                        madeBooks.leaveOut(id)
+                        continue
                     }
-                    ranges.append(early.piece)
-                    slots.append(place)
-                    continue
+                    switch made.details {
+                    case .read, .reused: break
+                    case .failed(let error):
+                        failed += 1
+                        detailWarnings.warn("Book \(id): details could not be read: \(error)")
+                        problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description))
+                    case .missing: failed += 1
+                    }
+                    try madeBooks.add(made, id: id, coverProblem: made.coverMissing.flatMap { coverFailures[$0] })
                 }
-                defer { nextLate += 1 }
-                guard let made = late[nextLate] else { continue }
-                switch made.details {
-                case .read: read += 1
-                case .reused: break
-                case .failed(let error):
-                    failed += 1
-                    detailWarnings.warn("Book \(made.card.id): details could not be read: \(error)")
-                    problems.append(Problem(kind: .bookDetails, bookID: made.card.id, message: error.description))
-                case .missing: failed += 1
+                guard let book = madeBooks[id] else { continue }
+                if book.read { read += 1 }
+                if let problem = book.coverProblem {
+                    coverWarnings.warn("Book \(id): cover not fetched: \(problem)")
+                    problems.append(Problem(kind: .cover, bookID: id, message: problem.message))
                 }
-                if let url = made.coverMissing, let problem = coverFailures[url] {
-                    coverWarnings.warn("Book \(made.card.id): cover not fetched: \(problem)")
-                    problems.append(Problem(kind: .cover, bookID: made.card.id, message: problem.message))
-                }
-                ranges.append(try pieces.append(made.piece))
-                slots.append(madeCards.count)
-                madeCards.append(made.card)
+                ranges.append(book.piece)
+                places.append(book.place)
             }
             // The workers' freed pieces, back to the system every few thousand books.
             if start / batchSize % 4 == 3 { MemoryUsage.release() }
         }
-        var cards = madeCards
-        madeCards = CardList()
-        cards.arrange(slots)
-        let madeWhileCrawling = earlyBooks.count
+        let cards = madeBooks.cards(arrangedBy: places)
         logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count)")
+        let pieces = madeBooks.pieces
         // What the books were made from is written: let it go before the next step.
-        (listed, details, detailFailures, shelfPages, frame, earlyPlace, earlyBooks, earlyCoverProblems, slots) = ([:], [:], [:], [:], nil, [:], [], [:], [])
+        (listed, details, detailFailures, shelfPages, frame, madeBooks, places) = ([:], [:], [:], [:], nil, MadeBooks(pieces: pieces), [])
         if let plan {
             let kept = Set(cards.indices.map { cards.id(at: $0) })
             privacy.finish(plan, dropped: Set(order).subtracting(kept), shelves: &shelves, problems: &problems)
