@@ -233,7 +233,7 @@ public struct Crawler: Sendable {
 
         /// Once the list and every shelf are in: what the whole library is, and the books that
         /// can already be made.
-        func frameIfComplete() {
+        func frameIfComplete() throws {
             guard frame == nil, let listing, shelfPages.count == shelvesAnswer.shelves.count else { return }
             frame = makeFrame(listing: listing)
             // The shelves' books are in the frame now: only their ids are still needed.
@@ -241,6 +241,11 @@ public struct Crawler: Sendable {
                 guard case .success(var kept) = page else { continue }
                 kept.books = []
                 shelfPages[id] = .success(kept)
+            }
+            if wantCovers {
+                for id in detailFailures.keys.sorted() {
+                    if let url = try coverWithoutDetails(id) { _ = wantCover(url, for: id) }
+                }
             }
             let waiting = Set(coverWaiting.values.joined())
             for id in details.keys where !waiting.contains(id) { readyBooks.append(id) }
@@ -287,6 +292,25 @@ public struct Crawler: Sendable {
                                     covers: wantCovers ? coverRecords : nil,
                                     noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
             return Frame(shelves: shelves, problems: problems, order: order, onShelves: onShelves, plan: plan, assembly: assembly)
+        }
+
+        /// The cover of a book whose details could not be read: its address waits in the book's
+        /// fields, from the list or a shelf (nil when privacy leaves the book out).
+        func coverWithoutDetails(_ id: Int) throws -> String? {
+            guard let frame else { return nil }
+            if let plan = frame.plan, plan.droppedBooks.contains(id)
+                || (listed[id]?.shelfID ?? frame.onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { return nil }
+            guard let kept = listed[id] ?? frame.onShelves[id],
+                  let url = try JSONDecoder().decode([String: JSONValue].self, from: try spill.read(kept.fields))["image_url"]?.text,
+                  !url.isEmpty else { return nil }
+            return url
+        }
+
+        /// Details that failed: the book is made at the end, its cover asked for now, among the
+        /// other requests, rather than after them all.
+        func detailsFailed(_ id: Int, _ error: ReaderAPIError) throws {
+            detailFailures[id] = error
+            if wantCovers, frame != nil, let url = try coverWithoutDetails(id) { _ = wantCover(url, for: id) }
         }
 
         func sources(of id: Int) -> BookSources {
@@ -388,7 +412,7 @@ public struct Crawler: Sendable {
                         details[id] = detail.range
                         if !wantCover(detail.imageURL, for: id), frame != nil { readyBooks.append(id) }
                     case .failure(let error):
-                        detailFailures[id] = error
+                        try detailsFailed(id, error)
                     }
                     continue
                 default:
@@ -417,7 +441,7 @@ public struct Crawler: Sendable {
                         }
                         progress.expect(more)
                     }
-                    frameIfComplete()
+                    try frameIfComplete()
                 case .books(let answer):
                     listing = (answer.user, answer.books.map(\.id))
                     listingPending = false
@@ -441,7 +465,7 @@ public struct Crawler: Sendable {
                     }
                     progress.expect(toFetch)
                     if !reused.isEmpty { logger.info("Book details: \(reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
-                    frameIfComplete()
+                    try frameIfComplete()
                 case .detail(let id, let body):
                     switch body {
                     case .success(let body):
@@ -452,13 +476,14 @@ public struct Crawler: Sendable {
                                      elapsed: .zero, requests: 0, alone: false)
                         }
                     case .failure(let error):
-                        detailFailures[id] = error
+                        try detailsFailed(id, error)
                     }
                     level.record(.detail, seconds: elapsed.seconds)
                 case .cover(let url, let result):
                     try coverCame(url, result)
+                    // A book whose details failed waits for the end, where it is reported.
                     if let waiting = coverWaiting.removeValue(forKey: url), frame != nil {
-                        for id in waiting { readyBooks.append(id) }
+                        for id in waiting where detailFailures[id] == nil { readyBooks.append(id) }
                     }
                     // Per request: a cover behind a redirect takes two.
                     if requested > 0 { level.record(.cover, seconds: elapsed.seconds / Double(requested)) }
@@ -493,19 +518,12 @@ public struct Crawler: Sendable {
         // last, before the books are written with their covers.
         if wantCovers {
             var late = Set<String>()
-            for id in order where reused[id] == nil && !madeBooks.isSettled(id) {
-                if details[id] != nil { continue }
-                if let plan, plan.droppedBooks.contains(id)
-                    || (listed[id]?.shelfID ?? frame!.onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { continue }
-                // The cover's address waits in the book's fields, from the list or a shelf.
-                if let kept = listed[id] ?? frame!.onShelves[id],
-                   let url = try JSONDecoder().decode([String: JSONValue].self, from: try spill.read(kept.fields))["image_url"]?.text, !url.isEmpty,
-                   !coverKnown(url) {
-                    late.insert(url)
-                }
+            for id in order where reused[id] == nil && details[id] == nil && !madeBooks.isSettled(id) {
+                if let url = try coverWithoutDetails(id), !coverKnown(url) { late.insert(url) }
             }
             let urls = late.sorted()
             if !urls.isEmpty {
+                // Asked for during the crawl as the details failed: only books none could be asked for then.
                 let results = try await concurrentMap(urls, limit: level.limit) { await fetcher.fetch($0).result }
                 for (url, result) in zip(urls, results) { try coverCame(url, result) }
             }
