@@ -104,7 +104,16 @@ public final class ReaderClient: Sendable {
     }
 
     func shelf(id: Int) async throws -> ShelfAnswer {
-        try await get("/api/v1/shelves/\(id)")
+        try shelf(from: try await shelfBody(id: id), id: id)
+    }
+
+    /// A shelf's answer as it came, to be read by `shelf(from:id:)` off the threads answers resume on.
+    func shelfBody(id: Int) async throws -> Data {
+        try await getData("/api/v1/shelves/\(id)")
+    }
+
+    func shelf(from body: Data, id: Int) throws -> ShelfAnswer {
+        try decode(body, name: "GET \(server.basePath)/api/v1/shelves/\(id)", as: ShelfAnswer.self)
     }
 
     /// `GET /books` a book at a time: each book's fields are handed over as soon as they are
@@ -112,8 +121,17 @@ public final class ReaderClient: Sendable {
     /// the account's name, if the answer gives it.
     /// Each book comes with its JSON as it stood in the answer.
     func books(each: (BookFields, Data) throws -> Void) async throws -> String? {
+        try books(from: try await booksBody(), each: each)
+    }
+
+    /// The list's answer as it came, to be read by `books(from:each:)` off the threads answers resume on.
+    func booksBody() async throws -> Data {
+        try await getData("/api/v1/books")
+    }
+
+    func books(from body: Data, each: (BookFields, Data) throws -> Void) throws -> String? {
         let name = "GET \(server.basePath)/api/v1/books"
-        var data = try await getData("/api/v1/books")
+        var data = body
         if let repaired = UntrustedText.repairedUTF8(data) { data = Data(repaired) }
         var split = BooksArraySplitter()
         var index = 0

@@ -210,8 +210,9 @@ public struct Crawler: Sendable {
         var madeSinceRelease = 0
         /// Details received and being read on the worker thread.
         var processing = 0
-        let bookMaker = WorkerThread(name: "reader-snapshot books")
-        defer { bookMaker.stop() }
+        /// Reads the answers and makes the books, off the threads the answers resume on.
+        let worker = WorkerThread(name: "reader-snapshot worker")
+        defer { worker.stop() }
 
         var queue = WorkQueue<Work>()
         for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
@@ -347,7 +348,7 @@ public struct Crawler: Sendable {
                 let onDeletedShelf = onDeletedShelf
                 group.addTask {
                     let started = ContinuousClock.now
-                    let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, spill: spill,
+                    let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, spill: spill, worker: worker,
                                                                     onDeletedShelf: onDeletedShelf, previous: previous, reusable: reusable)
                     return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: alone)
                 }
@@ -389,7 +390,7 @@ public struct Crawler: Sendable {
                     assembling = true
                     let (assembly, books) = (frame.assembly, batch)
                     group.addTask {
-                        Finished(answer: .assembled(books.map(\.id), try await bookMaker.run { try assembly.makeInTurn(books) }),
+                        Finished(answer: .assembled(books.map(\.id), try await worker.run { try assembly.makeInTurn(books) }),
                                  elapsed: .zero, requests: 0, alone: false)
                     }
                 }
@@ -472,7 +473,7 @@ public struct Crawler: Sendable {
                         // Read on the worker thread: the request's place goes to the next one now.
                         processing += 1
                         group.addTask {
-                            Finished(answer: .detailRead(id, try await bookMaker.run { try Self.readDetail(body, of: id, client: client, spill: spill) }),
+                            Finished(answer: .detailRead(id, try await worker.run { try Self.readDetail(body, of: id, client: client, spill: spill) }),
                                      elapsed: .zero, requests: 0, alone: false)
                         }
                     case .failure(let error):
@@ -611,27 +612,39 @@ public struct Crawler: Sendable {
     }
 
     /// The answer, and how many requests it took.
-    private static func perform(_ work: Work, client: ReaderClient, fetcher: CoverFetcher, spill: SpillFile,
+    private static func perform(_ work: Work, client: ReaderClient, fetcher: CoverFetcher, spill: SpillFile, worker: WorkerThread,
                                 onDeletedShelf: Set<Int>, previous: Catalog?, reusable: [Int: Int]) async throws -> (Answer, Int) {
         do {
             switch work {
             case .shelf(let summary):
                 do {
-                    let answer = try await client.shelf(id: summary.id)
-                    let encoder = JSONEncoder()
-                    let books = try answer.books.map { ListedBook($0, fields: try spill.append(try encoder.encode($0.fields))) }
-                    return (.shelf(summary, .success(ShelfPage(shelf: answer.shelf, books: books))), 1)
+                    let body = try await client.shelfBody(id: summary.id)
+                    let page = try await worker.run {
+                        let answer = try client.shelf(from: body, id: summary.id)
+                        let encoder = JSONEncoder()
+                        let books = try answer.books.map { ListedBook($0, fields: try spill.append(try encoder.encode($0.fields))) }
+                        return ShelfPage(shelf: answer.shelf, books: books)
+                    }
+                    return (.shelf(summary, .success(page)), 1)
                 } catch let error as ReaderAPIError where !error.isUnauthorized {
                     return (.shelf(summary, .failure(error)), 1)
                 }
             case .books:
                 // A book at a time, its fields into the spill file: a big list is never held whole.
-                var books: [ListedBook] = []
-                // Whether a book is unchanged is decided here: its date is not carried further.
-                let user = try await client.books { book, element in
-                    books.append(ListedBook(book, fields: try spill.append(element), previous: previous, reusable: reusable))
+                let body = try await client.booksBody()
+                // A thread of its own: 100,000 books take a second or two to read, and the
+                // shelves and details must not wait behind them.
+                let reader = WorkerThread(name: "reader-snapshot list")
+                defer { reader.stop() }
+                let listed = try await reader.run {
+                    var books: [ListedBook] = []
+                    // Whether a book is unchanged is decided here: its date is not carried further.
+                    let user = try client.books(from: body) { book, element in
+                        books.append(ListedBook(book, fields: try spill.append(element), previous: previous, reusable: reusable))
+                    }
+                    return ListedBooks(user: user, books: books)
                 }
-                return (.books(ListedBooks(user: user, books: books)), 1)
+                return (.books(listed), 1)
             case .detail(let id):
                 do {
                     return (.detail(id, .success(try await client.bookBody(id: id, retryServerErrors: !onDeletedShelf.contains(id)))), 1)
