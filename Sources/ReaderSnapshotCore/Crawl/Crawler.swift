@@ -73,65 +73,6 @@ public struct Crawler: Sendable {
         }
     }
 
-    /// What the crawl keeps of a book from the list or a shelf: what decides what to ask for, and
-    /// where all its fields wait in the spill file.
-    struct ListedBook: Sendable {
-        var id: Int
-        var shelfID: Int?
-        var fields: Range<Int>
-        /// Its place in the previous snapshot, when it is there with the same `updated_at`.
-        var unchanged: Int?
-
-        init(_ book: BookFields, fields: Range<Int>, previous: Catalog? = nil, reusable: [Int: Int] = [:]) {
-            id = book.id
-            shelfID = book.int("shelf_id")
-            self.fields = fields
-            if let place = reusable[book.id], let previous, let date = previous.cards[place].updatedAt, date == book.text("updated_at") {
-                unchanged = place
-            }
-        }
-
-        /// What is kept once the book's date and cover have been acted on: 100,000 of these are
-        /// held until the end, their texts are not.
-        var kept: KeptBook { KeptBook(shelfID: shelfID, fields: fields) }
-    }
-
-    struct KeptBook: Sendable {
-        var shelfID: Int?
-        var fields: Range<Int>
-    }
-
-    /// A shelf's page as the crawl keeps it.
-    struct KeptShelf: Sendable {
-        var shelf: ShelfSummary
-        var ids: [Int]
-        var books: [KeptBook]
-    }
-
-    struct ListedBooks: Sendable {
-        var user: String?
-        var books: [ListedBook]
-    }
-
-    struct ShelfPage: Sendable {
-        var shelf: ShelfSummary
-        var books: [ListedBook]
-    }
-
-    /// A book's details, with its notes already converted (that work overlaps the network), kept
-    /// in the spill file until the book is written: a big library's details do not fit in memory.
-    struct Detail: Codable {
-        var fields: [String: JSONValue]
-        var note: Note
-    }
-
-    /// Where a book's details lie in the spill file, and its cover's address.
-    struct SpilledDetail: Sendable {
-        var range: Range<Int>
-        /// Until the cover is asked for; not kept.
-        var imageURL: String?
-    }
-
     private enum Answer: Sendable {
         case shelf(ShelfSummary, Swift.Result<ShelfPage, ReaderAPIError>)
         case books(ListedBooks)
@@ -141,19 +82,6 @@ public struct Crawler: Sendable {
         case cover(String, Swift.Result<CoverRecord, CoverProblem>)
         /// Books made while the crawl went on: no request.
         case assembled([Int], [Assembly.Made?])
-    }
-
-    /// What is known of the whole library once the list and every shelf are in: from then on, a
-    /// book whose details and cover are in can be made while the other requests go on.
-    private struct Frame {
-        var shelves: [Shelf]
-        var problems: [Problem]
-        /// Every book, by id.
-        var order: [Int]
-        /// Each book's fields from the first shelf that lists it.
-        var onShelves: [Int: KeptBook]
-        var plan: Privacy.Plan?
-        var assembly: Assembly
     }
 
 
@@ -253,46 +181,13 @@ public struct Crawler: Sendable {
             for id in reusedCovers[..<nextReusedCover] where !waiting.contains(id) { readyBooks.append(id) }
         }
 
-        func makeFrame(listing: (user: String?, order: [Int])) -> Frame {
-            var problems: [Problem] = []
-            var order = listing.order
-            var onShelves: [Int: KeptBook] = [:]
-            var shelves: [Shelf] = []
-            for summary in shelvesAnswer.shelves {
-                switch shelfPages[summary.id]! {
-                case .success(let answer):
-                    for (id, book) in zip(answer.ids, answer.books) where onShelves[id] == nil { onShelves[id] = book }
-                    shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(answer.shelf.name.isEmpty ? summary.name : answer.shelf.name),
-                                         bookCount: summary.bookCount ?? answer.shelf.bookCount,
-                                         bookIDs: answer.ids))
-                case .failure(let error):
-                    logger.warning("Shelf \(summary.id): \(error)")
-                    problems.append(Problem(kind: .shelfDetails, shelfID: summary.id, message: error.description))
-                    let ids = order.filter { listed[$0]?.shelfID == summary.id }
-                    shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(summary.name), bookCount: summary.bookCount, bookIDs: ids, complete: false))
-                }
-            }
-            // A book a shelf lists but /books does not is still the user's book.
-            var known = Set<Int>()
-            order = order.filter { known.insert($0).inserted }
-            for shelf in shelves {
-                for id in shelf.bookIDs where known.insert(id).inserted { order.append(id) }
-            }
-            // The server promises no order: the snapshot uses the ids', so that runs compare byte for byte.
-            order.sort()
-            shelves.sort { $0.id < $1.id }
-            for index in shelves.indices { shelves[index].bookIDs.sort() }
-            // Shelf names as they are now: a renamed shelf does not touch its books' dates.
-            var shelfNames: [Int: String] = [:]
-            for page in shelfPages.values { if case .success(let answer) = page { shelfNames[answer.shelf.id] = answer.shelf.name } }
 
-            // What privacy leaves out is known from the shelves, before any book is written.
-            let plan = privacy.isActive ? privacy.plan(shelves: shelves) : nil
-            for name in plan?.unmatched ?? [] { logger.warning("--exclude-shelf \(name): no shelf has that name or id") }
-            let assembly = Assembly(shelfNames: shelfNames, previous: previous, spill: spill, plan: plan, privacy: privacy,
-                                    covers: wantCovers ? coverRecords : nil,
-                                    noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
-            return Frame(shelves: shelves, problems: problems, order: order, onShelves: onShelves, plan: plan, assembly: assembly)
+        func makeFrame(listing: (user: String?, order: [Int])) -> Frame {
+            Self.frame(summaries: shelvesAnswer.shelves, pages: shelfPages, listing: listing.order,
+                       shelfOfListed: { listed[$0]?.shelfID }, privacy: privacy, logger: logger) { shelfNames, plan in
+                Assembly(shelfNames: shelfNames, previous: previous, spill: spill, plan: plan, privacy: privacy,
+                         covers: wantCovers ? coverRecords : nil, noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
+            }
         }
 
         /// The cover of a book whose details could not be read: its address waits in the book's
@@ -690,28 +585,5 @@ public struct Crawler: Sendable {
                     shelfID: fields["shelf_id"]?.intValue, shelfName: shown("shelf_name"),
                     createdAt: text("created_at"), updatedAt: text("updated_at"), imageURL: text("image_url"),
                     note: note ?? Note(receiving: comments?.text, limit: noteLimit, linkBase: linkBase), complete: complete, serverFields: kept)
-    }
-}
-
-/// The first few warnings of a kind, then a count: a big library with many gaps should not bury
-/// the summary (every gap is listed in the snapshot).
-final class WarningLimiter {
-    static let limit = 10
-    private let logger: Logger
-    private let what: String
-    private var count = 0
-
-    init(logger: Logger, what: String) {
-        self.logger = logger
-        self.what = what
-    }
-
-    func warn(_ message: String) {
-        count += 1
-        if count <= Self.limit { logger.warning("\(message)") }
-    }
-
-    func finish() {
-        if count > Self.limit { logger.warning("… and \(count - Self.limit) more \(what), listed in the snapshot") }
     }
 }
