@@ -166,6 +166,17 @@ struct NightlyTests {
         var output: URL
         var before: [String: SiteInspector.Fingerprint]
         var process: Process
+        /// The API requests the server had seen before this run started.
+        var requestsBefore: Int
+
+        /// Returns once the run has sent this many API requests (a fixed wait lost the race when
+        /// the machine was quick, and the run ended first).
+        func underWay(apiRequests: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while server.server.counters.apiRequests < requestsBefore + apiRequests, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
     }
 
     static func secondRunUnderWay(latency: Duration) async throws -> RunUnderWay {
@@ -175,15 +186,16 @@ struct NightlyTests {
         #expect(try await export(server, to: output).status == 2)
         let before = SiteInspector(root: output).fingerprints()
         server.server.setLatency(latency)
+        let requestsBefore = server.server.counters.apiRequests
         return RunUnderWay(server: server, folder: folder, output: output, before: before,
-                           process: try startExport(server, to: output))
+                           process: try startExport(server, to: output), requestsBefore: requestsBefore)
     }
 
     @Test func killedRunLeavesThePreviousSnapshotAndTheNextRunSucceeds() async throws {
         let run = try await Self.secondRunUnderWay(latency: .milliseconds(60))
         let (server, folder, output, before, process) = (run.server, run.folder, run.output, run.before, run.process)
         defer { folder.remove() }
-        try await Task.sleep(for: .milliseconds(900))
+        try await run.underWay(apiRequests: 3)
         #expect(process.isRunning, "the export ended before it could be killed")
         kill(process.processIdentifier, SIGKILL)
         await ToolRunner.wait(for: process)
@@ -204,7 +216,9 @@ struct NightlyTests {
         let run = try await Self.secondRunUnderWay(latency: .milliseconds(40))
         let (server, folder, output, before, process) = (run.server, run.folder, run.output, run.before, run.process)
         defer { folder.remove() }
-        try await Task.sleep(for: .milliseconds(500))
+        // Revoked once the run has logged in and asked for the shelves: the shelves' and the list's
+        // requests are still to come.
+        try await run.underWay(apiRequests: 2)
         server.server.revokeKey()
         await ToolRunner.wait(for: process)
         await server.stop()
