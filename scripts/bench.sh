@@ -23,6 +23,8 @@ mkdir -p .build
 work=$(mktemp -d "$PWD/.build/bench.XXXXXX")
 server_pid=
 stop_server() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=; fi; }
+# The latency the server really met, as it printed when it stopped: "5.012 ms".
+answer_ms() { awk '/^Answers:/ { print $4 " ms" }' "$work/server.log"; }
 trap 'stop_server; rm -rf "$work"' EXIT
 export READER_PASSWORD=demo-password SOURCE_DATE_EPOCH=1700000000
 
@@ -84,7 +86,7 @@ for books in "${sizes[@]}"; do
     "$r" "$(awk -v t="$r" -v p="$pages" 'BEGIN { print t * 1000 / p }')" "$rp" \
     "$(printf '%s\n' "${notes[@]}" | median)" "$(printf '%s\n' "${cmark[@]}" | median)" \
     "$a" "$(awk -v a="$a" -v c="$c" 'BEGIN { print a * 100 / c }')" "$ap" "$again_bytes" "$again_covers"
-  echo "        ($requests requests in a full crawl, $pages pages rendered; crawl runs: ${crawl[*]} s)"
+  echo "        ($requests requests in a full crawl, $pages pages rendered; crawl runs: ${crawl[*]} s; the server's answers took $(answer_ms) on average)"
 done
 
 [ "$capacity_table" = 1 ] || exit 0

@@ -58,11 +58,10 @@ struct FaultMiddleware: RouterMiddleware {
                         next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         // The latency is the time from the request to its answer, this server's own work included:
-        // the answer is made, then held until then. No tolerance: the default lets the timer fire
-        // late by a tenth of the wait, and the benchmarks compare the crawl with exactly this latency.
+        // the answer is made, then held until then.
         let ready = start + state.latency
         func waitUntilReady() async throws {
-            if ContinuousClock.now < ready { try await Task.sleep(until: ready, tolerance: .zero, clock: .continuous) }
+            try await state.timer.wait(from: start, until: ready)
         }
         let fault = path == "/api/v1/sessions" ? nil : state.drawFault()
         if fault != nil { try await waitUntilReady() }

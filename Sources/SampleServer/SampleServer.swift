@@ -16,6 +16,9 @@ public final class SampleServer: Sendable {
         public var apiKey: String?
         /// Added to every answer, like a real server's work.
         public var latency: Duration = .zero
+        /// Whether answers take the latency on average (for benchmarks: timers wake late, and the
+        /// lateness is made up for) rather than at least (for tests).
+        public var latencyOnAverage = false
         /// Requests served at once (the latency included); the rest queue. Unbounded when nil.
         public var capacity: Int?
         public var faults = FaultPlan()
@@ -28,7 +31,7 @@ public final class SampleServer: Sendable {
     public init(library: SampleLibrary, options: Options = Options()) {
         self.options = options
         self.state = ServerState(library: library, apiKey: options.apiKey ?? Self.randomKey(), faults: options.faults,
-                                 latency: options.latency)
+                                 latency: options.latency, latencyOnAverage: options.latencyOnAverage)
         self.capacity = options.capacity.map(ServerCapacity.init)
     }
     let capacity: ServerCapacity?
@@ -39,6 +42,8 @@ public final class SampleServer: Sendable {
     /// Requests to the object-storage host that carried an api key (must stay 0).
     public var keyLeaks: Int { state.counters.keyLeaks }
     public var counters: ServerCounters { state.counters }
+    /// How many answers were held for the latency, and their mean time from arrival to release.
+    public var heldAnswers: (answers: Int, mean: Duration) { state.timer.held }
 
     public func update(_ change: (inout SampleLibrary) -> Void) { state.updateLibrary(change) }
     /// A new key: every request with the old one is refused from now on, as after a revocation.
@@ -148,9 +153,12 @@ final class ServerState: @unchecked Sendable {
     private var _counters = ServerCounters()
     private var random: SplitMix64
     private var _latency: Duration
+    /// Holds answers until their latency has passed.
+    let timer: AnswerTimer
 
-    init(library: SampleLibrary, apiKey: String, faults: FaultPlan, latency: Duration) {
+    init(library: SampleLibrary, apiKey: String, faults: FaultPlan, latency: Duration, latencyOnAverage: Bool) {
         _latency = latency
+        timer = AnswerTimer(onAverage: latencyOnAverage)
         _library = library
         _apiKey = apiKey
         _faults = faults

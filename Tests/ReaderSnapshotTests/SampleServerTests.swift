@@ -234,6 +234,27 @@ struct SampleServerTests {
         }
     }
 
+    /// Answers are held for the latency: for tests, never less; for benchmarks (`--latency-ms`), on
+    /// average, the timer set early by the lateness it has seen, never by more than half the latency.
+    @Test(arguments: [false, true])
+    func answersAreHeldForTheLatency(onAverage: Bool) async throws {
+        let timer = AnswerTimer(onAverage: onAverage)
+        let latency = Duration.milliseconds(4)
+        for _ in 0..<20 {
+            let arrival = ContinuousClock.now
+            try await timer.wait(from: arrival, until: arrival + latency)
+            let held = ContinuousClock.now - arrival
+            #expect(held >= (onAverage ? latency / 2 : latency), "held \(held)")
+        }
+        #expect(timer.held.answers == 20)
+        // A timer never wakes exactly on time: with `onAverage` the lateness seen sets it early.
+        if onAverage {
+            #expect(timer.currentLead > .zero && timer.currentLead <= latency / 2, "\(timer.currentLead)")
+        } else {
+            #expect(timer.currentLead == .zero)
+        }
+    }
+
     /// As in Rails, a changed book gets a new `updated_at` (the crawl relies on it).
     @Test func aChangedBookIsTouched() throws {
         var library = try SampleLibrary.bundled()
