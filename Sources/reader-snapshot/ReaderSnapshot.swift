@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import ReaderSnapshotCore
 
-@main
 struct ReaderSnapshot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reader-snapshot",
