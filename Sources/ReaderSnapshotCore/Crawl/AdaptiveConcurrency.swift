@@ -4,8 +4,13 @@
 /// queue, and the crawl gets slower, not faster. So the level is found while crawling, the way TCP
 /// Vegas finds a sending rate: every answer's time is compared with the fastest seen for that kind
 /// of request; the ratio tells how many requests are waiting at the server rather than being
-/// worked on. Few waiting: one more in flight. Many waiting: one fewer. `--concurrency` is the
-/// ceiling; `--fixed-concurrency` keeps it there.
+/// worked on. Few waiting: one more in flight. Many waiting: one fewer.
+///
+/// On a busy machine every answer waits, server or not, and fewer in flight only slows the crawl.
+/// So when answers come with the time they arrived, what gets done decides ("back off when latency
+/// grows without gain"): a step down is tried for a few rounds and taken back if less got done, and
+/// now and then a step up is tried the same way, so that a level left by mistake is found again.
+/// `--concurrency` is the ceiling; `--fixed-concurrency` keeps it there.
 public struct AdaptiveConcurrency: Sendable {
     public enum Mode: Sendable { case adaptive, fixed }
 
@@ -35,6 +40,21 @@ public struct AdaptiveConcurrency: Sendable {
     /// notes being converted) as the server's.
     private var queuedRounds = 0
 
+    /// Answers per second at the level in force, over the rounds since it was set, and when the
+    /// last round ended (only when answers come with their time).
+    private var rate: (answersPerSecond: Double, rounds: Int)?
+    private var roundEnded: Double?
+    /// A level on trial: the level it came from and what got done there.
+    private var trial: (from: Int, answersPerSecond: Double)?
+    /// Rounds before the next trial.
+    private var holdRounds = 0
+    /// Whether the next trial is a step up (they take turns).
+    private var nextTrialUp = true
+    /// Rounds a trial lasts before it is judged.
+    static let trialRounds = 3
+    /// How much more a step up must get done to be kept.
+    static let gainForMore = 1.02
+
     public init(ceiling: Int, mode: Mode = .adaptive) {
         self.ceiling = max(1, ceiling)
         self.mode = mode
@@ -51,8 +71,9 @@ public struct AdaptiveConcurrency: Sendable {
         fastest[kind.rawValue] = min(fastest[kind.rawValue] ?? seconds, seconds)
     }
 
-    /// Records one answer and its time; may move the level.
-    public mutating func record(_ kind: RequestKind, seconds: Double) {
+    /// Records one answer and its time; may move the level. `time` is when it arrived, in seconds on
+    /// any steady clock: with it, trials of the level next to this one decide by what gets done.
+    public mutating func record(_ kind: RequestKind, seconds: Double, at time: Double? = nil) {
         guard mode == .adaptive, seconds > 0 else { return }
         // A kind seen for the first time may already be queued behind the others: its time
         // without a queue is guessed from how much the known kinds wait now.
@@ -70,6 +91,7 @@ public struct AdaptiveConcurrency: Sendable {
             } else if kind != .shelf {
                 slowStart = false
             }
+            if !slowStart { roundEnded = time }
             return
         }
         // Shelves are few and differ in size: their times say little about a queue.
@@ -78,29 +100,66 @@ public struct AdaptiveConcurrency: Sendable {
         // Judge once per round trip's worth of answers, never on one answer alone, and by the
         // middle one: a single stalled answer says little about the queue.
         guard ratios.count >= max(4, limit) else { return }
+        let answers = ratios.count
         ratios.sort()
         let ratio = ratios[ratios.count / 2]
         ratios.removeAll(keepingCapacity: true)
         lastRatio = max(1, ratio)
+        if let time, let start = roundEnded, time > start {
+            let now = Double(answers) / (time - start)
+            rate = rate.map { ((Double($0.rounds) * $0.answersPerSecond + now) / Double($0.rounds + 1), $0.rounds + 1) } ?? (now, 1)
+        }
+        roundEnded = time
+        if holdRounds > 0 { holdRounds -= 1 }
+        if let trial {
+            guard let rate, rate.rounds >= Self.trialRounds else { return }
+            self.trial = nil
+            // A step down is kept if as much got done (a full server does as much with fewer in
+            // flight, a busy machine less); a step up only if more got done.
+            let needed = trial.answersPerSecond * (limit > trial.from ? Self.gainForMore : 1)
+            if rate.answersPerSecond < needed {
+                setLimit(trial.from)
+                holdRounds = 32
+            } else {
+                holdRounds = 8
+            }
+            queuedRounds = 0
+            return
+        }
         // Vegas: in flight × (1 − fastest / now) of them were waiting.
         let waiting = Double(limit) * (1 - 1 / ratio)
         let few = max(1, 0.25 * Double(limit))
         // A small server is best kept with one waiting (it works while the next answer travels);
         // a bigger one with up to half as many waiting as in flight.
         let many = max(1.5, 0.5 * Double(limit))
+        let timed = (rate?.rounds ?? 0) >= 2
         if waiting < few, limit < ceiling {
-            limit += 1
-            changes += 1
-        } else if waiting > many, limit > 1 {
+            setLimit(limit + 1)
+        } else if timed, holdRounds == 0, nextTrialUp, limit < ceiling {
+            nextTrialUp = false
+            startTrial(at: limit + 1)
+        } else if waiting > many, limit > 1, !timed || holdRounds == 0 {
             queuedRounds += 1
             if queuedRounds >= 2 {
                 queuedRounds = 0
-                limit -= 1
-                changes += 1
+                nextTrialUp = true
+                if timed { startTrial(at: limit - 1) } else { setLimit(limit - 1) }
             }
             return
         }
         queuedRounds = 0
         highest = max(highest, limit)
+    }
+
+    private mutating func startTrial(at level: Int) {
+        if let rate { trial = (limit, rate.answersPerSecond) }
+        setLimit(level)
+    }
+
+    private mutating func setLimit(_ level: Int) {
+        limit = level
+        changes += 1
+        highest = max(highest, limit)
+        rate = nil
     }
 }

@@ -146,6 +146,9 @@ public struct Crawler: Sendable {
         for shelf in shelvesAnswer.shelves { queue.append(.shelf(shelf)) }
         let progress = ProgressLog("Crawl", total: queue.count + 1, logger: logger, live: live)
         var level = AdaptiveConcurrency(ceiling: concurrency, mode: concurrencyMode)
+        /// When an answer came, for the level to weigh what gets done: seconds since the crawl began.
+        let crawlStarted = ContinuousClock.now
+        func now() -> Double { (ContinuousClock.now - crawlStarted).seconds }
 
         /// Asks for a book's cover; false when the book need not wait for it.
         func wantCover(_ url: String?, for id: Int) -> Bool {
@@ -326,7 +329,7 @@ public struct Crawler: Sendable {
                 switch answer {
                 case .shelf(let summary, let page):
                     shelfPages[summary.id] = page.map { KeptShelf(shelf: $0.shelf, ids: $0.books.map(\.id), books: $0.books.map(\.kept)) }
-                    level.record(.shelf, seconds: elapsed.seconds)
+                    level.record(.shelf, seconds: elapsed.seconds, at: now())
                     // Details need not wait for the list of every book, unless the list may say a
                     // book is unchanged (or sits on a deleted shelf, which no shelf lists).
                     if case .success(let answer) = page, listing == nil {
@@ -374,7 +377,7 @@ public struct Crawler: Sendable {
                     case .failure(let error):
                         try detailsFailed(id, error)
                     }
-                    level.record(.detail, seconds: elapsed.seconds)
+                    level.record(.detail, seconds: elapsed.seconds, at: now())
                 case .cover(let url, let result):
                     try coverCame(url, result)
                     // A book whose details failed waits for the end, where it is reported.
@@ -382,7 +385,7 @@ public struct Crawler: Sendable {
                         for id in waiting where detailFailures[id] == nil { readyBooks.append(id) }
                     }
                     // Per request: a cover behind a redirect takes two.
-                    if requested > 0 { level.record(.cover, seconds: elapsed.seconds / Double(requested)) }
+                    if requested > 0 { level.record(.cover, seconds: elapsed.seconds / Double(requested), at: now()) }
                 case .assembled, .detailRead:
                     break
                 }
