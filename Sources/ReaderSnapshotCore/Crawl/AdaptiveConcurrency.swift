@@ -53,7 +53,7 @@ public struct AdaptiveConcurrency: Sendable {
     /// Rounds a trial lasts before it is judged.
     static let trialRounds = 3
     /// How much more a step up must get done to be kept.
-    static let gainForMore = 1.02
+    static let gainForMore = 1.05
 
     public init(ceiling: Int, mode: Mode = .adaptive) {
         self.ceiling = max(1, ceiling)
