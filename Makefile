@@ -61,11 +61,13 @@ test: test-deps
 # against servers of capacity 1, 2 and 8 (release build; medians of 3 runs; a few minutes).
 bench: deps
 	@command -v cmark-gfm >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="cmark-gfm"
+	@command -v curl >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="curl"
 	scripts/bench.sh
 
 # The same figures for 100,000 books, one run (about ten minutes).
 bench-100k: deps
 	@command -v cmark-gfm >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="cmark-gfm"
+	@command -v curl >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="curl"
 	RUNS=1 CAPACITY=0 scripts/bench.sh 100000
 
 sample-server: build

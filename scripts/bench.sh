@@ -44,6 +44,22 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 # A new folder name for each output (called in $(…): no counter survives the subshell).
 fresh() { local dir; dir=$(mktemp -d "$work/out-XXXXXX"); rmdir "$dir"; echo "$dir"; }
 
+# floor_run BOOKS: curl, a client in C, asks for every book's details with $concurrency in flight,
+# on the running server: its wall time is what the server and this machine allow any client.
+# Secrets go through a config file (-K), never on the command line.
+floor_run() {
+  local books=$1 cfg="$work/curl.cfg" login key uid
+  umask 077
+  printf 'url = "%s/api/v1/sessions"\ndata = "email=demo@reader.example&password=%s"\n' "$url" "$READER_PASSWORD" >"$cfg"
+  login=$(curl -s -K "$cfg")
+  key=$(printf '%s' "$login" | sed -n 's/.*"api_key" *: *"\([^"]*\)".*/\1/p')
+  uid=$(printf '%s' "$login" | sed -n 's/.*"user_id" *: *\([0-9]*\).*/\1/p')
+  for id in $(seq "$books"); do printf 'url = "%s/api/v1/books/%s?api_key=%s&user_id=%s"\noutput = "/dev/null"\n' "$url" "$id" "$key" "$uid"; done >"$cfg"
+  /usr/bin/time -v curl -s --parallel --parallel-max $concurrency -K "$cfg" 2>"$work/floor.time" >/dev/null || true
+  rm -f "$cfg"
+  seconds "$work/floor.time"
+}
+
 # export_run OUTPUT TIMEFILE [options]: one export; exit code 2 (published with gaps) is expected,
 # synthetic libraries have books on deleted shelves.
 export_run() {
@@ -56,7 +72,7 @@ echo "Medians of $runs runs; sample server with --latency-ms $latency_ms; crawl 
 printf '%-7s | %-36s | %-30s | %-24s | %-30s\n' books "crawl: wall, ideal, ratio, peak" "render: total, per page, peak" "notes: ours, cmark-gfm" "no-change re-run: wall, share, peak"
 for books in "${sizes[@]}"; do
   start_server "$books"
-  crawl=() crawl_peak=() again=() again_peak=() render=() render_peak=() notes=() cmark=()
+  crawl=() crawl_peak=() again=() again_peak=() render=() render_peak=() notes=() cmark=() floor=()
   for run in $(seq "$runs"); do
     out=$(fresh)
     export_run "$out" "$work/crawl.time" --concurrency $concurrency
@@ -74,6 +90,7 @@ for books in "${sizes[@]}"; do
     mb=$(awk -v b="$(wc -c <"$work/notes.md")" 'BEGIN { print b / 1048576 }')
     cmark_s=$( { /usr/bin/time -f %e cmark-gfm -e table -e strikethrough -e autolink -e tagfilter -e tasklist "$work/notes.md" >/dev/null; } 2>&1 )
     cmark+=("$(awk -v m="$mb" -v s="$cmark_s" 'BEGIN { if (s == 0) s = 0.01; printf "%.1f", m / s }')")
+    floor+=("$(floor_run "$books")")
 
   done
   stop_server
@@ -86,7 +103,11 @@ for books in "${sizes[@]}"; do
     "$r" "$(awk -v t="$r" -v p="$pages" 'BEGIN { print t * 1000 / p }')" "$rp" \
     "$(printf '%s\n' "${notes[@]}" | median)" "$(printf '%s\n' "${cmark[@]}" | median)" \
     "$a" "$(awk -v a="$a" -v c="$c" 'BEGIN { print a * 100 / c }')" "$ap" "$again_bytes" "$again_covers"
+  f=$(printf '%s\n' "${floor[@]}" | median)
   echo "        ($requests requests in a full crawl, $pages pages rendered; crawl runs: ${crawl[*]} s; the server's answers took $(answer_ms) on average)"
+  printf '        (curl, %s in flight, the %s books'"'"' details alone: %.2f s, ideal %.2f s, x%.2f: what this server and machine allow any client)\n' \
+    $concurrency "$books" "$f" "$(awk -v r="$books" -v l=$latency_ms -v c=$concurrency 'BEGIN { print r * l / 1000 / c }')" \
+    "$(awk -v a="$f" -v r="$books" -v l=$latency_ms -v c=$concurrency 'BEGIN { print a / (r * l / 1000 / c) }')"
 done
 
 [ "$capacity_table" = 1 ] || exit 0

@@ -5,7 +5,8 @@ import Testing
 @testable import ReaderSnapshotCore
 
 /// Books are made while the crawl's requests are in flight, as soon as all they need is in; the
-/// rest at the end. Whichever way a book is made, `library.json` must be the same bytes.
+/// rest at the end. Whichever way a book is made, and wherever its details waited (in memory or in
+/// the spill file), `library.json` must be the same bytes.
 @Suite(.serialized)
 struct CrawlAssemblyTests {
     struct Crawled {
@@ -15,7 +16,7 @@ struct CrawlAssemblyTests {
     }
 
     static func crawl(_ server: RunningSampleServer, whileCrawling: Bool, privacy: Privacy = Privacy(),
-                      previous: Catalog? = nil, into folder: URL) async throws -> Crawled {
+                      previous: Catalog? = nil, detailsHeldAtMost: Int = 1024, into folder: URL) async throws -> Crawled {
         let http = ReaderClient.makeHTTPClient(concurrency: 8)
         do {
             let client = ReaderClient(server: try ServerAddress(server.url), http: http)
@@ -24,6 +25,7 @@ struct CrawlAssemblyTests {
             crawler.privacy = privacy
             crawler.previous = previous
             crawler.makesBooksWhileCrawling = whileCrawling
+            crawler.detailsHeldAtMost = detailsHeldAtMost
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let result = try await crawler.crawl(generatedAt: "2023-11-14T22:13:20Z", writer: SnapshotWriter(root: folder))
             var json = Data()
@@ -47,7 +49,9 @@ struct CrawlAssemblyTests {
         defer { folder.remove() }
         let privacyCases = [Privacy(), Privacy(excludedShelves: ["2"], notes: false)]
         for (number, privacy) in privacyCases.enumerated() {
-            let atTheEnd = try await Self.crawl(server, whileCrawling: false, privacy: privacy, into: folder.path("end-\(number)"))
+            // Every book waits for the end: the first 50 books' details in memory, or none.
+            let atTheEnd = try await Self.crawl(server, whileCrawling: false, privacy: privacy, detailsHeldAtMost: number == 0 ? 50 : 0,
+                                                into: folder.path("end-\(number)"))
             let during = try await Self.crawl(server, whileCrawling: true, privacy: privacy, into: folder.path("during-\(number)"))
             #expect(atTheEnd.madeWhileCrawling == 0)
             #expect(during.madeWhileCrawling > 100, "only \(during.madeWhileCrawling) of \(during.catalog.count) made while crawling")

@@ -62,6 +62,18 @@ import Testing
         }
     }
 
+    /// A server's fields are kept as their kind of JSON: a number that is whole stays an integer,
+    /// "3" stays a string, and booleans, nulls and nesting come back as they went.
+    @Test func everyKindOfFieldIsKeptAsItsKind() throws {
+        let json = #"{"s":"3","i":3,"d":3.5,"big":1e300,"t":true,"f":false,"n":null,"e":"","a":[1,"1",false,null,[]],"o":{"k":{"x":-2}}}"#
+        let fields = try JSONDecoder().decode([String: JSONValue].self, from: Data(json.utf8))
+        #expect(fields == ["s": .string("3"), "i": .int(3), "d": .double(3.5), "big": .double(1e300), "t": .bool(true), "f": .bool(false),
+                           "n": .null, "e": .string(""), "a": .array([.int(1), .string("1"), .bool(false), .null, .array([])]),
+                           "o": .object(["k": .object(["x": .int(-2)])])])
+        let again = try JSONDecoder().decode([String: JSONValue].self, from: try JSONEncoder().encode(fields))
+        #expect(again == fields)
+    }
+
     @Test func aBrokenFileIsAnErrorNotACrash() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -8,7 +8,7 @@ extension Crawler {
         var id: Int
         var listed: KeptBook?
         var onShelf: KeptBook?
-        var details: Range<Int>?
+        var details: DetailPlace?
         var failure: ReaderAPIError?
         /// Its place in the previous snapshot, when it is taken from there.
         var reused: Int?
@@ -90,8 +90,13 @@ extension Crawler {
                 state = .reused
             } else {
                 var note: Note?
-                if let range = sources.details {
-                    let detail = try decoder.decode(Detail.self, from: try spill.read(range))
+                if let place = sources.details {
+                    let detail: Detail
+                    switch place {
+                    case .spilled(let range): detail = try decoder.decode(Detail.self, from: try spill.read(range))
+                    case .held(let held): detail = held
+                    case .used: preconditionFailure("book \(id) made again after it was kept")
+                    }
                     for (key, value) in detail.fields { fields[key] = value }
                     note = detail.note
                     state = .read

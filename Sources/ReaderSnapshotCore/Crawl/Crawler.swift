@@ -23,6 +23,10 @@ public struct Crawler: Sendable {
     /// Whether books are made while requests are in flight, or all once the requests are done
     /// (the same bytes either way; the tests compare the two).
     var makesBooksWhileCrawling = true
+    /// How many books' details wait in memory for their book to be made; the others wait in the
+    /// spill file. Most wait only for their cover, but before the list of every book is in, details
+    /// pile up: 100,000 books' list takes seconds.
+    var detailsHeldAtMost = 1024
 
     public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
         self.live = live
@@ -78,7 +82,7 @@ public struct Crawler: Sendable {
         case books(ListedBooks)
         /// A book's details as they came: read (notes converted) off the request's slot.
         case detail(Int, Swift.Result<Data, ReaderAPIError>)
-        case detailRead(Int, Swift.Result<SpilledDetail, ReaderAPIError>)
+        case detailRead(Int, Swift.Result<ReadDetail, ReaderAPIError>)
         case cover(String, Swift.Result<CoverRecord, CoverProblem>)
         /// Books made while the crawl went on: no request.
         case assembled([Int], [Assembly.Made?])
@@ -101,8 +105,9 @@ public struct Crawler: Sendable {
         var shelfPages: [Int: Swift.Result<KeptShelf, ReaderAPIError>] = [:]
         /// The list of books, once in: its user, and its books' order (their texts are not kept).
         var listing: (user: String?, order: [Int])?
-        /// Where each book's details lie in the spill file, or why they could not be read.
-        var details: [Int: Range<Int>] = [:]
+        /// Where each book's details wait, or why they could not be read.
+        var details: [Int: DetailPlace] = [:]
+        var detailsHeld = 0
         var detailFailures: [Int: ReaderAPIError] = [:]
         var asked = Set<Int>()
         /// Books taken from the previous snapshot, by their place in it.
@@ -217,12 +222,19 @@ public struct Crawler: Sendable {
                         failure: detailFailures[id], reused: reused[id])
         }
 
+        func letGoOfDetails(_ id: Int) {
+            guard case .held = details[id] else { return }
+            details[id] = .used
+            detailsHeld -= 1
+        }
+
         /// Books made beside the requests are kept, unless a cover they name is still to come
         /// (they are then made again at the end).
         func keep(_ ids: [Int], _ made: [Assembly.Made?]) throws {
             for (id, made) in zip(ids, made) {
                 guard let made else {
                     madeBooks.leaveOut(id)
+                    letGoOfDetails(id)
                     continue
                 }
                 var coverProblem: CoverProblem?
@@ -231,6 +243,7 @@ public struct Crawler: Sendable {
                     coverProblem = problem
                 }
                 try madeBooks.add(made, id: id, coverProblem: coverProblem)
+                letGoOfDetails(id)
             }
             madeSinceRelease += ids.count
             if madeSinceRelease >= 2048 {
@@ -284,7 +297,10 @@ public struct Crawler: Sendable {
                 // those left are made on every core at the end.
                 if makesBooksWhileCrawling, !assembling, inFlight > 0, let frame, !readyBooks.isEmpty {
                     var batch: [BookSources] = []
-                    while batch.count < 32, let id = readyBooks.popFirst() { batch.append(sources(of: id)) }
+                    while batch.count < 32, let id = readyBooks.popFirst() {
+                        // Made once: the details of a book kept are let go.
+                        if !madeBooks.isSettled(id) { batch.append(sources(of: id)) }
+                    }
                     assembling = true
                     let (assembly, books) = (frame.assembly, batch)
                     group.addTask {
@@ -308,7 +324,8 @@ public struct Crawler: Sendable {
                     processing -= 1
                     switch detail {
                     case .success(let detail):
-                        details[id] = detail.range
+                        details[id] = detail.place
+                        if case .held = detail.place { detailsHeld += 1 }
                         if !wantCover(detail.imageURL, for: id), frame != nil { readyBooks.append(id) }
                     case .failure(let error):
                         try detailsFailed(id, error)
@@ -369,9 +386,10 @@ public struct Crawler: Sendable {
                     switch body {
                     case .success(let body):
                         // Read on the worker thread: the request's place goes to the next one now.
+                        let hold = detailsHeld + processing < detailsHeldAtMost
                         processing += 1
                         group.addTask {
-                            Finished(answer: .detailRead(id, try await worker.run { try Self.readDetail(body, of: id, client: client, spill: spill) }),
+                            Finished(answer: .detailRead(id, try await worker.run { try Self.readDetail(body, of: id, client: client, spill: spill, hold: hold) }),
                                      elapsed: .zero, requests: 0, alone: false)
                         }
                     case .failure(let error):
@@ -557,8 +575,8 @@ public struct Crawler: Sendable {
         }
     }
 
-    /// A book's details from the answer's body, its notes converted, into the spill file.
-    private static func readDetail(_ body: Data, of id: Int, client: ReaderClient, spill: SpillFile) throws -> Swift.Result<SpilledDetail, ReaderAPIError> {
+    /// A book's details from the answer's body, its notes converted, held or into the spill file.
+    private static func readDetail(_ body: Data, of id: Int, client: ReaderClient, spill: SpillFile, hold: Bool) throws -> Swift.Result<ReadDetail, ReaderAPIError> {
         let fields: BookFields
         do {
             fields = try client.book(from: body, id: id).book
@@ -566,8 +584,9 @@ public struct Crawler: Sendable {
             return .failure(error)
         }
         let note = Note(receiving: fields.fields["comments"]?.text, limit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
-        let range = try spill.append(try JSONEncoder().encode(Detail(fields: fields.fields, note: note)))
-        return .success(SpilledDetail(range: range, imageURL: fields.text("image_url")))
+        let detail = Detail(fields: fields.fields, note: note)
+        let place: DetailPlace = hold ? .held(detail) : .spilled(try spill.append(try JSONEncoder().encode(detail)))
+        return .success(ReadDetail(place: place, imageURL: fields.text("image_url")))
     }
 
     /// A book from every field the server gave; `note` is the already converted notes of a book

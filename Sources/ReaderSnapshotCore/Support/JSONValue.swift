@@ -10,11 +10,14 @@ public enum JSONValue: Codable, Equatable, Sendable {
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Most fields are strings, and every type tried before the right one throws an error (built
+        // with its coding path and message): strings first. The kinds do not overlap, but for Int
+        // and Double: Int goes first, so that 3 stays an integer.
         if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
         else if let value = try? container.decode(Int.self) { self = .int(value) }
         else if let value = try? container.decode(Double.self) { self = .double(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
         else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
         else { self = .object(try container.decode([String: JSONValue].self)) }
     }
