@@ -119,7 +119,8 @@ struct CoverFetcher: Sendable {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
                 return .done(.failure(CoverProblem(message: "the cover URL is not http or https")))
             }
-            let place = Self.describe(url)
+            // Only a problem names the place: most covers need no name.
+            var place: String { Self.describe(url) }
             if !trusted, let refusal = await AddressPolicy.refusal(forHost: host) {
                 return .done(.failure(CoverProblem(message: "\(place): refused, \(refusal)")))
             }
@@ -248,11 +249,16 @@ struct CoverDownload {
 
     static func receive(_ body: HTTPClientResponse.Body, into writer: SnapshotWriter, limit: Int) async throws -> CoverDownload {
         let folder = try writer.url(for: "covers")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent(".download-\(UUID().uuidString)")
         // Created and opened in one call: FileManager.createFile writes a temporary file and
-        // renames it, which cost more than the rest of a small cover's download.
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        // renames it, which cost more than the rest of a small cover's download. The folder is
+        // made by the first cover.
+        func create() -> Int32 { open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        var descriptor = create()
+        if descriptor < 0, errno == ENOENT {
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            descriptor = create()
+        }
         guard descriptor >= 0 else {
             throw Failure.notWritable("cannot create \(file.lastPathComponent): \(String(cString: strerror(errno)))")
         }
