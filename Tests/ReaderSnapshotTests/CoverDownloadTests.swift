@@ -62,6 +62,8 @@ struct CoverRecordsTests {
         expected["https://covers.example/7?a=\"b\"\n"] = changed
         #expect(records["https://covers.example/7?a=\"b\"\n"] == changed && records["https://covers.example/nowhere"] == nil)
         #expect(records.count == 300)
+        // The last ones set are kept in memory, the others read back from the file: all are found.
+        #expect(expected.allSatisfy { records[$0.key] == $0.value })
 
         let library = Catalog(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
                                       shelves: [], books: [], problems: []))

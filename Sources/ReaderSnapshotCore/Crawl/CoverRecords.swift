@@ -14,6 +14,12 @@ public final class CoverRecords: @unchecked Sendable {
     private var index: [UInt64: Range<Int>] = [:]
     /// Addresses whose hash another address already has (not expected, but not wrong either).
     private var collisions: [String: Range<Int>] = [:]
+    /// The records set last, by address: a book is made just after its cover comes, and reading
+    /// its record back from the file cost 2% of a crawl's CPU.
+    private var recent: [String: CoverRecord] = [:]
+    private var recentOrder: [String] = []
+    private var nextRecent = 0
+    private static let recentCount = 256
 
     /// Empty, its lines kept in a spill file in `folder`.
     public init(spillIn folder: URL) throws {
@@ -49,7 +55,9 @@ public final class CoverRecords: @unchecked Sendable {
     public var count: Int { lock.withLock { index.count + collisions.count } }
 
     public subscript(url: String) -> CoverRecord? {
-        guard let range = lock.withLock({ collisions[url] ?? index[Self.hash(url)] }),
+        let (known, range) = lock.withLock { (recent[url], collisions[url] ?? index[Self.hash(url)]) }
+        if let known { return known }
+        guard let range,
               let line = try? JSONDecoder().decode(Line.self, from: try store.read(range)), line.url == url
         else { return nil }
         return line.record
@@ -65,6 +73,7 @@ public final class CoverRecords: @unchecked Sendable {
         let taken = try other.map { try JSONDecoder().decode(Line.self, from: try store.read($0)).url != url } ?? false
         lock.withLock {
             if taken { collisions[url] = range } else { index[Self.hash(url)] = range }
+            remember(record, for: url)
         }
     }
 
@@ -85,6 +94,18 @@ public final class CoverRecords: @unchecked Sendable {
         let (hashed, others) = lock.withLock { (index.map { ($0.key, $0.value) }, collisions) }
         for (_, range) in hashed.sorted(by: { $0.0 < $1.0 }) { try body(try store.read(range)) }
         for url in others.keys.sorted() { try body(try store.read(others[url]!)) }
+    }
+
+    /// Keeps the record among the recent ones, in place of the oldest (under the lock).
+    private func remember(_ record: CoverRecord, for url: String) {
+        if recent.updateValue(record, forKey: url) != nil { return }
+        if recentOrder.count < Self.recentCount {
+            recentOrder.append(url)
+        } else {
+            recent[recentOrder[nextRecent]] = nil
+            recentOrder[nextRecent] = url
+            nextRecent = (nextRecent + 1) % Self.recentCount
+        }
     }
 
     private func place(_ url: String, at range: Range<Int>) {

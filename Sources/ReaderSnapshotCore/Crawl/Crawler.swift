@@ -26,7 +26,7 @@ public struct Crawler: Sendable {
     /// How many books' details wait in memory for their book to be made; the others wait in the
     /// spill file. Most wait only for their cover, but before the list of every book is in, details
     /// pile up: 100,000 books' list takes seconds.
-    var detailsHeldAtMost = 1024
+    var detailsHeldAtMost = 4096
 
     public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
         self.live = live

@@ -167,20 +167,22 @@ enum MarkdownWriter {
         }.joined(separator: "\n")
     }
 
+    /// Runs of ASCII spaces become one. On the UTF-8 bytes: a space is one byte and never part of
+    /// another character's encoding.
     static func collapseSpaces(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
         var lastWasSpace = false
-        for scalar in text.unicodeScalars {
-            if scalar == " " {
-                if !lastWasSpace { result.unicodeScalars.append(scalar) }
+        for byte in text.utf8 {
+            if byte == 0x20 {
+                if !lastWasSpace { bytes.append(byte) }
                 lastWasSpace = true
             } else {
-                result.unicodeScalars.append(scalar)
+                bytes.append(byte)
                 lastWasSpace = false
             }
         }
-        return result
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func longestRun(of character: Character, in text: String) -> Int {
@@ -193,11 +195,17 @@ enum MarkdownWriter {
 }
 
 extension StringProtocol {
-    /// Trims ASCII spaces only: a no-break space is the user's own.
+    /// Trims ASCII spaces only: a no-break space is the user's own. On the UTF-8 bytes, as above.
     func trimmingSpaces() -> String {
-        let scalars = unicodeScalars
-        guard let start = scalars.firstIndex(where: { $0 != " " }) else { return "" }
-        let end = scalars.lastIndex(where: { $0 != " " })!
-        return String(String.UnicodeScalarView(scalars[start...end]))
+        let bytes = utf8
+        guard let start = bytes.firstIndex(where: { $0 != 0x20 }) else { return "" }
+        var end = start
+        var index = start
+        while index != bytes.endIndex {
+            let next = bytes.index(after: index)
+            if bytes[index] != 0x20 { end = next }
+            index = next
+        }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 }
