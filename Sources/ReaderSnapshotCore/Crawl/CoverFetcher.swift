@@ -60,7 +60,9 @@ struct CoverFetcher: Sendable {
 
     /// The URL a book's `image_url` points at: absolute, or relative to the server (older documents).
     func resolve(_ imageURL: String) -> URL? {
-        let trimmed = imageURL.trimmingCharacters(in: .whitespacesAndNewlines)
+        let edges = [imageURL.unicodeScalars.first, imageURL.unicodeScalars.last]
+        let trimmed = edges.contains { $0.map(CharacterSet.whitespacesAndNewlines.contains) ?? true }
+            ? imageURL.trimmingCharacters(in: .whitespacesAndNewlines) : imageURL
         guard !trimmed.isEmpty else { return nil }
         if trimmed.hasPrefix("/") && !trimmed.hasPrefix("//") {
             return URL(string: client.server.description + trimmed)
@@ -79,12 +81,12 @@ struct CoverFetcher: Sendable {
             return (.failure(CoverProblem(message: "the cover URL is not a URL")), 0)
         }
         var kept: CoverRecord?
-        if let record = previous?[imageURL], CoverFile.isWellFormed(path: record.file.path),
-           writer.previousFile(record.file.path) != nil {
-            kept = record
+        if let record = previous?[imageURL], CoverFile.isWellFormed(path: record.file.path) {
+            // Linking checks the kept file as well: a night with nothing changed links every cover.
             if isImmutable(url), reuse(record) {
                 return (.success(record), 0)
             }
+            if writer.previousFile(record.file.path) != nil { kept = record }
         }
         var attempt = 0
         var requests = 0

@@ -164,23 +164,25 @@ public struct SnapshotWriter: Sendable {
 
     private func previousFileAndSize(_ relativePath: String) -> (url: URL, size: Int)? {
         guard let previous, (try? url(for: relativePath)) != nil else { return nil }
-        var current = previous
+        var current = previous.path
         var info = stat()
         for part in relativePath.split(separator: "/") {
-            current = current.appendingPathComponent(String(part))
-            guard lstat(current.path, &info) == 0 else { return nil }
+            current += "/" + part
+            guard lstat(current, &info) == 0 else { return nil }
             let kind = info.st_mode & S_IFMT
             guard kind == S_IFDIR || kind == S_IFREG else { return nil }
         }
-        return (info.st_mode & S_IFMT) == S_IFREG ? (current, Int(info.st_size)) : nil
+        return (info.st_mode & S_IFMT) == S_IFREG ? (URL(fileURLWithPath: current, isDirectory: false), Int(info.st_size)) : nil
     }
 
     /// Links the previous snapshot's file at `relativePath` into this one; false if there is none.
     func linkFromPrevious(_ relativePath: String) -> Bool {
         guard let old = previousFile(relativePath), let destination = try? url(for: relativePath) else { return false }
-        if FileManager.default.fileExists(atPath: destination.path) { return true }
+        // The link first: it fails only when the file is there already or its folder is not yet.
+        if Foundation.link(old.path, destination.path) == 0 || errno == EEXIST { return true }
         guard (try? makeParent(of: destination)) != nil else { return false }
-        return Self.hardLink(old, destination) || (try? FileManager.default.copyItem(at: old, to: destination)) != nil
+        return Self.hardLink(old, destination) || FileManager.default.fileExists(atPath: destination.path)
+            || (try? FileManager.default.copyItem(at: old, to: destination)) != nil
     }
 
     /// Links every plain file of `source` (the previous snapshot) into this one, folders made as
