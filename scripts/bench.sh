@@ -49,8 +49,8 @@ fresh() { local dir; dir=$(mktemp -d "$work/out-XXXXXX"); rmdir "$dir"; echo "$d
 # Secrets go through a config file (-K), never on the command line.
 floor_run() {
   local books=$1 cfg="$work/curl.cfg" login key uid
-  umask 077
-  printf 'url = "%s/api/v1/sessions"\ndata = "email=demo@reader.example&password=%s"\n' "$url" "$READER_PASSWORD" >"$cfg"
+  # Readable by us alone, without changing the mode of what the rest of the script writes.
+  (umask 077; printf 'url = "%s/api/v1/sessions"\ndata = "email=demo@reader.example&password=%s"\n' "$url" "$READER_PASSWORD" >"$cfg")
   login=$(curl -s -K "$cfg")
   key=$(printf '%s' "$login" | sed -n 's/.*"api_key" *: *"\([^"]*\)".*/\1/p')
   uid=$(printf '%s' "$login" | sed -n 's/.*"user_id" *: *\([0-9]*\).*/\1/p')
