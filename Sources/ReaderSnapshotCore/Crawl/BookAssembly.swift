@@ -14,6 +14,15 @@ extension Crawler {
         var reused: Int?
     }
 
+    /// The names of a JSON object's fields, without their values.
+    struct FieldNames: Decodable {
+        var names: [String]
+
+        init(from decoder: Decoder) throws {
+            names = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+        }
+    }
+
     /// Makes each book from its sources, leaves out what privacy excludes, gives it its cover, and
     /// lays it out as `library.json` will hold it. Only reads what it is given: books are made on
     /// every core at once, or during the crawl.
@@ -27,6 +36,9 @@ extension Crawler {
         var covers: CoverRecords?
         var noteLimit: Int
         var linkBase: URL?
+        /// The previous snapshot was written by this same build: an unchanged book's bytes there
+        /// are the bytes it would be written as now, and are copied rather than encoded again.
+        var copiesUnchanged = false
 
         enum DetailsState: Sendable {
             case read, reused, missing
@@ -40,6 +52,8 @@ extension Crawler {
             var details: DetailsState
             /// The cover's address when no cover is known for it (why is the crawl's to say).
             var coverMissing: String?
+            /// Its bytes are the last snapshot's, copied.
+            var copied = false
         }
 
         /// The books, in that order; nil for a book privacy leaves out.
@@ -74,21 +88,36 @@ extension Crawler {
 
         func make(_ sources: BookSources, encoder: JSONEncoder, decoder: JSONDecoder) throws -> Made? {
             let id = sources.id
-            var fields = try sources.listed.map { try decoder.decode([String: JSONValue].self, from: try spill.read($0.fields)) } ?? [:]
-            if let shelved = sources.onShelf {
-                for (key, value) in try decoder.decode([String: JSONValue].self, from: try spill.read(shelved.fields)) where fields[key] == nil {
-                    fields[key] = value
+            let listed = try sources.listed.map { try spill.read($0.fields) }
+            let shelved = try sources.onShelf.map { try spill.read($0.fields) }
+            /// The book's fields from the list and its shelf (the list's first).
+            func listedFields() throws -> [String: JSONValue] {
+                var fields = try listed.map { try decoder.decode([String: JSONValue].self, from: $0) } ?? [:]
+                if let shelved {
+                    for (key, value) in try decoder.decode([String: JSONValue].self, from: shelved) where fields[key] == nil {
+                        fields[key] = value
+                    }
                 }
+                return fields
             }
             var book: Book
             var state: DetailsState
+            var asItWas: (book: Book, element: Data)?
             if let place = sources.reused, let previous {
-                let kept = try previous.book(at: place)
+                let (kept, element) = try previous.bookAndElement(at: place)
+                if copiesUnchanged, let element { asItWas = (kept, element) }
+                // The kept book's fields stand over the list's: when the list names no other
+                // field, its values need not be read at all.
+                let named = try [listed, shelved].allSatisfy { bytes in
+                    try bytes.map { try decoder.decode(FieldNames.self, from: $0).names.allSatisfy { kept.serverFields[$0] != nil } } ?? true
+                }
+                var fields = named ? [:] : try listedFields()
                 for (key, value) in kept.serverFields { fields[key] = value }
                 if let shelf = fields["shelf_id"]?.intValue, let name = shelfNames[shelf] { fields["shelf_name"] = .string(name) }
                 book = Crawler.book(id: id, fields: fields, complete: true, note: kept.note)
                 state = .reused
             } else {
+                var fields = try listedFields()
                 var note: Note?
                 if let place = sources.details {
                     let detail: Detail
@@ -115,7 +144,10 @@ extension Crawler {
             }
             var coverMissing: String?
             if let covers, let url = book.imageURL {
-                if let record = covers[url] {
+                // The same path is the same bytes, and this build reads them the same way.
+                if let kept = asItWas?.book.cover, covers.names(kept.path, for: url) {
+                    book.cover = kept
+                } else if let record = covers[url] {
                     book.cover = record.file
                 } else {
                     coverMissing = url
@@ -125,6 +157,9 @@ extension Crawler {
             var card = BookCard(book)
             card.updatedAt = nil
             card.imageURL = nil
+            if let asItWas, asItWas.book == book {
+                return Made(card: card, piece: Library.piece(element: asItWas.element), details: state, coverMissing: coverMissing, copied: true)
+            }
             return Made(card: card, piece: try Library.piece(book, encoder: encoder), details: state, coverMissing: coverMissing)
         }
     }

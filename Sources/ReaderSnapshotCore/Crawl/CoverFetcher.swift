@@ -75,27 +75,29 @@ struct CoverFetcher: Sendable {
         client.server.isSameOrigin(url) && url.path.contains("/rails/active_storage/blobs/")
     }
 
-    /// The cover, and how many requests it took (a blob kept from the last run takes none).
-    func fetch(_ imageURL: String) async -> (result: Result<CoverRecord, CoverProblem>, requests: Int) {
+    /// The cover, how many requests it took (a blob kept from the last run takes none), and the
+    /// last run's line for it when the record is that one unchanged.
+    func fetch(_ imageURL: String) async -> (result: Result<CoverRecord, CoverProblem>, requests: Int, line: Data?) {
         guard let url = resolve(imageURL) else {
-            return (.failure(CoverProblem(message: "the cover URL is not a URL")), 0)
+            return (.failure(CoverProblem(message: "the cover URL is not a URL")), 0, nil)
         }
-        var kept: CoverRecord?
-        if let record = previous?[imageURL], CoverFile.isWellFormed(path: record.file.path) {
+        var kept: (record: CoverRecord, line: Data)?
+        if let last = previous?.recordAndLine(imageURL), CoverFile.isWellFormed(path: last.record.file.path) {
             // Linking checks the kept file as well: a night with nothing changed links every cover.
-            if isImmutable(url), reuse(record) {
-                return (.success(record), 0)
+            if isImmutable(url), reuse(last.record) {
+                return (.success(last.record), 0, last.line)
             }
-            if writer.previousFile(record.file.path) != nil { kept = record }
+            if writer.previousFile(last.record.file.path) != nil { kept = last }
         }
         var attempt = 0
         var requests = 0
         while true {
-            switch await download(url, kept: kept, requests: &requests) {
+            switch await download(url, kept: kept?.record, requests: &requests) {
             case .done(let result):
-                return (result, requests)
+                let unchanged = if let kept, case .success(kept.record) = result { kept.line } else { Data?.none }
+                return (result, requests, unchanged)
             case .transient(let problem, let retryAfter):
-                guard attempt < client.retry.retries, !Task.isCancelled else { return (.failure(problem), requests) }
+                guard attempt < client.retry.retries, !Task.isCancelled else { return (.failure(problem), requests, nil) }
                 attempt += 1
                 client.metrics.record { $0.retries += 1 }
                 let wait = client.retry.delay(beforeRetry: attempt, retryAfter: retryAfter)

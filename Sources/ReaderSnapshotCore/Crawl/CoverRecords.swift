@@ -1,19 +1,31 @@
 import Foundation
 
 /// What is known of each cover, by the address a book gave: kept as `covers.jsonl` lines in a
-/// file, with only a hash of each address and where its line lies in memory. 100,000 records as
-/// values took about 35 MB (every address twice, a hash, a path); this index takes 4.
+/// file, with only a hash of each address, where its line lies and a hash of its file's path in
+/// memory. 100,000 records as values took about 35 MB (every address twice, a hash, a path); this
+/// index takes about 5.
 public final class CoverRecords: @unchecked Sendable {
     private struct Line: Codable {
         var record: CoverRecord
         var url: String
     }
 
+    /// A line's address alone, for the index: the record is read when it is asked for.
+    private struct Address: Decodable {
+        var url: String
+    }
+
+    /// Where a record's line lies, and a hash of its cover file's path (0 for a line only read).
+    private struct Entry {
+        var range: Range<Int>
+        var file: UInt64 = 0
+    }
+
     private let lock = NSLock()
     private let store: SpillFile
-    private var index: [UInt64: Range<Int>] = [:]
+    private var index: [UInt64: Entry] = [:]
     /// Addresses whose hash another address already has (not expected, but not wrong either).
-    private var collisions: [String: Range<Int>] = [:]
+    private var collisions: [String: Entry] = [:]
     /// The records set last, by address: a book is made just after its cover comes, and reading
     /// its record back from the file cost 2% of a crawl's CPU.
     private var recent: [String: CoverRecord] = [:]
@@ -26,8 +38,9 @@ public final class CoverRecords: @unchecked Sendable {
         store = try SpillFile(in: folder)
     }
 
-    /// The lines of a `covers.jsonl`, read in place (nothing can be added to these); nil when one
-    /// cannot be read (the covers are then fetched again).
+    /// The lines of a `covers.jsonl`, read in place (nothing can be added to these); nil when a
+    /// line names no address (the covers are then fetched again). A record that cannot be read
+    /// is found missing when it is asked for, and that cover fetched again.
     public init?(reading file: URL) {
         guard let store = try? SpillFile(reading: file) else { return nil }
         self.store = store
@@ -41,7 +54,7 @@ public final class CoverRecords: @unchecked Sendable {
             pending.append(chunk)
             var lineStart = pending.startIndex
             while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
-                guard let line = try? decoder.decode(Line.self, from: pending[lineStart..<newline]) else { return nil }
+                guard let line = try? decoder.decode(Address.self, from: pending[lineStart..<newline]) else { return nil }
                 let length = newline - lineStart + 1
                 place(line.url, at: start..<start + length)
                 start += length
@@ -55,24 +68,46 @@ public final class CoverRecords: @unchecked Sendable {
     public var count: Int { lock.withLock { index.count + collisions.count } }
 
     public subscript(url: String) -> CoverRecord? {
-        let (known, range) = lock.withLock { (recent[url], collisions[url] ?? index[Self.hash(url)]) }
+        let (known, entry) = lock.withLock { (recent[url], collisions[url] ?? index[Self.hash(url)]) }
         if let known { return known }
-        guard let range,
-              let line = try? JSONDecoder().decode(Line.self, from: try store.read(range)), line.url == url
-        else { return nil }
-        return line.record
+        return entry.flatMap { read(url, at: $0.range)?.record }
     }
 
-    public func set(_ record: CoverRecord, for url: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var line = try encoder.encode(Line(record: record, url: url))
-        line.append(0x0A)
+    /// The record for `url` and its line as the file holds it, for `set(_:for:line:)` to carry.
+    func recordAndLine(_ url: String) -> (record: CoverRecord, line: Data)? {
+        lock.withLock { collisions[url] ?? index[Self.hash(url)] }.flatMap { read(url, at: $0.range) }
+    }
+
+    /// Whether the record set for `url` names the cover file at `path`: told from the index
+    /// alone, without reading the record (a book taken unchanged asks only that).
+    func names(_ path: String, for url: String) -> Bool {
+        let file = Self.hash(path)
+        return lock.withLock { (collisions[url] ?? index[Self.hash(url)])?.file == file }
+    }
+
+    private func read(_ url: String, at range: Range<Int>) -> (record: CoverRecord, line: Data)? {
+        guard let bytes = try? store.read(range),
+              let line = try? JSONDecoder().decode(Line.self, from: bytes), line.url == url
+        else { return nil }
+        return (line.record, bytes)
+    }
+
+    /// - Parameter line: the record's line from another `CoverRecords` (`recordAndLine`), kept
+    ///   as it is rather than encoded again: most covers of a run are the last run's.
+    public func set(_ record: CoverRecord, for url: String, line: Data? = nil) throws {
+        let line = try line ?? {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var line = try encoder.encode(Line(record: record, url: url))
+            line.append(0x0A)
+            return line
+        }()
         let range = try store.append(line)
         let other = lock.withLock { index[Self.hash(url)] }
-        let taken = try other.map { try JSONDecoder().decode(Line.self, from: try store.read($0)).url != url } ?? false
+        let taken = try other.map { try JSONDecoder().decode(Line.self, from: try store.read($0.range)).url != url } ?? false
+        let entry = Entry(range: range, file: Self.hash(record.file.path))
         lock.withLock {
-            if taken { collisions[url] = range } else { index[Self.hash(url)] = range }
+            if taken { collisions[url] = entry } else { index[Self.hash(url)] = entry }
             remember(record, for: url)
         }
     }
@@ -91,9 +126,9 @@ public final class CoverRecords: @unchecked Sendable {
     }
 
     private func orderedLines(_ body: (Data) throws -> Void) throws {
-        let (hashed, others) = lock.withLock { (index.map { ($0.key, $0.value) }, collisions) }
+        let (hashed, others) = lock.withLock { (index.map { ($0.key, $0.value.range) }, collisions) }
         for (_, range) in hashed.sorted(by: { $0.0 < $1.0 }) { try body(try store.read(range)) }
-        for url in others.keys.sorted() { try body(try store.read(others[url]!)) }
+        for url in others.keys.sorted() { try body(try store.read(others[url]!.range)) }
     }
 
     /// Keeps the record among the recent ones, in place of the oldest (under the lock).
@@ -110,7 +145,7 @@ public final class CoverRecords: @unchecked Sendable {
 
     private func place(_ url: String, at range: Range<Int>) {
         let key = Self.hash(url)
-        if index[key] == nil { index[key] = range } else { collisions[url] = range }
+        if index[key] == nil { index[key] = Entry(range: range) } else { collisions[url] = Entry(range: range) }
     }
 
     /// FNV-1a, cheaper than Swift's seeded hash and enough for an index checked against the address.

@@ -20,6 +20,8 @@ public struct Crawler: Sendable {
     /// or its cover (an attachment) change, so the date moves with everything the details hold.
     /// Only a library with notes converted under the same limits may stand in.
     public var previous: Catalog?
+    /// `previous` was written by this same build: its unchanged books' bytes are copied as they are.
+    public var previousIsThisBuild = false
     /// Whether books are made while requests are in flight, or all once the requests are done
     /// (the same bytes either way; the tests compare the two).
     var makesBooksWhileCrawling = true
@@ -85,7 +87,8 @@ public struct Crawler: Sendable {
         /// A book's details as they came: read (notes converted) off the request's slot.
         case detail(Int, Swift.Result<Data, ReaderAPIError>)
         case detailRead(Int, Swift.Result<ReadDetail, ReaderAPIError>)
-        case cover(String, Swift.Result<CoverRecord, CoverProblem>)
+        /// With the last run's line for the record when it is that one unchanged.
+        case cover(String, Swift.Result<CoverRecord, CoverProblem>, line: Data?)
         /// Books made while the crawl went on: no request.
         case assembled([Int], [Assembly.Made?])
     }
@@ -119,10 +122,10 @@ public struct Crawler: Sendable {
         /// The cover files stored, for the summary: their paths' hashes (100,000 paths took 8 MB).
         var coverFiles = Set<UInt64>()
         func coverKnown(_ url: String) -> Bool { coverFailures[url] != nil || coverRecords[url] != nil }
-        func coverCame(_ url: String, _ result: Swift.Result<CoverRecord, CoverProblem>) throws {
+        func coverCame(_ url: String, _ result: Swift.Result<CoverRecord, CoverProblem>, line: Data? = nil) throws {
             switch result {
             case .success(let record):
-                try coverRecords.set(record, for: url)
+                try coverRecords.set(record, for: url, line: line)
                 coverFiles.insert(CoverRecords.hash(record.file.path))
             case .failure(let problem):
                 coverFailures[url] = problem
@@ -196,7 +199,8 @@ public struct Crawler: Sendable {
             Self.frame(summaries: shelvesAnswer.shelves, pages: shelfPages, listing: listing.order,
                        shelfOfListed: { listed[$0]?.shelfID }, privacy: privacy, logger: logger) { shelfNames, plan in
                 Assembly(shelfNames: shelfNames, previous: previous, spill: spill, plan: plan, privacy: privacy,
-                         covers: wantCovers ? coverRecords : nil, noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"))
+                         covers: wantCovers ? coverRecords : nil, noteLimit: client.limits.noteBytes, linkBase: client.server.url(path: "/"),
+                         copiesUnchanged: previousIsThisBuild)
             }
         }
 
@@ -433,8 +437,8 @@ public struct Crawler: Sendable {
                         try detailsFailed(id, error)
                     }
                     level.record(.detail, seconds: elapsed.seconds, at: now())
-                case .cover(let url, let result):
-                    try coverCame(url, result)
+                case .cover(let url, let result, let line):
+                    try coverCame(url, result, line: line)
                     // A book whose details failed waits for the end, where it is reported.
                     if let waiting = coverWaiting.removeValue(forKey: url), frame != nil {
                         for id in waiting where detailFailures[id] == nil { readyBooks.append(id) }
@@ -467,8 +471,8 @@ public struct Crawler: Sendable {
             let urls = late.sorted()
             if !urls.isEmpty {
                 // Asked for during the crawl as the details failed: only books none could be asked for then.
-                let results = try await concurrentMap(urls, limit: level.limit) { await fetcher.fetch($0).result }
-                for (url, result) in zip(urls, results) { try coverCame(url, result) }
+                let results = try await concurrentMap(urls, limit: level.limit) { await fetcher.fetch($0) }
+                for (url, result) in zip(urls, results) { try coverCame(url, result.result, line: result.line) }
             }
         }
 
@@ -515,7 +519,7 @@ public struct Crawler: Sendable {
             if start / batchSize % 4 == 3 { MemoryUsage.release() }
         }
         let cards = madeBooks.cards(arrangedBy: places)
-        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count)")
+        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were")
         let pieces = madeBooks.pieces
         // What the books were made from is written: let it go before the next step.
         (listed, details, detailFailures, shelfPages, frame, madeBooks, places) = ([:], [:], [:], [:], nil, MadeBooks(pieces: pieces), [])
@@ -588,8 +592,8 @@ public struct Crawler: Sendable {
                 }
             case .cover(let url):
                 try Task.checkCancellation()
-                let (result, requests) = await fetcher.fetch(url)
-                return (.cover(url, result), requests)
+                let (result, requests, line) = await fetcher.fetch(url)
+                return (.cover(url, result, line: line), requests)
             }
         }
     }

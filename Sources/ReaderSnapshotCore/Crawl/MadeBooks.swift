@@ -33,6 +33,8 @@ extension Crawler {
         }
 
         var count: Int { kept.count }
+        /// Books whose bytes were copied from the last snapshot as they were.
+        private(set) var copied = 0
 
         /// Whether the book is made, or known to be left out.
         func isSettled(_ id: Int) -> Bool { places[id] != nil }
@@ -50,6 +52,7 @@ extension Crawler {
         mutating func add(_ made: Assembly.Made, id: Int, coverProblem: CoverProblem?) throws {
             var read = false
             if case .read = made.details { read = true }
+            if made.copied { copied += 1 }
             places[id] = kept.count
             if let coverProblem { coverProblems[kept.count] = coverProblem }
             kept.append(Kept(piece: try pieces.append(made.piece), read: read))

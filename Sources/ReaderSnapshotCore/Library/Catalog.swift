@@ -260,6 +260,19 @@ public final class Catalog: @unchecked Sendable {
         return book
     }
 
+    /// The whole book at `index`, and its bytes as they stand in `library.json` when they are what
+    /// this book is written as (not for a book held in memory, nor one whose cover was left out).
+    func bookAndElement(at index: Int) throws -> (book: Book, element: Data?) {
+        if case .memory = store { return (try book(at: index), nil) }
+        let element = try element(at: index)
+        var book = try decode(Book.self, from: element, at: index)
+        guard !refusedCovers.contains(index) else {
+            book.cover = nil
+            return (book, nil)
+        }
+        return (book, element)
+    }
+
     /// Only the Markdown of a book's notes: the rest of its JSON is skipped, not built.
     public func noteMarkdown(at index: Int) throws -> String {
         if case .memory(let books) = store { return books[index].note.markdown }
@@ -302,7 +315,10 @@ public final class Catalog: @unchecked Sendable {
     }
 
     private func decode<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        let data = try element(at: index)
+        try decode(type, from: try element(at: index), at: index)
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from data: Data, at index: Int) throws -> T {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {

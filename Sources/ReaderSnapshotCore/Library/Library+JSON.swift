@@ -76,6 +76,15 @@ extension Library {
         indented(try encoder.encode(book), last: false)
     }
 
+    /// A piece from a book's JSON as `library.json`'s array holds it (`element`).
+    static func piece(element: Data) -> Data {
+        var piece = Data("    ".utf8)
+        piece.reserveCapacity(element.count + 6)
+        piece.append(element)
+        piece.append(contentsOf: ",\n".utf8)
+        return piece
+    }
+
     /// A book's JSON as it stands in `library.json`'s array, from its `{` to its `}`.
     static func element(_ encoded: Data) -> Data {
         var piece = indented(encoded, last: true)

@@ -11,10 +11,7 @@ enum RenderDigest {
             hasher.update(data: Data([0]))
         }
         // This build of the tool: a new one may render differently.
-        if let tool = Bundle.main.executableURL?.resolvingSymlinksInPath(),
-           let attributes = try? FileManager.default.attributesOfItem(atPath: tool.path) {
-            add("\(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)")
-        }
+        add(thisBuild)
         add(formats.map(\.rawValue).sorted().joined(separator: ","))
         add(siteURL?.absoluteString ?? "")
         let root = templates.directory.resolvingSymlinksInPath()
@@ -28,6 +25,13 @@ enum RenderDigest {
         }
         return hasher.finalize().hexString
     }
+
+    /// This build of the tool, as far as its file tells: its size and when it was made.
+    static let thisBuild: String = {
+        guard let tool = Bundle.main.executableURL?.resolvingSymlinksInPath(),
+              let attributes = try? FileManager.default.attributesOfItem(atPath: tool.path) else { return "" }
+        return "\(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+    }()
 
     /// The snapshot is as this tool left it, as far as a quick look can tell: the main file of each
     /// format is there, and nothing in it is a link or anything but a plain file or folder. One that

@@ -22,6 +22,10 @@ public struct SnapshotState: Sendable {
     public var noteLimit: Int?
     /// A digest of what the pages were rendered with (templates, formats, site URL, this tool).
     public var renderedWith: String?
+    /// The build of the tool that wrote the state and its library (`RenderDigest.thisBuild`).
+    public var writtenBy: String?
+    /// The covers' records still to be read, when the state was read without them.
+    var unreadCovers: URL?
 
     public init(responses: [String: ResponseCache.Entry] = [:], covers: CoverRecords? = nil) {
         self.responses = responses
@@ -40,9 +44,11 @@ public struct SnapshotState: Sendable {
         var responses: [String: Response]
         var noteLimit: Int?
         var renderedWith: String?
+        var writtenBy: String?
 
         enum CodingKeys: String, CodingKey {
             case schemaVersion = "schema_version", responses, noteLimit = "note_limit", renderedWith = "rendered_with"
+            case writtenBy = "written_by"
         }
     }
 
@@ -51,13 +57,18 @@ public struct SnapshotState: Sendable {
     }
 
     /// The state in `folder`, or an empty one: a missing or unreadable state only costs a full run.
-    public static func read(from folder: URL) -> SnapshotState {
+    /// Without `readingCovers`, the covers' records are left for `unreadCovers`: a big library's take
+    /// a while, and can be read beside other work.
+    public static func read(from folder: URL, readingCovers: Bool = true) -> SnapshotState {
         guard let data = try? Data(contentsOf: folder.appendingPathComponent(stateFile)),
               let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.schemaVersion == schemaVersion
         else { return SnapshotState() }
-        var state = SnapshotState(covers: CoverRecords(reading: folder.appendingPathComponent(coversFile)))
+        let covers = folder.appendingPathComponent(coversFile)
+        var state = SnapshotState(covers: readingCovers ? CoverRecords(reading: covers) : nil)
+        if !readingCovers { state.unreadCovers = covers }
         state.noteLimit = stored.noteLimit
         state.renderedWith = stored.renderedWith
+        state.writtenBy = stored.writtenBy
         let bodies = folder.appendingPathComponent(responsesFolder)
         for (key, response) in stored.responses {
             // Only names this tool writes: a state folder is input like any other.
@@ -83,7 +94,8 @@ public struct SnapshotState: Sendable {
             try Self.makePrivateFolder(folder)
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
             try Self.makePrivateFolder(bodies)
-            var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith)
+            var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith,
+                                writtenBy: writtenBy)
             for (key, entry) in responses {
                 let body = try entry.body.data()
                 let file = Self.bodyFile(body)
