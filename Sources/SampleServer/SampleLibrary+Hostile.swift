@@ -55,6 +55,10 @@ extension SampleLibrary {
             book(9, "# Heading\n---\n[link](javascript:alert(1))\ntitle: \"x\"\n", author: .string("---\nmalicious: yaml"),
                  shelf: 3, comments: "Plain text <script>alert('plain')</script> [x](javascript:alert(1))", cover: .external("http://localhost:1/x.jpg")),
             book(10, "A fine book", shelf: 1, comments: wrap("Nothing wrong here."), cover: .disk(file: "moby-dick.png")),
+            // A combining mark after a quote or a bracket makes one character of the two: an escaper
+            // that looks at characters, not at the quote itself, lets the quote through.
+            book(11, "Breakout \"\u{301} onmouseover=alert('title') x=\"", author: .string("'\u{301} onfocus=alert('author') x='"),
+                 shelf: 1, comments: wrap("Combining marks after quotes."), cover: .disk(file: "moby-dick.png")),
         ]
         return SampleLibrary(account: base.account, shelves: shelves, books: books, coverFiles: covers)
     }

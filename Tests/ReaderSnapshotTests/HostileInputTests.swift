@@ -39,9 +39,18 @@ struct HostileInputTests {
                 #expect(!data.contains("<") && !data.contains(">"), "\(file): markup inside JSON-LD")
                 #expect((try? JSONSerialization.jsonObject(with: Data(data.utf8))) != nil, "\(file): JSON-LD is not JSON")
             }
+            // A quote followed by a combining mark is one character: it must be escaped all the same
+            // (in the JSON-LD it stands escaped for JSON, as \").
+            let markup = Data(page.replacingOccurrences(of: #"(?s)<script type="application/ld\+json">.*?</script>"#, with: "", options: .regularExpression).utf8)
+            #expect(markup.range(of: Data("\"\u{301}".utf8)) == nil && markup.range(of: Data("'\u{301}".utf8)) == nil,
+                    "\(file): a quote with a combining mark after it was not escaped")
             for match in tagPattern.matches(in: page, range: NSRange(page.startIndex..., in: page)) {
-                let name = String(page[Range(match.range(at: 1), in: page)!]).lowercased()
-                let attributes = String(page[Range(match.range(at: 2), in: page)!])
+                guard let nameRange = Range(match.range(at: 1), in: page), let attributesRange = Range(match.range(at: 2), in: page) else {
+                    Issue.record("\(file): a tag ends inside a character")
+                    continue
+                }
+                let name = String(page[nameRange]).lowercased()
+                let attributes = String(page[attributesRange])
                 if name == "script" && attributes == #" type="application/ld+json""# {
                     continue // data, not code; its JSON escapes "<" (checked below)
                 }
@@ -53,8 +62,12 @@ struct HostileInputTests {
                 }
                 #expect(Self.allowedTags.contains(name), "\(file): <\(name)> from the server")
                 for attribute in attributePattern.matches(in: attributes, range: NSRange(attributes.startIndex..., in: attributes)) {
-                    let key = String(attributes[Range(attribute.range(at: 1), in: attributes)!]).lowercased()
-                    let value = String(attributes[Range(attribute.range(at: 2), in: attributes)!]).lowercased()
+                    guard let keyRange = Range(attribute.range(at: 1), in: attributes), let valueRange = Range(attribute.range(at: 2), in: attributes) else {
+                        Issue.record("\(file): an attribute ends inside a character (a quote let through?): \(attributes.prefix(120))")
+                        continue
+                    }
+                    let key = String(attributes[keyRange]).lowercased()
+                    let value = String(attributes[valueRange]).lowercased()
                         .trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
                     #expect(!key.hasPrefix("on"), "\(file): an \(key) attribute")
                     if key == "href" || key == "src" {

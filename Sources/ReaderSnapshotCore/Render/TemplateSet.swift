@@ -49,7 +49,7 @@ public struct TemplateSet: Sendable {
             for name in names where library.getTemplate(named: name) == nil {
                 throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
             }
-            libraries[format] = library
+            libraries[format] = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder) : library
         }
         let assetsDirectory = directory.appendingPathComponent("assets")
         var assets: [String] = []
