@@ -99,69 +99,71 @@ final class ShelfView: Sendable {
 final class CoverView: Sendable {
     let src: String
     let alt: String
-    let altMarkdown: String
     let width: Int?
     let height: Int?
+    /// Made when a template asks for it, as the other texts of a book for one kind of page.
+    var altMarkdown: String { Markdown.text(alt) }
 
-    init(src: String, alt: String, altMarkdown: String, width: Int? = nil, height: Int? = nil) {
+    init(src: String, alt: String, width: Int? = nil, height: Int? = nil) {
         self.src = src
         self.alt = alt
-        self.altMarkdown = altMarkdown
         self.width = width
         self.height = height
     }
 }
 
+/// A book as a page shows it. The texts for Markdown, YAML and sorting are made when a template
+/// asks for them: an HTML book page uses none of them, and making them all for every book on
+/// every page was a fifth of the render's time.
 final class BookView: Sendable {
     let id: Int
     let title: String
-    let titleMarkdown: String
-    let titleYAML: String
+    /// The title as the book gives it (the YAML front matter keeps an empty one empty).
+    let givenTitle: String
     let author: String?
-    let authorMarkdown: String?
-    let authorYAML: String
     let isbn: String?
-    let isbnYAML: String
     let href: String
     let markdownHref: String
     let cover: CoverView?
-    let coverPathYAML: String
     let shelf: ShelfView?
-    let shelfNameYAML: String
+    /// The shelf's name, or the name the book gives for a shelf that no longer exists.
+    let shelfName: String?
     /// The book names a shelf that no longer exists.
     let missingShelfName: String?
     let createdAt: String?
     let hasNote: Bool
     let complete: Bool
-    /// Keys for sorting in the page: folded case and accents.
-    let sortTitle: String
-    let sortAuthor: String
-    let sortShelf: String
 
-    init(id: Int, title: String, titleMarkdown: String, titleYAML: String, author: String? = nil, authorMarkdown: String? = nil, authorYAML: String, isbn: String? = nil, isbnYAML: String, href: String, markdownHref: String, cover: CoverView? = nil, coverPathYAML: String, shelf: ShelfView? = nil, shelfNameYAML: String, missingShelfName: String? = nil, createdAt: String? = nil, hasNote: Bool, complete: Bool, sortTitle: String, sortAuthor: String, sortShelf: String) {
+    init(id: Int, title: String, givenTitle: String, author: String? = nil, isbn: String? = nil, href: String, markdownHref: String,
+         cover: CoverView? = nil, shelf: ShelfView? = nil, shelfName: String?, missingShelfName: String? = nil, createdAt: String? = nil,
+         hasNote: Bool, complete: Bool) {
         self.id = id
         self.title = title
-        self.titleMarkdown = titleMarkdown
-        self.titleYAML = titleYAML
+        self.givenTitle = givenTitle
         self.author = author
-        self.authorMarkdown = authorMarkdown
-        self.authorYAML = authorYAML
         self.isbn = isbn
-        self.isbnYAML = isbnYAML
         self.href = href
         self.markdownHref = markdownHref
         self.cover = cover
-        self.coverPathYAML = coverPathYAML
         self.shelf = shelf
-        self.shelfNameYAML = shelfNameYAML
+        self.shelfName = shelfName
         self.missingShelfName = missingShelfName
         self.createdAt = createdAt
         self.hasNote = hasNote
         self.complete = complete
-        self.sortTitle = sortTitle
-        self.sortAuthor = sortAuthor
-        self.sortShelf = sortShelf
     }
+
+    var titleMarkdown: String { Markdown.text(title) }
+    var titleYAML: String { YAML.quoted(givenTitle) }
+    var authorMarkdown: String? { author.map(Markdown.text) }
+    var authorYAML: String { YAML.quoted(author) }
+    var isbnYAML: String { YAML.quoted(isbn) }
+    var coverPathYAML: String { YAML.quoted(cover.map { "../../" + $0.src }) }
+    var shelfNameYAML: String { YAML.quoted(shelfName) }
+    /// Keys for sorting in the page: folded case and accents.
+    var sortTitle: String { SiteModel.sortKey(title) }
+    var sortAuthor: String { SiteModel.sortKey(author.map(GoodreadsCSV.lastFirst) ?? "") }
+    var sortShelf: String { SiteModel.sortKey(shelf?.name ?? "") }
 }
 
 final class ProblemView: Sendable {

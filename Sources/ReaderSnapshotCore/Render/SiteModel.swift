@@ -115,19 +115,13 @@ struct SiteModel {
         let fileName = fileNames[place]
         let shelf = shelf(of: book)?.view
         let title = book.title.isEmpty ? "Untitled (book \(book.id))" : book.title
-        let cover = book.cover.map { CoverView(src: $0.path, alt: "Cover of \(title)", altMarkdown: Markdown.text("Cover of \(title)"),
-                                                        width: $0.width, height: $0.height) }
-        return BookView(id: book.id, title: title, titleMarkdown: Markdown.text(title), titleYAML: YAML.quoted(book.title),
-                        author: book.author, authorMarkdown: book.author.map(Markdown.text), authorYAML: YAML.quoted(book.author),
-                        isbn: book.isbn, isbnYAML: YAML.quoted(book.isbn),
-                        href: "books/\(fileName).html", markdownHref: "books/\(fileName).md",
-                        cover: cover, coverPathYAML: YAML.quoted(book.cover.map { "../../" + $0.path }),
-                        shelf: shelf, shelfNameYAML: YAML.quoted(shelf?.name ?? book.shelfName),
+        let cover = book.cover.map { CoverView(src: $0.path, alt: "Cover of \(title)", width: $0.width, height: $0.height) }
+        return BookView(id: book.id, title: title, givenTitle: book.title, author: book.author, isbn: book.isbn,
+                        href: "books/\(fileName).html", markdownHref: "books/\(fileName).md", cover: cover,
+                        shelf: shelf, shelfName: shelf?.name ?? book.shelfName,
                         missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { "shelf \($0)" }) : nil,
                         createdAt: book.createdAt.map { String($0.prefix(10)) },
-                        hasNote: book.hasNote, complete: book.complete,
-                        sortTitle: Self.sortKey(title), sortAuthor: Self.sortKey(book.author.map(GoodreadsCSV.lastFirst) ?? ""),
-                        sortShelf: Self.sortKey(shelf?.name ?? ""))
+                        hasNote: book.hasNote, complete: book.complete)
     }
 
     /// The name of the shelf a book sits on, or the deleted shelf it names.
