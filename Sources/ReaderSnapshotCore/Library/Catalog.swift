@@ -226,15 +226,24 @@ public final class Catalog: @unchecked Sendable {
         var ranges: [(offset: Int, length: Int)] = []
         let decoder = JSONDecoder()
         var whole = false
+        // Books are decoded a batch at a time on every core: one after the other, they were a
+        // tenth of a 10,000-book render with the other core idle.
+        var batch: [Data] = []
+        func decodeBatch() throws {
+            for card in try Self.cards(batch) { cards.append(card) }
+            batch.removeAll(keepingCapacity: true)
+        }
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
             guard try split.feed(chunk, located: { data, offset in
-                cards.append(try decoder.decode(BookCard.self, from: data))
+                batch.append(data)
                 ranges.append((offset, data.count))
+                if batch.count == Self.batchSize { try decodeBatch() }
             }) else {
                 whole = true
                 break
             }
         }
+        try decodeBatch()
         if whole || !split.isComplete {
             let library = try Library.read(from: url)
             return Catalog(library)
@@ -245,6 +254,26 @@ public final class Catalog: @unchecked Sendable {
         }
         handed = true
         return Catalog(frame: frame, cards: cards, store: .file(descriptor: descriptor, path: url.path, ranges: ranges))
+    }
+
+    private static let batchSize = 1024
+
+    /// The cards of books' JSON, in order, decoded on every core.
+    private static func cards(_ books: [Data]) throws -> [BookCard] {
+        var cards = [BookCard?](repeating: nil, count: books.count)
+        let failures = JobQueue()
+        let workers = max(1, min(books.count / 64, ProcessInfo.processInfo.activeProcessorCount))
+        cards.withUnsafeMutableBufferPointer { out in
+            nonisolated(unsafe) let out = out
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let decoder = JSONDecoder()
+                for index in stride(from: worker, to: books.count, by: workers) {
+                    do { out[index] = try decoder.decode(BookCard.self, from: books[index]) } catch { failures.record(error, at: index) }
+                }
+            }
+        }
+        if let error = failures.error { throw error }
+        return cards.map { $0! }
     }
 
     /// The whole book at `index` (a cover refused by `removeCover` stays out).
