@@ -274,6 +274,8 @@ public struct Crawler: Sendable {
             }
         }
 
+        // Each kind's answers, timed from the request: for --verbose, where the time goes.
+        var answerTimes: [AdaptiveConcurrency.RequestKind: (seconds: Double, requests: Int)] = [:]
         try await withThrowingTaskGroup(of: Finished.self) { group in
             var inFlight = 0
             /// Books that a shelf lists but /books does not: their details once every shelf is in.
@@ -377,6 +379,10 @@ public struct Crawler: Sendable {
                 }
                 inFlight -= 1
                 progress.step()
+                if requested > 0, let kind = Self.kind(of: answer) {
+                    answerTimes[kind, default: (0, 0)].seconds += elapsed.seconds
+                    answerTimes[kind, default: (0, 0)].requests += requested
+                }
                 if finished.alone {
                     probe = .idle
                     nextProbe = ContinuousClock.now + .seconds(5)
@@ -454,6 +460,10 @@ public struct Crawler: Sendable {
         guard let listing else { throw CancellationError() }
         MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After every request: \(memory)") }
+        let timed = AdaptiveConcurrency.RequestKind.allCases.compactMap { kind in
+            answerTimes[kind].map { String(format: "%@ %.2f ms (%d)", "\(kind)", $0.seconds * 1000 / Double($0.requests), $0.requests) }
+        }
+        if !timed.isEmpty { logger.debug("Answers took, a request, on average: \(timed.joined(separator: ", "))") }
         if level.mode == .adaptive {
             logger.debug("Concurrency: \(level.limit) in flight at the end (\(level.highest) at most, \(level.changes) changes, ceiling \(level.ceiling))")
         }

@@ -156,15 +156,22 @@ enum MarkdownWriter {
 
     /// At the start of a line, `#`, `-`, `+`, `=` and `1.` would start a heading or a list.
     static func escapeLineStarts(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            guard let first = line.first else { return String(line) }
-            if "#-+=".contains(first) { return "\\" + line }
-            let digits = line.prefix(while: { $0.isASCII && $0.isNumber })
-            if !digits.isEmpty, digits.count <= 9, let next = line.dropFirst(digits.count).first, next == "." || next == ")" {
-                return digits + "\\" + line.dropFirst(digits.count)
-            }
-            return String(line)
-        }.joined(separator: "\n")
+        // A title or a name is one line (`escape` made its breaks spaces): nothing to split or join.
+        guard text.utf8.contains(0x0A) else { return escapedLineStart(text[...]) ?? text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { escapedLineStart($0) ?? String($0) }
+            .joined(separator: "\n")
+    }
+
+    /// The line with its start escaped, or nil when it starts nothing.
+    private static func escapedLineStart(_ line: Substring) -> String? {
+        guard let first = line.first else { return nil }
+        if "#-+=".contains(first) { return "\\" + line }
+        let digits = line.prefix(while: { $0.isASCII && $0.isNumber })
+        if !digits.isEmpty, digits.count <= 9, let next = line.dropFirst(digits.count).first, next == "." || next == ")" {
+            return digits + "\\" + line.dropFirst(digits.count)
+        }
+        return nil
     }
 
     /// Runs of ASCII spaces become one. On the UTF-8 bytes: a space is one byte and never part of

@@ -24,7 +24,7 @@ enum SearchIndex {
             let view = model.bookView(place)
             let note = try model.catalog.noteMarkdown(at: place)
             let entry = Entry(t: view.title, a: view.author ?? "", i: view.isbn ?? "", s: model.shelfName(of: place) ?? "",
-                              n: String(MarkdownPlainText.text(note).prefix(noteCharacters)), h: view.href)
+                              n: MarkdownPlainText.text(note, upTo: noteCharacters), h: view.href)
             var piece = try encoder.encode(entry)
             if position > 0 { piece.insert(UInt8(ascii: ","), at: 0) }
             try sink(piece)
@@ -35,16 +35,20 @@ enum SearchIndex {
 
 /// Markdown as the words a reader would search for: escapes and markup characters dropped.
 enum MarkdownPlainText {
-    static func text(_ markdown: String) -> String {
+    /// The first `limit` characters of the text: a long note is not read past them.
+    static func text(_ markdown: String, upTo limit: Int = .max) -> String {
         var result = ""
-        result.reserveCapacity(markdown.utf8.count)
+        result.reserveCapacity(min(markdown.utf8.count, limit))
         var escaped = false
+        var appended = 0
+        var nextCheck = limit
         for character in markdown {
             if escaped {
                 result.append(character)
                 escaped = false
             } else if character == "\\" {
                 escaped = true
+                continue
             } else if "*_~`#>[]".contains(character) {
                 continue
             } else if character == "\n" {
@@ -52,7 +56,14 @@ enum MarkdownPlainText {
             } else {
                 result.append(character)
             }
+            appended += 1
+            // Once more than `limit` characters are there, the first `limit` are settled: what is
+            // appended can join only the last one. (Characters appended can join, so count them.)
+            if appended > nextCheck {
+                if result.count > limit { return String(result.prefix(limit)) }
+                nextCheck = appended * 2
+            }
         }
-        return result
+        return limit == .max ? result : String(result.prefix(limit))
     }
 }

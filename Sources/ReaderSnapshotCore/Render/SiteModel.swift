@@ -177,15 +177,15 @@ struct SiteModel {
 
     /// schema.org `Book`, keys sorted. Escaped for a script element: no "<", ">" or "&" can end it early.
     static func jsonLD(_ book: BookView, root: String, pageURL: String?, imageURL: String?) -> String {
-        var members: [(String, String)] = [("@context", jsonString("https://schema.org")), ("@type", jsonString("Book")),
-                                           ("name", jsonString(book.title))]
-        if let author = book.author { members.append(("author", "{\"@type\":\"Person\",\"name\":\(jsonString(author))}")) }
-        if let isbn = book.isbn { members.append(("isbn", jsonString(isbn))) }
-        if let image = imageURL ?? book.cover.map({ root + $0.src }) { members.append(("image", jsonString(image))) }
-        if let pageURL { members.append(("url", jsonString(pageURL))) }
-        if let added = book.createdAt { members.append(("dateCreated", jsonString(added))) }
-        members.sort { $0.0 < $1.0 }
-        return "{" + members.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+        // Members in the order of their names, as JSONEncoder's sortedKeys would put them.
+        var text = "{\"@context\":\"https://schema.org\",\"@type\":\"Book\""
+        if let author = book.author { text += ",\"author\":{\"@type\":\"Person\",\"name\":" + jsonString(author) + "}" }
+        if let added = book.createdAt { text += ",\"dateCreated\":" + jsonString(added) }
+        if let image = imageURL ?? book.cover.map({ root + $0.src }) { text += ",\"image\":" + jsonString(image) }
+        if let isbn = book.isbn { text += ",\"isbn\":" + jsonString(isbn) }
+        text += ",\"name\":" + jsonString(book.title)
+        if let pageURL { text += ",\"url\":" + jsonString(pageURL) }
+        return text + "}"
     }
 
     /// A JSON string literal that is also safe inside `<script>`.
