@@ -44,6 +44,45 @@ import Testing
         #expect(try Library.read(from: file) == library)
     }
 
+    /// The file arrives in pieces of any size: a piece may end inside a string, after a backslash,
+    /// inside the "books" key or between two books. The books and the frame come out the same.
+    @Test func splitInPiecesOfAnySizeGivesTheSameBooks() throws {
+        var library = Self.awkwardLibrary(books: 7)
+        // One quote alone, then brackets: a reader that missed the backslash would end the string there.
+        library.books[2].title = "A lone \" and then ]} [{ \\\" \\"
+        let whole = try Self.wholeEncoding(library)
+        func split(_ size: Int) -> (books: [Data], offsets: [Int], frame: Data, complete: Bool) {
+            var splitter = BooksArraySplitter()
+            var books: [Data] = [], offsets: [Int] = []
+            var start = 0
+            while start < whole.count {
+                let piece = whole.subdata(in: start..<min(whole.count, start + size))
+                let laidOut = splitter.feed(piece, located: { books.append($0); offsets.append($1) })
+                #expect(laidOut)
+                start += size
+            }
+            return (books, offsets, splitter.frame, splitter.isComplete)
+        }
+        let once = split(whole.count)
+        #expect(once.complete && once.books.count == 7)
+        for (book, offset) in zip(once.books, once.offsets) {
+            #expect(whole.subdata(in: offset..<offset + book.count) == book)
+            #expect((try? JSONDecoder().decode(Book.self, from: book)) != nil)
+        }
+        let frame = try JSONDecoder().decode(Library.self, from: once.frame)
+        #expect(frame.books.isEmpty && frame.shelves.first?.name == "Shelf \"books\" : [")
+        for size in [1, 2, 3, 5, 8, 13, 64, 1000] {
+            let pieces = split(size)
+            #expect(pieces.books == once.books && pieces.offsets == once.offsets && pieces.frame == once.frame && pieces.complete, "pieces of \(size)")
+        }
+        // Not a library's layout: said so, whatever the pieces.
+        for odd in [#"{"books": [1, 2]}"#, #"{"books": [{"id": 1} x]}"#] {
+            var splitter = BooksArraySplitter()
+            let laidOut = splitter.feed(Data(odd.utf8), book: { _ in })
+            #expect(!laidOut, "\(odd)")
+        }
+    }
+
     @Test func otherLayoutsOfTheSameJSONAreReadToo() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

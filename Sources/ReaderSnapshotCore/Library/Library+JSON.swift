@@ -177,7 +177,19 @@ struct BooksArraySplitter {
 
     private mutating func feed(_ chunk: UnsafeRawBufferPointer, book: (Data, Int) throws -> Void) rethrows -> Bool {
         defer { position += chunk.count }
-        for (offset, byte) in chunk.enumerated() {
+        let count = chunk.count
+        var offset = 0
+        while offset < count {
+            // Most bytes are a string's or the layout's: a run of them up to the next byte that
+            // matters is taken at once (one byte at a time was most of reading a library).
+            let runEnd = runOfPlainBytes(in: chunk, from: offset)
+            if runEnd > offset {
+                take(UnsafeRawBufferPointer(rebasing: chunk[offset..<runEnd]))
+                offset = runEnd
+                continue
+            }
+            let byte = chunk[offset]
+            defer { offset += 1 }
             if inString {
                 take(byte)
                 if escaped {
@@ -235,12 +247,45 @@ struct BooksArraySplitter {
         return true
     }
 
+    /// Where the run of bytes from `start` that change nothing but what is taken ends: in a string,
+    /// up to a quote or a backslash (unless a key is being read, or a backslash came last); outside
+    /// one, up to a quote or a bracket (unless between two books, where every byte is checked).
+    private func runOfPlainBytes(in chunk: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var index = start
+        let count = chunk.count
+        if inString {
+            guard !escaped, !(depth == 1 && !inBooks && key != nil) else { return start }
+            while index < count {
+                let byte = chunk[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+                index += 1
+            }
+        } else {
+            guard !(inBooks && depth == 2 && element == nil) else { return start }
+            while index < count {
+                switch chunk[index] {
+                case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"): return index
+                default: index += 1
+                }
+            }
+        }
+        return index
+    }
+
     /// A byte goes to the book being read, nowhere (between books), or the frame.
     private mutating func take(_ byte: UInt8) {
         if element != nil {
             element!.append(byte)
         } else if !inBooks {
             frameBytes.append(byte)
+        }
+    }
+
+    private mutating func take(_ bytes: UnsafeRawBufferPointer) {
+        if element != nil {
+            element!.append(contentsOf: bytes)
+        } else if !inBooks {
+            frameBytes.append(contentsOf: bytes)
         }
     }
 }
