@@ -131,10 +131,14 @@ struct RenderTests {
 
     @Test func writesStayInsideTheSnapshot() throws {
         let writer = SnapshotWriter(root: URL(fileURLWithPath: "/tmp/snapshot-root"))
-        for bad in ["../x", "a/../../x", "/etc/passwd", "", "a//b", "./x"] {
+        for bad in ["../x", "a/../../x", "/etc/passwd", "", "a//b", "./x", "a/", "a/.", "a/..", "/", "x\0y", "a/./b", "..", "."] {
             #expect(throws: SnapshotError.self, "\(bad)") { _ = try writer.url(for: bad) }
+            #expect(throws: SnapshotError.self, "\(bad)") { try writer.write(Data("x".utf8), to: bad) }
         }
         #expect(try writer.url(for: "books/1-dune.html").path == "/tmp/snapshot-root/books/1-dune.html")
+        for good in ["...", ".hidden", "a..b", "a/.../b", "é.́/x"] {
+            #expect(try writer.path(for: good) == "/tmp/snapshot-root/" + good)
+        }
     }
 
     /// The search index reads a note only as far as its first characters: the same text as the

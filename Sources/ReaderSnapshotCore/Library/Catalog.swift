@@ -305,7 +305,7 @@ public final class Catalog: @unchecked Sendable {
     /// Only the Markdown of a book's notes: the rest of its JSON is skipped, not built.
     public func noteMarkdown(at index: Int) throws -> String {
         if case .memory(let books) = store { return books[index].note.markdown }
-        return try decode(NoteOnly.self, at: index).note.markdown
+        return try decode(NoteMarkdownOnly.self, at: index).note.markdown
     }
 
     /// The notes as the server sent them.
@@ -318,6 +318,15 @@ public final class Catalog: @unchecked Sendable {
         struct Fields: Decodable {
             var markdown: String
             var source: String?
+        }
+        var note: Fields
+    }
+
+    /// The Markdown alone: the source, the server's HTML, is the longer text, and every page
+    /// decoded it for nothing.
+    private struct NoteMarkdownOnly: Decodable {
+        struct Fields: Decodable {
+            var markdown: String
         }
         var note: Fields
     }

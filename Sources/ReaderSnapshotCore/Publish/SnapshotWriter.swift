@@ -24,13 +24,33 @@ public struct SnapshotWriter: Sendable {
 
     /// The file's path under the root, once `relativePath` is known to stay there.
     func path(for relativePath: String) throws -> String {
-        let parts = relativePath.split(separator: "/", omittingEmptySubsequences: false)
-        guard !relativePath.hasPrefix("/"), !parts.isEmpty,
-              parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") })
-        else {
+        guard Self.staysInside(relativePath) else {
             throw SnapshotError(.notWritable(detail: "refusing to write outside the snapshot: \(relativePath)"), path: rootPath)
         }
         return rootPath.hasSuffix("/") ? rootPath + relativePath : rootPath + "/" + relativePath
+    }
+
+    /// Every part of the path is a name: not empty (no leading or doubled "/"), not "." or "..",
+    /// without a NUL byte. On the UTF-8 bytes: each of those is one byte, never part of another
+    /// character's encoding.
+    static func staysInside(_ relativePath: String) -> Bool {
+        var length = 0, dots = 0
+        func partIsAName() -> Bool { length > 0 && !(dots == length && length <= 2) }
+        for byte in relativePath.utf8 {
+            switch byte {
+            case 0: return false
+            case UInt8(ascii: "/"):
+                guard partIsAName() else { return false }
+                length = 0
+                dots = 0
+            case UInt8(ascii: "."):
+                length += 1
+                dots += 1
+            default:
+                length += 1
+            }
+        }
+        return partIsAName()
     }
 
     public func write(_ data: Data, to relativePath: String) throws {
