@@ -7,27 +7,16 @@ extension Crawler {
         var id: Int
         var shelfID: Int?
         var fields: Range<Int>
-        /// A hash of its `updated_at` (64 bits, keyed for this run): the list is read while the last
-        /// snapshot still is, and 100,000 dates kept as text took megabytes.
-        var updated: Int?
+        /// Its place in the previous snapshot, when it is there with the same `updated_at`.
+        var unchanged: Int?
 
-        init(_ book: BookFields, fields: Range<Int>) {
+        init(_ book: BookFields, fields: Range<Int>, previous: Catalog? = nil, reusable: [Int: Int] = [:]) {
             id = book.id
             shelfID = book.int("shelf_id")
             self.fields = fields
-            updated = book.text("updated_at").map(Self.hash)
-        }
-
-        static func hash(_ date: String) -> Int {
-            var hasher = Hasher()
-            hasher.combine(date)
-            return hasher.finalize()
-        }
-
-        /// Its place in the previous snapshot, when it is there with the same `updated_at`.
-        func unchanged(in previous: Catalog?, reusable: [Int: Int]) -> Int? {
-            guard let updated, let place = reusable[id], let date = previous?.cards[place].updatedAt, Self.hash(date) == updated else { return nil }
-            return place
+            if let place = reusable[book.id], let previous, let date = previous.cards[place].updatedAt, date == book.text("updated_at") {
+                unchanged = place
+            }
         }
 
         /// What is kept once the book's date and cover have been acted on: 100,000 of these are

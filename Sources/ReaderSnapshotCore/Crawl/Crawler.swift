@@ -29,30 +29,6 @@ public struct Crawler: Sendable {
     /// spill file. Most wait only for their cover, but before the list of every book is in, details
     /// pile up: 100,000 books' list takes seconds.
     var detailsHeldAtMost = 4096
-    /// The list of shelves and the list of every book, when they were asked for before the crawl.
-    public var asked: AskedLists?
-
-    /// The two lists a crawl starts from, asked for as soon as the run has logged in: their answers
-    /// travel while the last snapshot is read (at 10,000 books, a third of a second each).
-    public struct AskedLists: Sendable {
-        let shelves: Task<ShelvesAnswer, Error>
-        /// The list of books, read: each book's fields in `spill`, the crawl's.
-        let books: Task<ListedBooks, Error>
-        let spill: SpillFile
-
-        public static func ask(_ client: ReaderClient, spillIn folder: URL) throws -> AskedLists {
-            let spill = try SpillFile(in: folder)
-            return AskedLists(shelves: Task { try await client.shelves() },
-                              books: Task { try await Crawler.readList(try await client.booksBody(), client: client, spill: spill) },
-                              spill: spill)
-        }
-
-        /// For a run that stops before its crawl.
-        public func cancel() {
-            shelves.cancel()
-            books.cancel()
-        }
-    }
 
     public init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
         self.live = live
@@ -123,14 +99,13 @@ public struct Crawler: Sendable {
     /// be read is recorded as a problem.
     public func crawl(generatedAt: String, writer: SnapshotWriter, previousCovers: CoverRecords? = nil) async throws -> Result {
         let client = self.client
-        let listAsked = asked?.books
-        let shelvesAnswer = if let asked { try await asked.shelves.value } else { try await client.shelves() }
+        let shelvesAnswer = try await client.shelves()
         logger.info("Shelves: \(shelvesAnswer.shelves.count)")
         let shelfIDs = Set(shelvesAnswer.shelves.map(\.id))
         let wantCovers = fetchCovers && privacy.covers
         let fetcher = CoverFetcher(client: client, writer: writer, previous: previousCovers)
         let reusable = reusableBooks()
-        let spill = try asked?.spill ?? SpillFile(in: writer.root)
+        let spill = try SpillFile(in: writer.root)
 
         var shelfPages: [Int: Swift.Result<KeptShelf, ReaderAPIError>] = [:]
         /// The list of books, once in: its user, and its books' order (their texts are not kept).
@@ -322,8 +297,8 @@ public struct Crawler: Sendable {
                 let onDeletedShelf = onDeletedShelf
                 group.addTask {
                     let started = ContinuousClock.now
-                    let (answer, requests) = try await Self.perform(work, client: client, listAsked: listAsked, fetcher: fetcher, spill: spill,
-                                                                    onDeletedShelf: onDeletedShelf)
+                    let (answer, requests) = try await Self.perform(work, client: client, fetcher: fetcher, spill: spill,
+                                                                    onDeletedShelf: onDeletedShelf, previous: previous, reusable: reusable)
                     return Finished(answer: answer, elapsed: ContinuousClock.now - started, requests: requests, alone: alone)
                 }
             }
@@ -443,7 +418,7 @@ public struct Crawler: Sendable {
                         // A book that says it sits on a shelf the server does not list will crash
                         // its detail page: that 500 is the expected answer, not one to retry.
                         if let shelf = book.shelfID, !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
-                        if let place = book.unchanged(in: previous, reusable: reusable) {
+                        if let place = book.unchanged {
                             reused[book.id] = place
                             reusedCovers.append(book.id)
                         } else if asked.insert(book.id).inserted {
@@ -593,8 +568,8 @@ public struct Crawler: Sendable {
     }
 
     /// The answer, and how many requests it took.
-    private static func perform(_ work: Work, client: ReaderClient, listAsked: Task<ListedBooks, Error>?, fetcher: CoverFetcher, spill: SpillFile,
-                                onDeletedShelf: Set<Int>) async throws -> (Answer, Int) {
+    private static func perform(_ work: Work, client: ReaderClient, fetcher: CoverFetcher, spill: SpillFile,
+                                onDeletedShelf: Set<Int>, previous: Catalog?, reusable: [Int: Int]) async throws -> (Answer, Int) {
         do {
             switch work {
             case .shelf(let summary):
@@ -604,7 +579,20 @@ public struct Crawler: Sendable {
                     return (.shelf(summary, .failure(error)), 1)
                 }
             case .books:
-                let listed = if let listAsked { try await listAsked.value } else { try await readList(try await client.booksBody(), client: client, spill: spill) }
+                // A book at a time, its fields into the spill file: a big list is never held whole.
+                let body = try await client.booksBody()
+                // A thread of its own: 100,000 books take a second or two to read, and the
+                // shelves and details must not wait behind them.
+                let reader = WorkerThread(name: "reader-snapshot list")
+                defer { reader.stop() }
+                let listed = try await reader.run {
+                    var books: [ListedBook] = []
+                    // Whether a book is unchanged is decided here: its date is not carried further.
+                    let user = try client.books(from: body) { book, element in
+                        books.append(ListedBook(book, fields: try spill.append(element), previous: previous, reusable: reusable))
+                    }
+                    return ListedBooks(user: user, books: books)
+                }
                 return (.books(listed), 1)
             case .detail(let id):
                 do {
@@ -617,21 +605,6 @@ public struct Crawler: Sendable {
                 let (result, requests, line) = await fetcher.fetch(url)
                 return (.cover(url, result, line: line), requests)
             }
-        }
-    }
-
-    /// The list of every book from the answer's body, a book at a time, its fields into the spill
-    /// file: a big list is never held whole. On a thread of its own: 100,000 books take a second or
-    /// two to read, and the shelves and details must not wait behind them.
-    static func readList(_ body: Data, client: ReaderClient, spill: SpillFile) async throws -> ListedBooks {
-        let reader = WorkerThread(name: "reader-snapshot list")
-        defer { reader.stop() }
-        return try await reader.run {
-            var books: [ListedBook] = []
-            let user = try client.books(from: body) { book, element in
-                books.append(ListedBook(book, fields: try spill.append(element)))
-            }
-            return ListedBooks(user: user, books: books)
         }
     }
 

@@ -120,15 +120,11 @@ public struct Exporter: Sendable {
                                   logger: logger)
         logger.info("Logging in to \(options.server)")
         try await client.authenticate(options.credentials)
-        // The lists are asked for and read now, while the last snapshot still is.
-        let asked = try Crawler.AskedLists.ask(client, spillIn: publisher.writer.root)
-        defer { asked.cancel() }
         let previousLibrary = try await readingLibrary
         previousState.covers = try await readingCovers
         MemoryUsage.release()
         live?.watch(client.metrics)
         var crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger, live: live)
-        crawler.asked = asked
         crawler.concurrencyMode = options.concurrencyMode
         crawler.privacy = options.privacy
         if options.reuseUnchanged, previousState.noteLimit == options.limits.noteBytes {
