@@ -43,6 +43,11 @@ peak_mb() { awk '/Maximum resident set size/ { printf "%.0f", $NF / 1024 }' "$1"
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # A new folder name for each output (called in $(…): no counter survives the subshell).
 fresh() { local dir; dir=$(mktemp -d "$work/out-XXXXXX"); rmdir "$dir"; echo "$dir"; }
+# The bundled templates with every tag taken out: a render with them writes the same pages and does
+# the same work on notes, covers and the search index, and leaves swift-mustache nothing to look up.
+tagless="$work/tagless"
+cp -R Templates "$tagless"
+find "$tagless" -name '*.mustache' -exec sh -c 'for f; do echo "A page." >"$f"; done' sh {} +
 
 # floor_run BOOKS: curl, a client in C, asks for every book's details with $concurrency in flight,
 # on the running server: its wall time is what the server and this machine allow any client.
@@ -72,7 +77,7 @@ echo "Medians of $runs runs; sample server with --latency-ms $latency_ms; crawl 
 printf '%-7s | %-36s | %-30s | %-24s | %-30s\n' books "crawl: wall, ideal, ratio, peak" "render: total, per page, peak" "notes: ours, cmark-gfm" "no-change re-run: wall, share, peak"
 for books in "${sizes[@]}"; do
   start_server "$books"
-  crawl=() crawl_peak=() again=() again_peak=() render=() render_peak=() notes=() cmark=() floor=()
+  crawl=() crawl_peak=() again=() again_peak=() render=() render_peak=() bare=() notes=() cmark=() floor=()
   for run in $(seq "$runs"); do
     out=$(fresh)
     export_run "$out" "$work/crawl.time" --concurrency $concurrency
@@ -86,6 +91,8 @@ for books in "${sizes[@]}"; do
     render+=("$(seconds "$work/render.time")"); render_peak+=("$(peak_mb "$work/render.time")")
     [ -z "${BENCH_DEBUG:-}" ] || grep -E "User time|System time|Elapsed|Maximum res" "$work/render.time" >&2
     pages=$(find "$rendered" -name '*.html' -o -name '*.md' | wc -l)
+    /usr/bin/time -v "$bin" render --from "$out/library.json" --output "$(fresh)" --format html,markdown --templates "$tagless" -q 2>"$work/bare.time" || true
+    bare+=("$(seconds "$work/bare.time")")
     notes+=("$("$bin" bench-notes --from "$out/library.json" --markdown-out "$work/notes.md" | awk '{ print $(NF-1) }')")
     mb=$(awk -v b="$(wc -c <"$work/notes.md")" 'BEGIN { print b / 1048576 }')
     cmark_s=$( { /usr/bin/time -f %e cmark-gfm -e table -e strikethrough -e autolink -e tagfilter -e tasklist "$work/notes.md" >/dev/null; } 2>&1 )
@@ -103,8 +110,10 @@ for books in "${sizes[@]}"; do
     "$r" "$(awk -v t="$r" -v p="$pages" 'BEGIN { print t * 1000 / p }')" "$rp" \
     "$(printf '%s\n' "${notes[@]}" | median)" "$(printf '%s\n' "${cmark[@]}" | median)" \
     "$a" "$(awk -v a="$a" -v c="$c" 'BEGIN { print a * 100 / c }')" "$ap" "$again_bytes" "$again_covers"
-  f=$(printf '%s\n' "${floor[@]}" | median)
+  f=$(printf '%s\n' "${floor[@]}" | median); t=$(printf '%s\n' "${bare[@]}" | median)
   echo "        ($requests requests in a full crawl, $pages pages rendered; crawl runs: ${crawl[*]} s; the server's answers took $(answer_ms) on average)"
+  printf '        (render with the templates'"'"' tags taken out: %.2f s, %.3f ms/page; the other %.3f ms/page is filling the tags: swift-mustache, and the values our page views give it)\n' \
+    "$t" "$(awk -v t="$t" -v p="$pages" 'BEGIN { print t * 1000 / p }')" "$(awk -v t="$t" -v r="$r" -v p="$pages" 'BEGIN { print (r - t) * 1000 / p }')"
   printf '        (curl, %s in flight, the %s books'"'"' details alone: %.2f s, ideal %.2f s, x%.2f: what this server and machine allow any client)\n' \
     $concurrency "$books" "$f" "$(awk -v r="$books" -v l=$latency_ms -v c=$concurrency 'BEGIN { print r * l / 1000 / c }')" \
     "$(awk -v a="$f" -v r="$books" -v l=$latency_ms -v c=$concurrency 'BEGIN { print a / (r * l / 1000 / c) }')"

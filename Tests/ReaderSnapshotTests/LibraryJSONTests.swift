@@ -4,6 +4,47 @@ import Testing
 
 /// `library.json` is written and read a book at a time; the bytes are those of encoding it whole.
 @Suite struct LibraryJSONTests {
+    /// Cards keep their text in chunks of a megabyte: 3 MB of cards of every size, some fields
+    /// missing, some empty, one card longer than a chunk, each read back as it went in, in the
+    /// order given and arranged in another.
+    @Test func cardsReadBackWhateverChunkTheirTextFellIn() {
+        var generator = SystemRandomNumberGenerator()
+        func text(_ length: Int) -> String { String((0..<length).map { _ in "aé🙂x—".randomElement(using: &generator)! }) }
+        var cards: [BookCard] = []
+        var bytes = 0
+        while bytes < 3 << 20 {
+            let index = cards.count
+            let card = BookCard(id: index, title: index == 500 ? text(300_000) : text(Int.random(in: 0...400, using: &generator)),
+                                author: index % 3 == 0 ? nil : text(Int.random(in: 0...60, using: &generator)),
+                                isbn: index % 5 == 0 ? nil : "978\(index)", shelfID: index % 7 == 0 ? nil : index % 11,
+                                shelfName: index % 7 == 0 ? nil : text(20), createdAt: index % 4 == 0 ? nil : "2024-01-02T03:04:05Z",
+                                updatedAt: "2024-02-03T04:05:06Z", imageURL: index % 2 == 0 ? nil : "https://covers.example/\(index).jpg",
+                                cover: index % 2 == 0 ? nil : CoverCard(path: "covers/\(index).jpg", width: index % 3 == 0 ? nil : 120, height: 180),
+                                hasNote: index % 2 == 1, complete: index % 9 != 0)
+            bytes += card.title.utf8.count + (card.author?.utf8.count ?? 0) + 80
+            cards.append(card)
+        }
+        var list = CardList(cards)
+        #expect(list.count == cards.count)
+        #expect(list.indices.allSatisfy { list[$0] == cards[$0] })
+        let order = Array(cards.indices.shuffled(using: &generator))
+        list.arrange(order)
+        #expect(list.indices.allSatisfy { list[$0] == cards[order[$0]] && list.id(at: $0) == order[$0] })
+    }
+
+    /// The snapshot's date is made by hand from the C library's calendar: it must read as
+    /// Foundation's ISO 8601 formatter reads the same second, leap days and far years included.
+    @Test func snapshotDateIsWhatISO8601Gives() {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for epoch in [0, 1, 59, 951_782_400, 1_700_000_000, 1_709_164_799, 1_709_164_800, 2_147_483_648, 4_102_444_800, 253_402_300_799, -1, -86_401] {
+            #expect(Exporter.timestamp(environment: ["SOURCE_DATE_EPOCH": " \(epoch) "]) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(epoch))), "\(epoch)")
+        }
+        #expect(Exporter.timestamp(environment: ["SOURCE_DATE_EPOCH": "1700000000"]) == "2023-11-14T22:13:20Z")
+        let now = Exporter.timestamp(environment: [:])
+        #expect(now.count == 20 && now.hasSuffix("Z") && now.hasPrefix(String(Calendar(identifier: .gregorian).component(.year, from: Date())).prefix(2)))
+    }
+
     /// Strings that could confuse a reader that splits the file: quotes, backslashes, braces,
     /// brackets, line breaks, a "books" key inside a book, and text outside ASCII.
     static func awkwardLibrary(books count: Int = 3) -> Library {

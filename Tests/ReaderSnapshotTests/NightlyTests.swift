@@ -127,6 +127,31 @@ struct NightlyTests {
         #expect(server.server.counters.detailRequests == books)
     }
 
+    /// The same library on a server that moved (another port): none of the last snapshot's books
+    /// stands in for a request, and the change report still compares against it.
+    @Test func aServerThatMovedIsAskedForEveryBookAndComparedWithTheLastSnapshot() async throws {
+        let first = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        #expect(try await Self.export(first, to: output).status == 2)
+        await first.stop()
+
+        let moved = try await EndToEndTests.startServer()
+        #expect(moved.url != first.url)
+        moved.server.update { library in
+            library.updateBook(id: 101) { $0.comments = "<div class=\"trix-content\">\n  <div>Written after the move.</div>\n</div>\n" }
+        }
+        moved.server.resetCounters()
+        let run = try await Self.export(moved, to: output)
+        await moved.stop()
+        #expect(run.status == 2, "\(run.output)")
+        #expect(moved.server.counters.detailRequests == moved.server.library.books.count)
+        #expect(run.stderr.contains("Changes: 0 added, 0 removed, 0 moved, 1 edited"), "\(run.output)")
+        let report = try #require(SiteInspector(root: output).text("changes.json"))
+        #expect(report.contains("\"first_run\" : false"))
+    }
+
     @Test func changedNoteMovedBookAndDeletedBookAreReported() async throws {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()

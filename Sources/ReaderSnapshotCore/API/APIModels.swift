@@ -11,6 +11,12 @@ public struct ReaderSession: Sendable, Equatable {
     }
 }
 
+/// `POST /sessions`: the keys in this order.
+struct LoginRequest: Encodable {
+    var email: String
+    var password: String
+}
+
 struct LoginAnswer: Decodable {
     var user_id: FlexibleInt
     var api_key: String

@@ -95,7 +95,9 @@ public final class ReaderClient: Sendable {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "application/json")
-        let body = try JSONSerialization.data(withJSONObject: ["email": email, "password": password], options: [.sortedKeys])
+        // JSONEncoder, not JSONSerialization: its sorted keys are compared by ICU, whose data then
+        // stays in a run's memory.
+        let body = try JSONEncoder().encode(LoginRequest(email: email, password: password))
         request.body = .bytes(ByteBuffer(bytes: body))
         let answer = try decode(try await send(request, name: name), name: name, as: LoginAnswer.self)
         return ReaderSession(userID: answer.user_id.value, apiKey: answer.api_key)

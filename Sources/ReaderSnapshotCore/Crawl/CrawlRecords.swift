@@ -58,7 +58,9 @@ extension Crawler {
         /// In the spill file: a big library's details do not fit in memory.
         case spilled(Range<Int>)
         /// In memory, as read: no JSON written and read back (about a twentieth of the crawl's CPU).
-        case held(Detail)
+        /// Boxed: the map of every book's place then takes 24 bytes a book, not 48 (100,000 books
+        /// kept their places in 15 MB, with their details long gone).
+        indirect case held(Detail)
         /// The book is made and kept: its details are let go.
         case used
     }

@@ -48,7 +48,8 @@ public struct Crawler: Sendable {
 
     /// One request (or one cover, with its redirects) of the pipeline.
     private enum Work: Sendable {
-        case shelf(ShelfSummary)
+        /// Boxed: a queue of 100,000 details takes 24 bytes each, not 40.
+        indirect case shelf(ShelfSummary)
         case books
         case detail(Int)
         case cover(String)
