@@ -33,18 +33,46 @@ let package = Package(
         ),
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
+        // The data goes one way, and each target sees only those it names:
+        // Support ← ReaderAPI, Notes ← LibraryArchive ← SnapshotStore ← Crawl, Site ← Export ← the CLI.
+        // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
+        .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
         .target(
-            name: "ReaderSnapshotCore",
-            dependencies: [
-                "CCmarkGFM",
-                "CLibXML2",
-                "CFileSwap",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                "DefaultTemplates",
-            ]
+            name: "ReaderAPI",
+            dependencies: ["Support", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        // A note: the server's rich text (libxml2) → Markdown → HTML (cmark-gfm).
+        .target(name: "Notes", dependencies: ["CCmarkGFM", "CLibXML2", "Support"]),
+        // The library as data, and library.json's layout, written and read.
+        .target(name: "LibraryArchive", dependencies: ["Notes", "Support"]),
+        // Where a snapshot is written: staging, the swap, dated snapshots, the state between runs.
+        .target(
+            name: "SnapshotStore",
+            dependencies: ["CFileSwap", "LibraryArchive", "ReaderAPI", "Support", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Walks every shelf, book and cover, and makes the books.
+        .target(
+            name: "Crawl",
+            dependencies: ["LibraryArchive", "Notes", "ReaderAPI", "SnapshotStore", "Support",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        // The HTML site, the Markdown tree, the feed, the CSV and the search index, from templates.
+        .target(
+            name: "Site",
+            dependencies: ["DefaultTemplates", "LibraryArchive", "Notes", "SnapshotStore", "Support",
+                           .product(name: "Mustache", package: "swift-mustache")]
+        ),
+        // One export, step by step: log in, crawl, compare, render, publish.
+        .target(
+            name: "Export",
+            dependencies: ["Crawl", "LibraryArchive", "ReaderAPI", "Site", "SnapshotStore", "Support",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         // The default templates, from the top-level Templates/ folder that users copy.
         .target(
@@ -66,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "reader-snapshot",
             dependencies: [
-                "ReaderSnapshotCore",
+                "Crawl", "Export", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
                 "SampleServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -77,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "ReaderSnapshotTests",
             dependencies: [
-                "ReaderSnapshotCore",
+                "Crawl", "Export", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
                 "SampleServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

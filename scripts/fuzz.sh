@@ -7,14 +7,20 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 out=.build-fuzz
 mkdir -p "$out"
-core=Sources/ReaderSnapshotCore
+# The fuzz targets are built as one module from copies of the sources they need, without the
+# imports of this package's own modules.
+core="$out/sources"
+rm -rf "$core" && mkdir -p "$core"
+for file in Sources/Notes/*.swift Sources/ReaderAPI/APIModels.swift Sources/Support/JSONValue.swift Sources/Support/UntrustedText.swift; do
+  sed -E '/^import (Support|Notes|ReaderAPI|LibraryArchive)$/d; s/^package //; s/([[:space:]])package /\1/' "$file" >"$core/$(basename "$file")"
+done
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g
        -I Sources/CCmarkGFM -I Sources/CLibXML2 -Xcc -I/usr/include/libxml2
        -lcmark-gfm -lcmark-gfm-extensions -lxml2)
-notes=("$core"/Notes/*.swift)
+notes=($(for f in Sources/Notes/*.swift; do echo "$core/$(basename "$f")"; done) "$core/UntrustedText.swift")
 swiftc "${flags[@]}" "${notes[@]}" Fuzz/FuzzNotes.swift -o "$out/fuzz-notes" 2>&1 | { grep -v "Cannot export local symbol" || true; }
-swiftc "${flags[@]}" "${notes[@]}" "$core/API/APIModels.swift" "$core/Support/JSONValue.swift" \
-  "$core/Support/UntrustedText.swift" Fuzz/FuzzAPIDecoding.swift -o "$out/fuzz-api" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+swiftc "${flags[@]}" "${notes[@]}" "$core/APIModels.swift" "$core/JSONValue.swift" \
+  Fuzz/FuzzAPIDecoding.swift -o "$out/fuzz-api" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 for target in notes api; do
   echo "== fuzz-$target for $seconds s"
   mkdir -p "$out/new-$target"

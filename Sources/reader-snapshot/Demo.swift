@@ -1,8 +1,15 @@
 import ArgumentParser
+import Crawl
+import Export
 import Foundation
+import LibraryArchive
 import Logging
-import ReaderSnapshotCore
+import Notes
+import ReaderAPI
 import SampleServer
+import Site
+import SnapshotStore
+import Support
 
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

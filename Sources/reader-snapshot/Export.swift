@@ -1,7 +1,14 @@
 import ArgumentParser
+import Crawl
+import Export
 import Foundation
+import LibraryArchive
 import Logging
-import ReaderSnapshotCore
+import Notes
+import ReaderAPI
+import Site
+import SnapshotStore
+import Support
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -202,13 +209,11 @@ struct Export: AsyncParsableCommand {
             options.privacy = Privacy(excludedShelves: excludeShelf, notes: !noNotes, covers: !noCovers)
             options.limits.jsonBytes = maxResponseMb << 20
             options.limits.coverBytes = maxCoverMb << 20
-            options.limits.noteBytes = maxNoteKb << 10
+            options.noteLimit = maxNoteKb << 10
             let outcome = try await Exporter(options: options, logger: logger, live: live).run()
             throw report(outcome, output: keep == nil ? outputURL : outputURL.appendingPathComponent("latest"), formats: formats, logger: logger)
         } catch let code as ExitCode {
             throw code
-        } catch let error as ReaderAPIError {
-            throw failureExit(for: SnapshotError(.api(error), path: error.request), logger: logger)
         } catch {
             throw failureExit(for: error, logger: logger)
         }

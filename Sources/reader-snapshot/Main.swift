@@ -1,5 +1,13 @@
+import Crawl
+import Export
+import LibraryArchive
 import NIOCore
 import NIOPosix
+import Notes
+import ReaderAPI
+import Site
+import SnapshotStore
+import Support
 
 @main
 enum Main {

@@ -1,7 +1,14 @@
 import ArgumentParser
+import Crawl
+import Export
 import Foundation
+import LibraryArchive
 import Logging
-import ReaderSnapshotCore
+import Notes
+import ReaderAPI
+import Site
+import SnapshotStore
+import Support
 
 struct ReaderSnapshot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -78,30 +85,6 @@ struct SnapshotOptions: ParsableArguments {
             return try await TemplateSet.load(from: URL(fileURLWithPath: templates))
         }
         return try await TemplateSet.bundled()
-    }
-}
-
-/// Turns an error into a message on standard error and the documented exit code.
-func failureExit(for error: Error, logger: Logger) -> ExitCode {
-    guard let error = error as? SnapshotError else {
-        logger.error("\(error)")
-        return .failure
-    }
-    logger.error("\(error)")
-    switch error.reason {
-    case .api(let apiError):
-        if apiError.isUnauthorized {
-            logger.error("Check the e-mail and password, or the api key and user id.")
-            return ExitCode(ExitCodes.credentialsRejected)
-        }
-        if case .invalidURL = apiError.reason { return ExitCode(ExitCodes.badUsage) }
-        return ExitCode(ExitCodes.serverUnavailable)
-    case .templatesMissing, .templateSyntax, .templateNotFound:
-        return ExitCode(ExitCodes.templatesBroken)
-    case .notWritable:
-        return ExitCode(ExitCodes.outputNotWritable)
-    case .unsupportedArchive, .unreadableArchive:
-        return ExitCode(ExitCodes.badUsage)
     }
 }
 

@@ -1,6 +1,13 @@
 import ArgumentParser
+import Crawl
+import Export
 import Foundation
-import ReaderSnapshotCore
+import LibraryArchive
+import Notes
+import ReaderAPI
+import Site
+import SnapshotStore
+import Support
 
 struct Render: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,14 @@
 import AsyncHTTPClient
 import Foundation
 import Testing
-@testable import ReaderSnapshotCore
+@testable import Crawl
+@testable import Export
+@testable import LibraryArchive
+@testable import Notes
+@testable import ReaderAPI
+@testable import Site
+@testable import SnapshotStore
+@testable import Support
 
 /// The API client on each answer shape: both shelf shapes, lenient fields, every error.
 @Suite(.serialized)

@@ -1,5 +1,12 @@
 import Testing
-@testable import ReaderSnapshotCore
+@testable import Crawl
+@testable import Export
+@testable import LibraryArchive
+@testable import Notes
+@testable import ReaderAPI
+@testable import Site
+@testable import SnapshotStore
+@testable import Support
 
 struct SlugTests {
     @Test(arguments: [

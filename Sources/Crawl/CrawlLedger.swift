@@ -1,0 +1,265 @@
+import Foundation
+import LibraryArchive
+import ReaderAPI
+import SnapshotStore
+import Support
+
+/// What the crawl knows of every shelf and book as answers come in, and what that tells it to do
+/// next: which details and covers to ask for, and which books have all they need to be made.
+///
+/// A plain value: the driver sends the requests, reads the answers and tells it what came back.
+/// Where a decision needs a book's fields from the spill file (the cover of a book whose details
+/// failed), the driver hands it a function that reads them.
+struct CrawlLedger {
+    /// One request (or one cover, with its redirects) of the crawl.
+    enum Work: Sendable, Equatable {
+        /// Boxed: a queue of 100,000 details takes 24 bytes each, not 40.
+        indirect case shelf(ShelfSummary)
+        case books
+        case detail(Int)
+        case cover(String)
+    }
+
+    /// Reads a cover's address from a book's fields, where they lie in the spill file.
+    typealias CoverAddress = (_ fields: Range<Int>) throws -> String?
+
+    let shelves: [ShelfSummary]
+    let privacy: Privacy
+    let wantCovers: Bool
+    /// The previous snapshot's books that may stand in for a request, by their place in it.
+    let reusable: [Int: Int]
+    private let shelfIDs: Set<Int>
+
+    /// Requests not sent yet.
+    private(set) var queue = WorkQueue<Work>()
+    /// Every request queued since the crawl began, the shelves included.
+    private(set) var queued = 0
+
+    private(set) var shelfPages: [Int: Result<Crawler.KeptShelf, ReaderAPIError>] = [:]
+    /// The list of books, once in: its user, and its books' order (their texts are not kept).
+    private(set) var listing: (user: String?, order: [Int])?
+    /// Each listed book's shelf and where its fields wait.
+    private(set) var listed: [Int: Crawler.KeptBook] = [:]
+    /// Where each book's details wait, or why they could not be read.
+    private(set) var details: [Int: Crawler.DetailPlace] = [:]
+    private(set) var detailsHeld = 0
+    private(set) var detailFailures: [Int: ReaderAPIError] = [:]
+    private var asked = Set<Int>()
+    /// Books taken from the previous snapshot, by their place in it.
+    private(set) var reused: [Int: Int] = [:]
+    /// Books that the list puts on a shelf the server does not list: their details crash.
+    private(set) var onDeletedShelf = Set<Int>()
+
+    /// Covers asked for and not yet in, with the books that wait for each.
+    private var coverWaiting: [String: [Int]] = [:]
+    /// Hashes of the addresses of covers stored in this run (100,000 addresses took megabytes).
+    private var coversStored = Set<UInt64>()
+    private(set) var coverFailures: [String: CoverProblem] = [:]
+    /// Unchanged books whose covers are still to be asked for, a few at a time.
+    private var reusedCovers: [Int] = []
+    private var nextReusedCover = 0
+
+    /// What the whole library is, once the list and every shelf are in.
+    private(set) var frame: Crawler.Frame?
+    /// Books with all they need, to be made while requests are still in flight.
+    private var readyBooks = WorkQueue<Int>()
+
+    init(shelves: [ShelfSummary], privacy: Privacy, wantCovers: Bool, reusable: [Int: Int]) {
+        self.shelves = shelves
+        self.privacy = privacy
+        self.wantCovers = wantCovers
+        self.reusable = reusable
+        shelfIDs = Set(shelves.map(\.id))
+        for shelf in shelves { enqueue(.shelf(shelf)) }
+    }
+
+    // MARK: Requests
+
+    mutating func nextRequest() -> Work? { queue.popFirst() }
+
+    private mutating func enqueue(_ work: Work) {
+        queue.append(work)
+        queued += 1
+    }
+
+    /// Whether the cover at `url` came, or failed, in this run.
+    func coverKnown(_ url: String) -> Bool {
+        coverFailures[url] != nil || coversStored.contains(CoverRecords.hash(url))
+    }
+
+    /// Asks for a book's cover; false when the book need not wait for it.
+    private mutating func wantCover(_ url: String?, for id: Int) -> Bool {
+        guard wantCovers, let url, !coverKnown(url) else { return false }
+        if coverWaiting[url] != nil {
+            coverWaiting[url]!.append(id)
+            return true
+        }
+        coverWaiting[url] = [id]
+        enqueue(.cover(url))
+        return true
+    }
+
+    /// Unchanged books' covers join the queue a few at a time: 100,000 addresses waiting at once
+    /// took more memory than the rest of the run. `imageURL` gives a book's address by its place
+    /// in the previous snapshot.
+    mutating func queueReusedCovers(imageURL: (Int) -> String?) {
+        while queue.count < 256, nextReusedCover < reusedCovers.count {
+            let id = reusedCovers[nextReusedCover]
+            nextReusedCover += 1
+            if let place = reused[id], !wantCover(imageURL(place), for: id), frame != nil { readyBooks.append(id) }
+        }
+    }
+
+    /// Books that a shelf lists but /books does not: their details, once every shelf is in and
+    /// nothing else is (called when the queue is empty and nothing is in flight).
+    mutating func askForBooksOnlyShelvesList() {
+        guard queue.isEmpty, listing != nil else { return }
+        for page in shelfPages.values {
+            guard case .success(let answer) = page else { continue }
+            for id in answer.ids where asked.insert(id).inserted && reused[id] == nil { enqueue(.detail(id)) }
+        }
+    }
+
+    // MARK: Answers
+
+    /// A shelf's page, read (or why not). Details need not wait for the list of every book, unless
+    /// the list may say a book is unchanged (or sits on a deleted shelf, which no shelf lists).
+    mutating func shelfCame(_ summary: ShelfSummary, _ page: Result<Crawler.ShelfPage, ReaderAPIError>,
+                            coverAddress: CoverAddress) rethrows {
+        shelfPages[summary.id] = page.map { Crawler.KeptShelf(shelf: $0.shelf, ids: $0.books.map(\.id), books: $0.books.map(\.kept)) }
+        if case .success(let answer) = page, listing == nil {
+            for book in answer.books where reusable[book.id] == nil && asked.insert(book.id).inserted { enqueue(.detail(book.id)) }
+        }
+        try frameIfComplete(coverAddress: coverAddress)
+    }
+
+    /// The list of every book. Returns how many books' details are to be asked for.
+    @discardableResult
+    mutating func listCame(_ answer: Crawler.ListedBooks, coverAddress: CoverAddress) rethrows -> Int {
+        listing = (answer.user, answer.books.map(\.id))
+        var toFetch = 0
+        for book in answer.books where listed[book.id] == nil {
+            listed[book.id] = book.kept
+            // A book on a shelf the server does not list will crash its detail page: that 500 is
+            // the expected answer, not one to retry.
+            if let shelf = book.shelfID, !shelfIDs.contains(shelf) { onDeletedShelf.insert(book.id) }
+            if let place = book.unchanged {
+                reused[book.id] = place
+                reusedCovers.append(book.id)
+            } else if asked.insert(book.id).inserted {
+                enqueue(.detail(book.id))
+                toFetch += 1
+            }
+        }
+        try frameIfComplete(coverAddress: coverAddress)
+        return toFetch
+    }
+
+    /// A book's details, read (or why not).
+    mutating func detailCame(_ id: Int, _ detail: Result<Crawler.ReadDetail, ReaderAPIError>, coverAddress: CoverAddress) rethrows {
+        switch detail {
+        case .success(let detail):
+            details[id] = detail.place
+            if case .held = detail.place { detailsHeld += 1 }
+            if !wantCover(detail.imageURL, for: id), frame != nil { readyBooks.append(id) }
+        case .failure(let error):
+            try detailsFailed(id, error, coverAddress: coverAddress)
+        }
+    }
+
+    /// Details that failed: the book is made at the end, its cover asked for now, among the other
+    /// requests, rather than after them all.
+    mutating func detailsFailed(_ id: Int, _ error: ReaderAPIError, coverAddress: CoverAddress) rethrows {
+        detailFailures[id] = error
+        if wantCovers, frame != nil, let url = try coverWithoutDetails(id, coverAddress: coverAddress) { _ = wantCover(url, for: id) }
+    }
+
+    /// A cover stored, or why not; the books that waited for it can be made (a book whose
+    /// details failed waits for the end, where it is reported).
+    mutating func coverCame(_ url: String, problem: CoverProblem?) {
+        if let problem {
+            coverFailures[url] = problem
+        } else {
+            coversStored.insert(CoverRecords.hash(url))
+        }
+        if let waiting = coverWaiting.removeValue(forKey: url), frame != nil {
+            for id in waiting where detailFailures[id] == nil { readyBooks.append(id) }
+        }
+    }
+
+    // MARK: Books
+
+    /// Once the list and every shelf are in: what the whole library is, and the books that can
+    /// already be made.
+    mutating func frameIfComplete(coverAddress: CoverAddress) rethrows {
+        guard frame == nil, let listing, shelfPages.count == shelves.count else { return }
+        makeFrame(listing: listing)
+        // The shelves' books are in the frame now: only their ids are still needed.
+        for (id, page) in shelfPages {
+            guard case .success(var kept) = page else { continue }
+            kept.books = []
+            shelfPages[id] = .success(kept)
+        }
+        if wantCovers {
+            for id in detailFailures.keys.sorted() {
+                if let url = try coverWithoutDetails(id, coverAddress: coverAddress) { _ = wantCover(url, for: id) }
+            }
+        }
+        let waiting = Set(coverWaiting.values.joined())
+        for id in details.keys where !waiting.contains(id) { readyBooks.append(id) }
+        for id in reusedCovers[..<nextReusedCover] where !waiting.contains(id) { readyBooks.append(id) }
+    }
+
+    /// The frame from what is in, even if a shelf never answered (the crawl was over without it).
+    mutating func finishFrame() {
+        if frame == nil, let listing { makeFrame(listing: listing) }
+    }
+
+    private mutating func makeFrame(listing: (user: String?, order: [Int])) {
+        let listed = self.listed
+        frame = Crawler.frame(summaries: shelves, pages: shelfPages, listing: listing.order,
+                              shelfOfListed: { listed[$0]?.shelfID }, privacy: privacy)
+    }
+
+    /// The cover of a book whose details could not be read: its address waits in the book's fields,
+    /// from the list or a shelf (nil when privacy leaves the book out).
+    func coverWithoutDetails(_ id: Int, coverAddress: CoverAddress) rethrows -> String? {
+        guard let frame else { return nil }
+        if let plan = frame.plan, plan.droppedBooks.contains(id)
+            || (listed[id]?.shelfID ?? frame.onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { return nil }
+        guard let kept = listed[id] ?? frame.onShelves[id], let url = try coverAddress(kept.fields), !url.isEmpty else { return nil }
+        return url
+    }
+
+    /// Everything a book is made from, as the crawl gathered it.
+    func sources(of id: Int) -> Crawler.BookSources {
+        Crawler.BookSources(id: id, listed: listed[id], onShelf: frame?.onShelves[id], details: details[id],
+                            failure: detailFailures[id], reused: reused[id])
+    }
+
+    var hasBooksReady: Bool { frame != nil && !readyBooks.isEmpty }
+
+    /// Up to `count` books ready to be made, leaving out those `isMade` says are made already.
+    mutating func booksReady(atMost count: Int, isMade: (Int) -> Bool) -> [Crawler.BookSources] {
+        var batch: [Crawler.BookSources] = []
+        while batch.count < count, let id = readyBooks.popFirst() {
+            if !isMade(id) { batch.append(sources(of: id)) }
+        }
+        return batch
+    }
+
+    /// A book is made and kept: details held in memory are let go.
+    mutating func letGoOfDetails(_ id: Int) {
+        guard case .held = details[id] else { return }
+        details[id] = .used
+        detailsHeld -= 1
+    }
+
+    /// Whether the book's details are in, or taken from the last snapshot.
+    func hasDetails(_ id: Int) -> Bool { reused[id] != nil || details[id] != nil }
+
+    /// Lets go of what the books were made from, once they are all made.
+    mutating func letGoOfBooks() {
+        (listed, details, detailFailures, shelfPages, frame) = ([:], [:], [:], [:], nil)
+    }
+}

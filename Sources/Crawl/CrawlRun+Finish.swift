@@ -1,0 +1,110 @@
+import Foundation
+import LibraryArchive
+import ReaderAPI
+import SnapshotStore
+import Support
+
+extension CrawlRun {
+    /// Once every request is answered: the covers only the end can ask for, the books not made yet,
+    /// and the library in id order.
+    func finish(generatedAt: String, user: String?) async throws -> Crawler.Result {
+        guard let listing = ledger.listing else { throw CancellationError() }
+        MemoryUsage.release()
+        if let memory = MemoryUsage.summary() { logger.debug("After every request: \(memory)") }
+        logTimings()
+        ledger.finishFrame()
+        noteFrame()
+        guard let frame = ledger.frame, let assembly else { throw CancellationError() }
+        var (shelves, problems) = (frame.shelves, frame.problems)
+        if ledger.wantCovers { try await fetchLateCovers(order: frame.order) }
+
+        let madeWhileCrawling = madeBooks.count
+        let made = try makeRemainingBooks(order: frame.order, assembly: assembly, problems: &problems)
+        let cards = madeBooks.cards(arrangedBy: made.places)
+        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were")
+        let pieces = madeBooks.pieces
+        // What the books were made from is written: let it go before the next step.
+        let reusedCount = ledger.reused.count
+        ledger.letGoOfBooks()
+        madeBooks = Crawler.MadeBooks(pieces: pieces)
+        if let plan = frame.plan {
+            let kept = Set(cards.indices.map { cards.id(at: $0) })
+            crawler.privacy.finish(plan, dropped: Set(frame.order).subtracting(kept), shelves: &shelves, problems: &problems)
+        }
+        MemoryUsage.release()
+        if let memory = MemoryUsage.summary() { logger.debug("After assembling the books: \(memory)") }
+        logger.info("Book details: \(made.read) read, \(reusedCount) unchanged, \(made.failed) failed")
+        if ledger.wantCovers {
+            let failedCovers = ledger.coverFailures.count
+            client.metrics.record { $0.coversFailed += failedCovers }
+            logger.info("Covers: \(coverFiles.count) stored, \(failedCovers) failed")
+        }
+        problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
+        let library = Library(generatedAt: generatedAt, server: client.server.description,
+                              user: (user ?? listing.user).map(UntrustedText.displayable), userID: client.session?.userID,
+                              shelves: shelves, books: [], problems: problems)
+        return Crawler.Result(catalog: Catalog(frame: library, cards: cards, pieces: pieces, ranges: made.ranges),
+                              covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling)
+    }
+
+    /// Covers of books whose details failed are known only from the list and the shelves: those
+    /// none could be asked for during the crawl are fetched last, before the books are made.
+    private func fetchLateCovers(order: [Int]) async throws {
+        var late = Set<String>()
+        for id in order where !ledger.hasDetails(id) && !madeBooks.isSettled(id) {
+            if let url = try ledger.coverWithoutDetails(id, coverAddress: coverAddress), !ledger.coverKnown(url) { late.insert(url) }
+        }
+        let urls = late.sorted()
+        guard !urls.isEmpty else { return }
+        let fetcher = self.fetcher
+        let results = try await concurrentMap(urls, limit: scheduler.level.limit) { await fetcher.fetch($0) }
+        for (url, result) in zip(urls, results) { try coverCame(url, result.result, line: result.line) }
+    }
+
+    /// The books not made yet (their details failed, or they waited for something) are made on
+    /// every core, and every book takes its place in id order.
+    private func makeRemainingBooks(order: [Int], assembly: Crawler.Assembly, problems: inout [Problem]) throws
+        -> (places: [Int], ranges: [Range<Int>], read: Int, failed: Int) {
+        var places: [Int] = [], ranges: [Range<Int>] = []
+        var read = 0, failed = 0
+        let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
+        let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
+        let batchSize = 512
+        for start in stride(from: 0, to: order.count, by: batchSize) {
+            let batch = order[start..<min(order.count, start + batchSize)]
+            let late = try assembly.make(batch.filter { !madeBooks.isSettled($0) }.map(ledger.sources))
+            var nextLate = 0
+            for id in batch {
+                if !madeBooks.isSettled(id) {
+                    defer { nextLate += 1 }
+                    guard let made = late[nextLate] else {
+                        madeBooks.leaveOut(id)
+                        continue
+                    }
+                    switch made.details {
+                    case .read, .reused: break
+                    case .failed(let error):
+                        failed += 1
+                        detailWarnings.warn("Book \(id): details could not be read: \(error)")
+                        problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description))
+                    case .missing: failed += 1
+                    }
+                    try madeBooks.add(made, id: id, coverProblem: made.coverMissing.flatMap { ledger.coverFailures[$0] })
+                }
+                guard let book = madeBooks[id] else { continue }
+                if book.read { read += 1 }
+                if let problem = book.coverProblem {
+                    coverWarnings.warn("Book \(id): cover not fetched: \(problem)")
+                    problems.append(Problem(kind: .cover, bookID: id, message: problem.message))
+                }
+                ranges.append(book.piece)
+                places.append(book.place)
+            }
+            // The workers' freed pieces, back to the system every few thousand books.
+            if start / batchSize % 4 == 3 { MemoryUsage.release() }
+        }
+        detailWarnings.finish()
+        coverWarnings.finish()
+        return (places, ranges, read, failed)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import LibraryArchive
+import Logging
+import Notes
+import ReaderAPI
+import SnapshotStore
+import Support
+
+/// Walks the whole library through the API: shelves, every shelf, every book, every cover.
+///
+/// One pipeline, not phases: the list of books starts the books' details while shelves are still
+/// arriving, and each book's details start its cover, so the server always has work and the crawl
+/// never waits for a phase's slowest request. How many requests are in flight is found as it goes
+/// (`AdaptiveConcurrency`). What to ask for next is decided by `CrawlLedger` and
+/// `RequestScheduler`, plain values; `CrawlRun` does the requests.
+package struct Crawler: Sendable {
+    package var client: ReaderClient
+    package var concurrency: Int
+    package var concurrencyMode: AdaptiveConcurrency.Mode = .adaptive
+    package var fetchCovers: Bool
+    package var logger: Logger
+    package var live: LiveProgress?
+    package var privacy = Privacy()
+    /// Notes longer than this are shown cut, with a notice; `library.json` keeps them whole.
+    package var noteLimit = Note.defaultLimit
+    /// The library of the last snapshot: a book whose `updated_at` in `/books` is what it was then
+    /// is taken from it instead of asked for again. Rails touches a book when its notes (rich text)
+    /// or its cover (an attachment) change, so the date moves with everything the details hold.
+    /// Only a library with notes converted under the same limits may stand in.
+    package var previous: Catalog?
+    /// `previous` was written by this same build: its unchanged books' bytes are copied as they are.
+    package var previousIsThisBuild = false
+    /// Whether books are made while requests are in flight, or all once the requests are done
+    /// (the same bytes either way; the tests compare the two).
+    var makesBooksWhileCrawling = true
+    /// How many books' details wait in memory for their book to be made; the others wait in the
+    /// spill file. Most wait only for their cover, but before the list of every book is in, details
+    /// pile up: 100,000 books' list takes seconds.
+    var detailsHeldAtMost = 4096
+
+    package init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
+        self.live = live
+        self.client = client
+        self.concurrency = max(1, concurrency)
+        self.fetchCovers = fetchCovers
+        self.logger = logger
+    }
+
+    /// What a crawl found: the library, and what to remember of its covers for the next run.
+    package struct Result: Sendable {
+        package var catalog: Catalog
+        package var covers: CoverRecords?
+        /// How many books were made while requests were still in flight.
+        package var madeWhileCrawling = 0
+    }
+
+    var wantsCovers: Bool { fetchCovers && privacy.covers }
+
+    /// Fetches the library; cover files are written through `writer` (or linked from the previous
+    /// snapshot). A 401 or a server that cannot list the library throws; a book or cover that cannot
+    /// be read is recorded as a problem.
+    package func crawl(generatedAt: String, writer: SnapshotWriter, previousCovers: CoverRecords? = nil) async throws -> Result {
+        let shelves = try await client.shelves()
+        logger.info("Shelves: \(shelves.shelves.count)")
+        let run = try CrawlRun(crawler: self, shelves: shelves.shelves, writer: writer, previousCovers: previousCovers)
+        defer { run.stop() }
+        try await run.requestEverything()
+        return try await run.finish(generatedAt: generatedAt, user: shelves.user)
+    }
+
+    /// The previous snapshot's books that can stand for a fresh request (by their place in it): from
+    /// a snapshot of the same account, read whole, with notes converted under the same limit.
+    func reusableBooks() -> [Int: Int] {
+        guard let previous, previous.frame.server == client.server.description, previous.frame.userID == client.session?.userID
+        else { return [:] }
+        var places: [Int: Int] = [:]
+        for place in previous.cards.indices where previous.cards[place].complete { places[previous.cards.id(at: place)] = place }
+        return places
+    }
+
+    /// What makes books, once the shelves are known.
+    func assembly(shelfNames: [Int: String], plan: Privacy.Plan?, spill: SpillFile, covers: CoverRecords?) -> Assembly {
+        Assembly(shelfNames: shelfNames, previous: previous, spill: spill, plan: plan, privacy: privacy, covers: covers,
+                 noteLimit: noteLimit, linkBase: client.server.url(path: "/"), copiesUnchanged: previousIsThisBuild)
+    }
+}

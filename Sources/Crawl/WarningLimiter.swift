@@ -1,0 +1,29 @@
+import LibraryArchive
+import Logging
+import Notes
+import ReaderAPI
+import SnapshotStore
+import Support
+
+/// The first few warnings of a kind, then a count: a big library with many gaps should not bury
+/// the summary (every gap is listed in the snapshot).
+final class WarningLimiter {
+    static let limit = 10
+    private let logger: Logger
+    private let what: String
+    private var count = 0
+
+    init(logger: Logger, what: String) {
+        self.logger = logger
+        self.what = what
+    }
+
+    func warn(_ message: String) {
+        count += 1
+        if count <= Self.limit { logger.warning("\(message)") }
+    }
+
+    func finish() {
+        if count > Self.limit { logger.warning("… and \(count - Self.limit) more \(what), listed in the snapshot") }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import Support
+
+/// What one run asked of the network, for the summary and the benchmarks.
+package final class ClientMetrics: @unchecked Sendable {
+    package struct Snapshot: Sendable, Equatable {
+        package var requests = 0
+        package var retries = 0
+        /// Body bytes received, JSON and covers.
+        package var bytesReceived = 0
+        package var coverBytes = 0
+        /// Answers 304 Not Modified.
+        package var notModified = 0
+        package var coversDownloaded = 0
+        package var coversReused = 0
+        package var coversFailed = 0
+    }
+
+    private let lock = NSLock()
+    private var value = Snapshot()
+
+    package init() {}
+
+    package var snapshot: Snapshot { lock.withLock { value } }
+
+    package func record(_ change: (inout Snapshot) -> Void) { lock.withLock { change(&value) } }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Support
+
+/// The Reader server's base URL: where the API lives, and the one origin that may see the api key.
+package struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
+    package let scheme: String
+    package let host: String
+    package let port: Int
+    /// Path prefix, without a trailing slash ("" for a server at the root).
+    package let basePath: String
+
+    package init(_ text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let components = URLComponents(string: trimmed),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = components.host, !host.isEmpty
+        else {
+            throw ReaderAPIError(.invalidURL(detail: "the server URL must be an http:// or https:// URL with a host, like https://reader.example.com"), request: "server URL")
+        }
+        guard components.user == nil, components.password == nil, components.query == nil else {
+            throw ReaderAPIError(.invalidURL(detail: "the server URL must not carry a user, a password or a query"), request: "server URL")
+        }
+        self.scheme = scheme
+        self.host = host.lowercased()
+        self.port = components.port ?? (scheme == "https" ? 443 : 80)
+        var path = components.path
+        while path.hasSuffix("/") { path.removeLast() }
+        self.basePath = path
+    }
+
+    /// The URL as the user would write it: no credentials, no query.
+    var hasDefaultPort: Bool { (scheme == "https" && port == 443) || (scheme == "http" && port == 80) }
+
+    package var description: String {
+        let defaultPort = hasDefaultPort
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(hostPart)\(defaultPort ? "" : ":\(port)")\(basePath)"
+    }
+
+    package func url(path: String, query: [URLQueryItem] = []) -> URL {
+        var components = URLComponents()
+        components.scheme = scheme
+        components.host = host
+        if !hasDefaultPort { components.port = port }
+        components.path = basePath + path
+        if !query.isEmpty { components.queryItems = query }
+        return components.url!
+    }
+
+    package func isSameOrigin(_ url: URL) -> Bool {
+        guard let otherScheme = url.scheme?.lowercased(), let otherHost = url.host?.lowercased() else { return false }
+        let otherPort = url.port ?? (otherScheme == "https" ? 443 : 80)
+        return otherScheme == scheme && otherHost == host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) && otherPort == port
+    }
+
+    package var isLoopback: Bool {
+        host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+    }
+}

@@ -1,9 +1,0 @@
-/// What a snapshot holds: the browsable site, the Markdown tree, the `library.json` archive,
-/// `library.csv` (Goodreads' layout) and `feed.xml` (Atom).
-public enum OutputFormat: String, CaseIterable, Sendable, Comparable {
-    case html, markdown, json, csv, feed
-
-    public static func < (lhs: OutputFormat, rhs: OutputFormat) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}

@@ -1,0 +1,67 @@
+import LibraryArchive
+import Notes
+import SnapshotStore
+import Support
+
+/// `feed.xml`: an Atom feed of the most recently added books. It is the same from run to run
+/// when the library is: its date is the newest book's, not the run's.
+enum AtomFeed {
+    static let size = 50
+
+    static func render(_ model: SiteModel) throws -> String {
+        let cards = model.catalog.cards
+        let recent = cards.indices
+            .compactMap { place in cards[place].createdAt.map { (added: $0, id: cards.id(at: place), place: place) } }
+            .sorted { ($0.added, $1.id) > ($1.added, $0.id) }
+            .prefix(size).map(\.place)
+        // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them.
+        let updated = recent.first.flatMap { cards[$0].createdAt } ?? model.library.generatedAt
+        let host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
+        var xml = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <feed xmlns="http://www.w3.org/2005/Atom">
+          <title>\(escape(model.site.title)): recently added</title>
+          <id>tag:reader-snapshot,2024:\(escape(host)):feed</id>
+          <updated>\(escape(updated))</updated>
+          <link rel="alternate" href="\(escape((model.site.url ?? "") + "index.html"))"/>
+          <generator>reader-snapshot</generator>
+
+        """
+        for place in recent {
+            let book = cards[place]
+            let view = model.bookView(place)
+            let note = try model.catalog.noteMarkdown(at: place)
+            xml += """
+              <entry>
+                <title>\(escape(view.title))</title>
+                <id>tag:reader-snapshot,2024:\(escape(host)):book:\(book.id)</id>
+                <updated>\(escape(book.createdAt!))</updated>
+                <link rel="alternate" href="\(escape((model.site.url ?? "") + view.href))"/>
+            \(view.author.map { "    <author><name>\(escape($0))</name></author>\n" } ?? "")\
+                <summary>\(escape([view.author.map { "by \($0)" }, view.shelf.map { "on \($0.name)" }].compactMap { $0 }.joined(separator: ", ")))</summary>
+            \(note.isEmpty ? "" : "    <content type=\"html\">\(escape(CMark.html(fromMarkdown: note)))</content>\n")\
+              </entry>
+
+            """
+        }
+        return xml + "</feed>\n"
+    }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            // XML 1.0 allows no other control characters, escaped or not.
+            case _ where scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r": continue
+            case _ where scalar.value == 0xFFFE || scalar.value == 0xFFFF: continue
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

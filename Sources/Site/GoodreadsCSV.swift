@@ -1,0 +1,88 @@
+import Foundation
+import LibraryArchive
+import Notes
+import SnapshotStore
+import Support
+
+/// `library.csv` in Goodreads' export layout, so that the library imports into Goodreads or
+/// StoryGraph: their header row, ISBNs as `="…"` (spreadsheets keep the leading zeros), the shelf
+/// in Bookshelves and Exclusive Shelf, the note in My Review.
+enum GoodreadsCSV {
+    static let header = [
+        "Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
+        "Average Rating", "Publisher", "Binding", "Number of Pages", "Year Published", "Original Publication Year",
+        "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions", "Exclusive Shelf", "My Review",
+        "Spoiler", "Private Notes", "Read Count", "Owned Copies",
+    ]
+
+    /// A row at a time, in the order of the books' ids.
+    static func write(_ model: SiteModel, to sink: (Data) throws -> Void) throws {
+        try sink(Data((header.map(field).joined(separator: ",") + "\r\n").utf8))
+        let cards = model.catalog.cards
+        for place in cards.indices.sorted(by: { cards.id(at: $0) < cards.id(at: $1) }) {
+            let book = cards[place]
+            let note = try model.catalog.noteMarkdown(at: place)
+            let shelf = model.shelfName(of: place).map(Slug.make).flatMap { $0.isEmpty ? nil : $0 } ?? ""
+            let (isbn10, isbn13) = isbns(book.isbn)
+            let author: String = book.author ?? ""
+            let authorLastFirst: String = book.author.map(lastFirst) ?? ""
+            let isbn10Cell: String = isbn10.map { "=\"\($0)\"" } ?? ""
+            let isbn13Cell: String = isbn13.map { "=\"\($0)\"" } ?? ""
+            let added: String = book.createdAt.map { String($0.prefix(10)).replacingOccurrences(of: "-", with: "/") } ?? ""
+            let positions: String = shelf.isEmpty ? "" : "\(shelf) (#1)"
+            var row: [String] = [String(book.id), book.title, author, authorLastFirst, ""]
+            row += [isbn10Cell, isbn13Cell, "0", "", "", "", "", "", "", ""]
+            row += [added, shelf, positions, shelf, note, "", "", "0", "0"]
+            let line = row.enumerated().map { index, value in
+                // The ISBN columns are formulas on purpose; anything else that looks like one is text.
+                index == 5 || index == 6 ? field(value) : field(defused(value))
+            }.joined(separator: ",")
+            try sink(Data((line + "\r\n").utf8))
+        }
+    }
+
+    /// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled.
+    static func field(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A spreadsheet runs a cell that starts with = + - @ as a formula: such text gets a leading '.
+    static func defused(_ value: String) -> String {
+        guard let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return value }
+        return "'" + value
+    }
+
+    /// "Frank Herbert" → "Herbert, Frank"
+    static func lastFirst(_ name: String) -> String {
+        let parts = name.split(separator: " ")
+        guard parts.count > 1, let last = parts.last else { return name }
+        return "\(last), \(parts.dropLast().joined(separator: " "))"
+    }
+
+    /// The ISBN-10 and ISBN-13 of what the server gave, each derived from the other where it can be.
+    static func isbns(_ isbn: String?) -> (String?, String?) {
+        let digits = (isbn ?? "").filter { $0.isNumber || $0 == "X" || $0 == "x" }.uppercased()
+        if digits.count == 13, digits.allSatisfy(\.isNumber) {
+            return (digits.hasPrefix("978") ? isbn10(from: digits) : nil, digits)
+        }
+        if digits.count == 10 {
+            return (digits, isbn13(from: digits))
+        }
+        return (nil, nil)
+    }
+
+    static func isbn10(from isbn13: String) -> String {
+        let core = Array(isbn13.dropFirst(3).prefix(9))
+        let sum = core.enumerated().reduce(0) { $0 + (10 - $1.offset) * Int(String($1.element))! }
+        let check = (11 - sum % 11) % 11
+        return String(core) + (check == 10 ? "X" : String(check))
+    }
+
+    static func isbn13(from isbn10: String) -> String? {
+        let core = "978" + isbn10.prefix(9)
+        guard core.allSatisfy(\.isNumber) else { return nil }
+        let sum = core.enumerated().reduce(0) { $0 + ($1.offset % 2 == 0 ? 1 : 3) * Int(String($1.element))! }
+        return core + String((10 - sum % 10) % 10)
+    }
+}

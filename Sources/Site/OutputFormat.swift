@@ -1,0 +1,14 @@
+import LibraryArchive
+import Notes
+import SnapshotStore
+import Support
+
+/// What a snapshot holds: the browsable site, the Markdown tree, the `library.json` archive,
+/// `library.csv` (Goodreads' layout) and `feed.xml` (Atom).
+package enum OutputFormat: String, CaseIterable, Sendable, Comparable {
+    case html, markdown, json, csv, feed
+
+    package static func < (lhs: OutputFormat, rhs: OutputFormat) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}

@@ -1,0 +1,568 @@
+import LibraryArchive
+import Mustache
+import Notes
+import SnapshotStore
+import Support
+
+/// What the templates see. Classes, so that swift-mustache's casts of each value it looks a name
+/// up in copy a reference, not every string of a page (that copying was most of the render time).
+/// Every string is raw text; `{{x}}` escapes it.
+/// The Markdown templates get text already escaped for Markdown (`…Markdown`) and YAML (`…YAML`).
+
+/// A string as the templates see it. swift-mustache renders a `MustacheCustomRenderable` (escaped
+/// by `{{x}}`, as is by `{{{x}}}`) after two type checks, where a plain String goes through five and
+/// `String(describing:)`: most of the time of a page went there. Transforms work as on a String.
+struct Text: MustacheCustomRenderable, MustacheTransformable, Sendable {
+    let renderText: String
+
+    init(_ text: String) {
+        renderText = text
+    }
+
+    var isNull: Bool { false }
+
+    func transform(_ name: String) -> Any? {
+        renderText.transform(name)
+    }
+}
+
+/// A page object as the templates see it: a value holding a reference. swift-mustache casts every
+/// object it looks a name up in; casting a class instance to a protocol it lacks is slow on Linux
+/// (the runtime checks for a boxed value), casting this struct is not, and copying it is one retain.
+struct Ref<Object: MustacheParent & AnyObject>: MustacheParent {
+    let object: Object
+
+    init(_ object: Object) {
+        self.object = object
+    }
+
+    func child(named name: String) -> Any? {
+        object.child(named: name)
+    }
+}
+
+final class SiteView: Sendable {
+    /// With --site-url, the site's absolute address, ending in "/".
+    let url: String?
+    let title: String
+    let titleMarkdown: String
+    let user: String?
+    let server: String
+    let generatedAt: String
+    let bookCount: Int
+    let shelfCount: Int
+    let noteCount: Int
+    let coverCount: Int
+    let unshelvedCount: Int
+    let problemCount: Int
+    let hasProblems: Bool
+    let hasChanges: Bool
+
+    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String, generatedAt: String, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool) {
+        self.url = url
+        self.title = title
+        self.titleMarkdown = titleMarkdown
+        self.user = user
+        self.server = server
+        self.generatedAt = generatedAt
+        self.bookCount = bookCount
+        self.shelfCount = shelfCount
+        self.noteCount = noteCount
+        self.coverCount = coverCount
+        self.unshelvedCount = unshelvedCount
+        self.problemCount = problemCount
+        self.hasProblems = hasProblems
+        self.hasChanges = hasChanges
+    }
+}
+
+final class ShelfView: Sendable {
+    let id: Int
+    let name: String
+    let nameMarkdown: String
+    let nameYAML: String
+    let href: String
+    let markdownHref: String
+    let count: Int
+    let countLabel: String
+    let complete: Bool
+
+    init(id: Int, name: String, nameMarkdown: String, nameYAML: String, href: String, markdownHref: String, count: Int, countLabel: String, complete: Bool) {
+        self.id = id
+        self.name = name
+        self.nameMarkdown = nameMarkdown
+        self.nameYAML = nameYAML
+        self.href = href
+        self.markdownHref = markdownHref
+        self.count = count
+        self.countLabel = countLabel
+        self.complete = complete
+    }
+}
+
+final class CoverView: Sendable {
+    let src: String
+    let alt: String
+    let width: Int?
+    let height: Int?
+    /// Made when a template asks for it, as the other texts of a book for one kind of page.
+    var altMarkdown: String { Markdown.text(alt) }
+
+    init(src: String, alt: String, width: Int? = nil, height: Int? = nil) {
+        self.src = src
+        self.alt = alt
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A book as a page shows it. The texts for Markdown, YAML and sorting are made when a template
+/// asks for them: an HTML book page uses none of them, and making them all for every book on
+/// every page was a fifth of the render's time.
+final class BookView: Sendable {
+    let id: Int
+    let title: String
+    /// The title as the book gives it (the YAML front matter keeps an empty one empty).
+    let givenTitle: String
+    let author: String?
+    let isbn: String?
+    let href: String
+    let markdownHref: String
+    let cover: CoverView?
+    let shelf: ShelfView?
+    /// The shelf's name, or the name the book gives for a shelf that no longer exists.
+    let shelfName: String?
+    /// The book names a shelf that no longer exists.
+    let missingShelfName: String?
+    let createdAt: String?
+    let hasNote: Bool
+    let complete: Bool
+
+    init(id: Int, title: String, givenTitle: String, author: String? = nil, isbn: String? = nil, href: String, markdownHref: String,
+         cover: CoverView? = nil, shelf: ShelfView? = nil, shelfName: String?, missingShelfName: String? = nil, createdAt: String? = nil,
+         hasNote: Bool, complete: Bool) {
+        self.id = id
+        self.title = title
+        self.givenTitle = givenTitle
+        self.author = author
+        self.isbn = isbn
+        self.href = href
+        self.markdownHref = markdownHref
+        self.cover = cover
+        self.shelf = shelf
+        self.shelfName = shelfName
+        self.missingShelfName = missingShelfName
+        self.createdAt = createdAt
+        self.hasNote = hasNote
+        self.complete = complete
+    }
+
+    var titleMarkdown: String { Markdown.text(title) }
+    var titleYAML: String { YAML.quoted(givenTitle) }
+    var authorMarkdown: String? { author.map(Markdown.text) }
+    var authorYAML: String { YAML.quoted(author) }
+    var isbnYAML: String { YAML.quoted(isbn) }
+    var coverPathYAML: String { YAML.quoted(cover.map { "../../" + $0.src }) }
+    var shelfNameYAML: String { YAML.quoted(shelfName) }
+    /// Keys for sorting in the page: folded case and accents.
+    var sortTitle: String { SiteModel.sortKey(title) }
+    var sortAuthor: String { SiteModel.sortKey(author.map(GoodreadsCSV.lastFirst) ?? "") }
+    var sortShelf: String { SiteModel.sortKey(shelf?.name ?? "") }
+}
+
+final class ProblemView: Sendable {
+    let message: String
+    let messageMarkdown: String
+    let book: BookView?
+
+    init(message: String, messageMarkdown: String, book: BookView? = nil) {
+        self.message = message
+        self.messageMarkdown = messageMarkdown
+        self.book = book
+    }
+}
+
+final class IndexPage: Sendable {
+    let root: String
+    let site: SiteView
+    let changes: ChangesView?
+    let shelves: [ShelfView]
+    let unshelved: [BookView]
+    let hasUnshelved: Bool
+    let problems: [ProblemView]
+
+    init(root: String, site: SiteView, changes: ChangesView? = nil, shelves: [ShelfView], unshelved: [BookView], hasUnshelved: Bool, problems: [ProblemView]) {
+        self.root = root
+        self.site = site
+        self.changes = changes
+        self.shelves = shelves
+        self.unshelved = unshelved
+        self.hasUnshelved = hasUnshelved
+        self.problems = problems
+    }
+}
+
+final class BooksPage: Sendable {
+    let root: String
+    let site: SiteView
+    let books: [BookView]
+    /// Links to the other pages of the list, when it has more than one.
+    let pager: PagerView?
+
+    init(root: String, site: SiteView, books: [BookView], pager: PagerView? = nil) {
+        self.root = root
+        self.site = site
+        self.books = books
+        self.pager = pager
+    }
+}
+
+final class PageLinkView: Sendable {
+    let number: Int
+    let href: String
+    let current: Bool
+
+    init(number: Int, href: String, current: Bool) {
+        self.number = number
+        self.href = href
+        self.current = current
+    }
+}
+
+final class PagerView: Sendable {
+    let pages: [PageLinkView]
+    let previousHref: String?
+    let nextHref: String?
+    /// This page's number, the number of pages, and the first and last book on this page (from 1).
+    let number: Int
+    let count: Int
+    let first: Int
+    let last: Int
+
+    init(pages: [PageLinkView], previousHref: String?, nextHref: String?, number: Int, count: Int, first: Int, last: Int) {
+        self.pages = pages
+        self.previousHref = previousHref
+        self.nextHref = nextHref
+        self.number = number
+        self.count = count
+        self.first = first
+        self.last = last
+    }
+}
+
+final class ShelfPage: Sendable {
+    let root: String
+    let site: SiteView
+    let shelf: ShelfView
+    let books: [BookView]
+    let isEmpty: Bool
+
+    init(root: String, site: SiteView, shelf: ShelfView, books: [BookView], isEmpty: Bool) {
+        self.root = root
+        self.site = site
+        self.shelf = shelf
+        self.books = books
+        self.isEmpty = isEmpty
+    }
+}
+
+final class BookPage: Sendable {
+    let root: String
+    let site: SiteView
+    let book: BookView
+    let noteHTML: String
+    let noteMarkdown: String
+    let problems: [ProblemView]
+    /// schema.org Book, as JSON safe inside a script element.
+    let jsonLD: String
+    /// Absolute, with --site-url: the page's own URL and its cover's, for Open Graph.
+    let pageURL: String?
+    let imageURL: String?
+
+    init(root: String, site: SiteView, book: BookView, noteHTML: String, noteMarkdown: String, problems: [ProblemView], jsonLD: String, pageURL: String? = nil, imageURL: String? = nil) {
+        self.root = root
+        self.site = site
+        self.book = book
+        self.noteHTML = noteHTML
+        self.noteMarkdown = noteMarkdown
+        self.problems = problems
+        self.jsonLD = jsonLD
+        self.pageURL = pageURL
+        self.imageURL = imageURL
+    }
+}
+
+final class ChangeItemView: Sendable {
+    let title: String
+    let titleMarkdown: String
+    /// A link to the book's page, when the book is still in the library.
+    let href: String?
+    let markdownHref: String?
+    let detail: String?
+    let detailMarkdown: String?
+
+    init(title: String, titleMarkdown: String, href: String? = nil, markdownHref: String? = nil, detail: String? = nil, detailMarkdown: String? = nil) {
+        self.title = title
+        self.titleMarkdown = titleMarkdown
+        self.href = href
+        self.markdownHref = markdownHref
+        self.detail = detail
+        self.detailMarkdown = detailMarkdown
+    }
+}
+
+final class ChangesView: Sendable {
+    let firstRun: Bool
+    let hasChanges: Bool
+    let noChanges: Bool
+    let previousDate: String?
+    let summary: String
+    let added: [ChangeItemView]
+    let removed: [ChangeItemView]
+    let moved: [ChangeItemView]
+    let edited: [ChangeItemView]
+
+    init(firstRun: Bool, hasChanges: Bool, noChanges: Bool, previousDate: String? = nil, summary: String, added: [ChangeItemView], removed: [ChangeItemView], moved: [ChangeItemView], edited: [ChangeItemView]) {
+        self.firstRun = firstRun
+        self.hasChanges = hasChanges
+        self.noChanges = noChanges
+        self.previousDate = previousDate
+        self.summary = summary
+        self.added = added
+        self.removed = removed
+        self.moved = moved
+        self.edited = edited
+    }
+}
+
+final class ChangesPage: Sendable {
+    let root: String
+    let site: SiteView
+    let changes: ChangesView
+
+    init(root: String, site: SiteView, changes: ChangesView) {
+        self.root = root
+        self.site = site
+        self.changes = changes
+    }
+}
+
+// Children by name, for swift-mustache: much faster than the Mirror it uses otherwise (a
+// profile of a 10,000-book render spent most of its time in Mirror's type lookups).
+extension SiteView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "url": return self.url.map(Text.init)
+        case "title": return Text(self.title)
+        case "titleMarkdown": return Text(self.titleMarkdown)
+        case "user": return self.user.map(Text.init)
+        case "server": return Text(self.server)
+        case "generatedAt": return Text(self.generatedAt)
+        case "bookCount": return self.bookCount
+        case "shelfCount": return self.shelfCount
+        case "noteCount": return self.noteCount
+        case "coverCount": return self.coverCount
+        case "unshelvedCount": return self.unshelvedCount
+        case "problemCount": return self.problemCount
+        case "hasProblems": return self.hasProblems
+        case "hasChanges": return self.hasChanges
+        default: return nil
+        }
+    }
+}
+
+extension ShelfView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "id": return self.id
+        case "name": return Text(self.name)
+        case "nameMarkdown": return Text(self.nameMarkdown)
+        case "nameYAML": return Text(self.nameYAML)
+        case "href": return Text(self.href)
+        case "markdownHref": return Text(self.markdownHref)
+        case "count": return self.count
+        case "countLabel": return Text(self.countLabel)
+        case "complete": return self.complete
+        default: return nil
+        }
+    }
+}
+
+extension CoverView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "src": return Text(self.src)
+        case "alt": return Text(self.alt)
+        case "altMarkdown": return Text(self.altMarkdown)
+        case "width": return self.width
+        case "height": return self.height
+        default: return nil
+        }
+    }
+}
+
+extension BookView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "id": return self.id
+        case "title": return Text(self.title)
+        case "titleMarkdown": return Text(self.titleMarkdown)
+        case "titleYAML": return Text(self.titleYAML)
+        case "author": return self.author.map(Text.init)
+        case "authorMarkdown": return self.authorMarkdown.map(Text.init)
+        case "authorYAML": return Text(self.authorYAML)
+        case "isbn": return self.isbn.map(Text.init)
+        case "isbnYAML": return Text(self.isbnYAML)
+        case "href": return Text(self.href)
+        case "markdownHref": return Text(self.markdownHref)
+        case "cover": return self.cover.map(Ref.init)
+        case "coverPathYAML": return Text(self.coverPathYAML)
+        case "shelf": return self.shelf.map(Ref.init)
+        case "shelfNameYAML": return Text(self.shelfNameYAML)
+        case "missingShelfName": return self.missingShelfName.map(Text.init)
+        case "createdAt": return self.createdAt.map(Text.init)
+        case "hasNote": return self.hasNote
+        case "complete": return self.complete
+        case "sortTitle": return Text(self.sortTitle)
+        case "sortAuthor": return Text(self.sortAuthor)
+        case "sortShelf": return Text(self.sortShelf)
+        default: return nil
+        }
+    }
+}
+
+extension ProblemView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "message": return Text(self.message)
+        case "messageMarkdown": return Text(self.messageMarkdown)
+        case "book": return self.book.map(Ref.init)
+        default: return nil
+        }
+    }
+}
+
+extension IndexPage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "changes": return self.changes.map(Ref.init)
+        case "shelves": return self.shelves.map(Ref.init)
+        case "unshelved": return self.unshelved.map(Ref.init)
+        case "hasUnshelved": return self.hasUnshelved
+        case "problems": return self.problems.map(Ref.init)
+        default: return nil
+        }
+    }
+}
+
+extension BooksPage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "books": return self.books.map(Ref.init)
+        case "pager": return self.pager.map(Ref.init)
+        default: return nil
+        }
+    }
+}
+
+extension PageLinkView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "number": return number
+        case "href": return Text(href)
+        case "current": return current
+        default: return nil
+        }
+    }
+}
+
+extension PagerView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "pages": return pages.map(Ref.init)
+        case "previousHref": return previousHref.map(Text.init)
+        case "nextHref": return nextHref.map(Text.init)
+        case "number": return number
+        case "count": return count
+        case "first": return first
+        case "last": return last
+        default: return nil
+        }
+    }
+}
+
+extension ShelfPage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "shelf": return Ref(self.shelf)
+        case "books": return self.books.map(Ref.init)
+        case "isEmpty": return self.isEmpty
+        default: return nil
+        }
+    }
+}
+
+extension BookPage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "book": return Ref(self.book)
+        case "noteHTML": return Text(self.noteHTML)
+        case "noteMarkdown": return Text(self.noteMarkdown)
+        case "problems": return self.problems.map(Ref.init)
+        case "jsonLD": return Text(self.jsonLD)
+        case "pageURL": return self.pageURL.map(Text.init)
+        case "imageURL": return self.imageURL.map(Text.init)
+        default: return nil
+        }
+    }
+}
+
+extension ChangeItemView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "title": return Text(self.title)
+        case "titleMarkdown": return Text(self.titleMarkdown)
+        case "href": return self.href.map(Text.init)
+        case "markdownHref": return self.markdownHref.map(Text.init)
+        case "detail": return self.detail.map(Text.init)
+        case "detailMarkdown": return self.detailMarkdown.map(Text.init)
+        default: return nil
+        }
+    }
+}
+
+extension ChangesView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "firstRun": return self.firstRun
+        case "hasChanges": return self.hasChanges
+        case "noChanges": return self.noChanges
+        case "previousDate": return self.previousDate.map(Text.init)
+        case "summary": return Text(self.summary)
+        case "added": return self.added.map(Ref.init)
+        case "removed": return self.removed.map(Ref.init)
+        case "moved": return self.moved.map(Ref.init)
+        case "edited": return self.edited.map(Ref.init)
+        default: return nil
+        }
+    }
+}
+
+extension ChangesPage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        case "changes": return Ref(self.changes)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import LibraryArchive
+import Notes
+import SnapshotStore
+import Support
+
+/// The library arranged for pages: sorted, linked, with file names chosen once. Books are named
+/// by their place in the catalog (`Int`); views are made when a page needs them, so that a big
+/// library's pages hold its cards and one page's views, never every book.
+struct SiteModel {
+    struct ShelfEntry {
+        var shelf: Shelf
+        var fileName: String
+        /// Places in the catalog, by title.
+        var books: [Int]
+        var view: ShelfView
+    }
+
+    let catalog: Catalog
+    var library: Library { catalog.frame }
+    let site: SiteView
+    let changesView: ChangesView?
+    let shelves: [ShelfEntry]
+    /// Every book's place, sorted by title.
+    let books: [Int]
+    /// By place.
+    let fileNames: [String]
+    let shelfByID: [Int: ShelfEntry]
+    let unshelved: [Int]
+    /// The shelf that lists each book (the first, when several do).
+    let listingShelf: [Int: Int]
+    let placeByID: [Int: Int]
+    let problemsByBook: [Int: [Problem]]
+
+    init(_ catalog: Catalog, changes: ChangeReport? = nil, siteURL: URL? = nil) {
+        self.catalog = catalog
+        let library = catalog.frame
+        let cards = catalog.cards
+        let fileNames = cards.map { Slug.fileName(id: $0.id, name: $0.title) }
+        self.fileNames = fileNames
+        var placeByID: [Int: Int] = [:]
+        placeByID.reserveCapacity(cards.count)
+        for place in cards.indices where placeByID[cards.id(at: place)] == nil { placeByID[cards.id(at: place)] = place }
+        self.placeByID = placeByID
+        problemsByBook = Dictionary(grouping: library.problems.filter { $0.bookID != nil }, by: { $0.bookID! })
+        // Each title is folded once, not at every comparison; a shelf's books keep that order.
+        let books = fileNames.indices.map { (key: Self.sortKey(cards[$0].title), id: cards.id(at: $0), place: $0) }
+            .sorted { ($0.key, $0.id) < ($1.key, $1.id) }.map(\.place)
+        self.books = books
+        var rank = [Int](repeating: 0, count: cards.count)
+        for (position, place) in books.enumerated() { rank[place] = position }
+        let shelves = library.shelves.map { shelf in
+            let fileName = Slug.fileName(id: shelf.id, name: shelf.name)
+            let places = shelf.bookIDs.compactMap { placeByID[$0] }.sorted { rank[$0] < rank[$1] }
+            return ShelfEntry(shelf: shelf, fileName: fileName, books: places, view: Self.shelfView(shelf, fileName: fileName, count: places.count))
+        }.sorted { (Self.sortKey($0.shelf.name), $0.shelf.id) < (Self.sortKey($1.shelf.name), $1.shelf.id) }
+        self.shelves = shelves
+        shelfByID = Dictionary(shelves.map { ($0.shelf.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var listingShelf: [Int: Int] = [:]
+        for shelf in library.shelves {
+            for id in shelf.bookIDs where listingShelf[id] == nil { listingShelf[id] = shelf.id }
+        }
+        self.listingShelf = listingShelf
+        unshelved = books.filter { listingShelf[cards.id(at: $0)] == nil }
+        let title = library.user.map { "Library of \($0)" } ?? "Library"
+        let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
+        site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
+                        generatedAt: Self.displayDate(library.generatedAt),
+                        bookCount: cards.count, shelfCount: library.shelves.count,
+                        noteCount: cards.lazy.filter(\.hasNote).count,
+                        coverCount: cards.lazy.filter { $0.cover != nil }.count,
+                        unshelvedCount: unshelved.count,
+                        problemCount: library.problems.count, hasProblems: !library.problems.isEmpty,
+                        hasChanges: changes != nil)
+        changesView = changes.map { report in
+            func item(_ id: Int, _ title: String, detail: String?) -> ChangeItemView {
+                let file = placeByID[id].map { fileNames[$0] }
+                return ChangeItemView(title: title, titleMarkdown: Markdown.text(title), href: file.map { "books/\($0).html" },
+                                      markdownHref: file.map { "books/\($0).md" }, detail: detail, detailMarkdown: detail.map(Markdown.text))
+            }
+            return ChangesView(
+                firstRun: report.firstRun, hasChanges: !report.isEmpty, noChanges: !report.firstRun && report.isEmpty,
+                previousDate: report.previousGeneratedAt.map(Self.displayDate), summary: report.summary,
+                added: report.added.map { item($0.id, $0.title, detail: nil) },
+                removed: report.removed.map { ChangeItemView(title: $0.title, titleMarkdown: Markdown.text($0.title), href: nil,
+                                                             markdownHref: nil, detail: nil, detailMarkdown: nil) },
+                moved: report.moved.map { item($0.id, $0.title, detail: "\($0.from.joined(separator: ", ")) → \($0.to.joined(separator: ", "))") },
+                edited: report.edited.map { item($0.id, $0.title, detail: $0.fields.joined(separator: ", ")) })
+        }
+    }
+
+    static func sortKey(_ text: String) -> String {
+        // Foundation's folding goes through ICU: only text outside ASCII needs it.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// "2026-11-21T23:57:00Z" → "2026-11-21 23:57 UTC"
+    static func displayDate(_ iso: String) -> String {
+        guard iso.count >= 16, iso.hasSuffix("Z") else { return iso }
+        let chars = Array(iso)
+        return String(chars[0..<10]) + " " + String(chars[11..<16]) + " UTC"
+    }
+
+    private static func shelfView(_ shelf: Shelf, fileName: String, count: Int) -> ShelfView {
+        ShelfView(id: shelf.id, name: shelf.name, nameMarkdown: Markdown.text(shelf.name), nameYAML: YAML.quoted(shelf.name),
+                  href: "shelves/\(fileName).html", markdownHref: "shelves/\(fileName).md",
+                  count: count, countLabel: count == 1 ? "1 book" : "\(count) books", complete: shelf.complete)
+    }
+
+    /// The shelf a book sits on, or else the first that lists it.
+    private func shelf(of card: BookCard) -> ShelfEntry? {
+        card.shelfID.flatMap { shelfByID[$0] } ?? listingShelf[card.id].flatMap { shelfByID[$0] }
+    }
+
+    /// The book at `place` in the catalog as pages show it.
+    func bookView(_ place: Int) -> BookView {
+        let book = catalog.cards[place]
+        let fileName = fileNames[place]
+        let shelf = shelf(of: book)?.view
+        let title = book.title.isEmpty ? "Untitled (book \(book.id))" : book.title
+        let cover = book.cover.map { CoverView(src: $0.path, alt: "Cover of \(title)", width: $0.width, height: $0.height) }
+        return BookView(id: book.id, title: title, givenTitle: book.title, author: book.author, isbn: book.isbn,
+                        href: "books/\(fileName).html", markdownHref: "books/\(fileName).md", cover: cover,
+                        shelf: shelf, shelfName: shelf?.name ?? book.shelfName,
+                        missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { "shelf \($0)" }) : nil,
+                        createdAt: book.createdAt.map { String($0.prefix(10)) },
+                        hasNote: book.hasNote, complete: book.complete)
+    }
+
+    /// The name of the shelf a book sits on, or the deleted shelf it names.
+    func shelfName(of place: Int) -> String? {
+        let card = catalog.cards[place]
+        return shelf(of: card)?.shelf.name ?? card.shelfName
+    }
+
+    func problemViews(_ problems: [Problem]) -> [ProblemView] {
+        problems.map { problem in
+            ProblemView(message: problem.message, messageMarkdown: Markdown.text(problem.message),
+                        book: problem.bookID.flatMap { placeByID[$0] }.map(bookView))
+        }
+    }
+
+    func indexPage(root: String) -> IndexPage {
+        let unshelvedViews = unshelved.map(bookView)
+        return IndexPage(root: root, site: site, changes: changesView, shelves: shelves.map(\.view), unshelved: unshelvedViews,
+                         hasUnshelved: !unshelvedViews.isEmpty, problems: problemViews(library.problems))
+    }
+
+    func shelfPage(_ entry: ShelfEntry, root: String) -> ShelfPage {
+        ShelfPage(root: root, site: site, shelf: entry.view, books: entry.books.map(bookView), isEmpty: entry.books.isEmpty)
+    }
+
+    /// Books per page of the list of all books (`SiteRenderer.booksPerPage`).
+    var booksPerPage = SiteRenderer.defaultBooksPerPage
+
+    /// The pages of the list of all books: `books.html`, then `books-2.html`, …
+    var booksPageCount: Int { max(1, (books.count + booksPerPage - 1) / booksPerPage) }
+
+    static func booksPageFile(_ number: Int) -> String { number == 1 ? "books.html" : "books-\(number).html" }
+
+    func booksPage(_ number: Int, root: String) -> BooksPage {
+        let start = (number - 1) * booksPerPage
+        let places = books[min(start, books.count)..<min(start + booksPerPage, books.count)]
+        let count = booksPageCount
+        let pager = count == 1 ? nil : PagerView(
+            pages: (1...count).map { PageLinkView(number: $0, href: Self.booksPageFile($0), current: $0 == number) },
+            previousHref: number > 1 ? Self.booksPageFile(number - 1) : nil,
+            nextHref: number < count ? Self.booksPageFile(number + 1) : nil,
+            number: number, count: count, first: start + 1, last: start + places.count)
+        return BooksPage(root: root, site: site, books: places.map(bookView), pager: pager)
+    }
+
+    func bookPage(_ view: BookView, noteMarkdown: String, root: String, noteHTML: String, jsonLD: Bool = true) -> BookPage {
+        let pageURL = site.url.map { $0 + view.href }
+        let imageURL = site.url.flatMap { base in view.cover.map { base + $0.src } }
+        return BookPage(root: root, site: site, book: view, noteHTML: noteHTML, noteMarkdown: noteMarkdown,
+                        problems: problemViews(problemsByBook[view.id] ?? []),
+                        jsonLD: jsonLD ? Self.jsonLD(view, root: root, pageURL: pageURL, imageURL: imageURL) : "", pageURL: pageURL, imageURL: imageURL)
+    }
+
+    /// schema.org `Book`, keys sorted. Escaped for a script element: no "<", ">" or "&" can end it early.
+    static func jsonLD(_ book: BookView, root: String, pageURL: String?, imageURL: String?) -> String {
+        // Members in the order of their names, as JSONEncoder's sortedKeys would put them.
+        var text = "{\"@context\":\"https://schema.org\",\"@type\":\"Book\""
+        if let author = book.author { text += ",\"author\":{\"@type\":\"Person\",\"name\":" + jsonString(author) + "}" }
+        if let added = book.createdAt { text += ",\"dateCreated\":" + jsonString(added) }
+        if let image = imageURL ?? book.cover.map({ root + $0.src }) { text += ",\"image\":" + jsonString(image) }
+        if let isbn = book.isbn { text += ",\"isbn\":" + jsonString(isbn) }
+        text += ",\"name\":" + jsonString(book.title)
+        if let pageURL { text += ",\"url\":" + jsonString(pageURL) }
+        return text + "}"
+    }
+
+    /// A JSON string literal that is also safe inside `<script>`.
+    static func jsonString(_ value: String) -> String {
+        var text = "\""
+        text.reserveCapacity(value.utf8.count + 2)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case "<": text += "\\u003c"
+            case ">": text += "\\u003e"
+            case "&": text += "\\u0026"
+            case "\u{2028}": text += "\\u2028"
+            case "\u{2029}": text += "\\u2029"
+            case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+
+    /// `sitemap.xml` (with --site-url): every page, absolute.
+    func sitemap() -> String? {
+        guard let base = site.url else { return nil }
+        var pages = ["index.html"] + (1...booksPageCount).map(Self.booksPageFile) + ["stats.html"]
+        if changesView != nil { pages.append("changes.html") }
+        pages += shelves.map { "shelves/\($0.fileName).html" }
+        pages += books.map { "books/\(fileNames[$0]).html" }
+        let entries = pages.map { "  <url><loc>\(AtomFeed.escape(base + $0))</loc></url>\n" }.joined()
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n" + entries + "</urlset>\n"
+    }
+}
+

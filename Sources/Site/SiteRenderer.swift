@@ -1,0 +1,170 @@
+import Foundation
+import LibraryArchive
+import Notes
+import SnapshotStore
+import Support
+
+/// Library → files: the HTML site, the Markdown tree and `library.json`, from the templates.
+/// Needs nothing but the Library and the cover files it names.
+package struct SiteRenderer: Sendable {
+    package var templates: TemplateSet
+    package var formats: Set<OutputFormat>
+    /// Where the site will be served (`--site-url`): for the sitemap, Open Graph and the feed.
+    package var siteURL: URL?
+    /// Books per page of the list of all books: a big library's list is split, so that no page (and
+    /// no page's model) grows with the library. Sorting in the page sorts that page; the search
+    /// index holds every book.
+    package var booksPerPage = SiteRenderer.defaultBooksPerPage
+    package static let defaultBooksPerPage = 5000
+
+    package init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases), siteURL: URL? = nil) {
+        self.templates = templates
+        self.formats = formats
+        self.siteURL = siteURL
+    }
+
+    /// Writes every page into `writer`. The cover files must already be in place (the crawl
+    /// writes them; `render --from` copies them). With a change report, `changes.json`,
+    /// `changes.html` and a section of `markdown/index.md` say what changed.
+    package func render(_ library: Library, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws {
+        try render(Catalog(library), changes: changes, into: writer)
+    }
+
+    /// The same from a catalog: each book is read when its pages are made.
+    package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws {
+        var jobs: [Job] = []
+        if let changes {
+            jobs.append {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                var data = try encoder.encode(changes)
+                data.append(0x0A)
+                try writer.write(data, to: "changes.json")
+            }
+        }
+        if formats.contains(.json) {
+            jobs.append {
+                do {
+                    try writer.writeStream(to: "library.json") { try catalog.writeJSON(to: $0) }
+                } catch let error as EncodingError {
+                    throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
+                }
+            }
+        }
+        // The pages' model (views, orders, file names) only for the formats that have pages.
+        if !formats.isDisjoint(with: [.csv, .feed, .html, .markdown]) {
+            var model = SiteModel(catalog, changes: changes, siteURL: siteURL)
+            model.booksPerPage = max(1, booksPerPage)
+            if formats.contains(.csv) { jobs.append { try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, to: $0) } } }
+            if formats.contains(.feed) { jobs.append { try writer.write(try AtomFeed.render(model), to: "feed.xml") } }
+            if formats.contains(.html) { jobs += htmlJobs(model, into: writer) }
+            if formats.contains(.markdown) { jobs += markdownJobs(model, into: writer) }
+            if !formats.isDisjoint(with: [.html, .markdown]) { jobs += bookJobs(model, into: writer) }
+        }
+        _ = try EveryCore.map(jobs.count, worker: {}) { _, index in try jobs[index]() }
+    }
+
+    /// Writes one or more files. Jobs are independent: the model and the templates are only read.
+    typealias Job = () throws -> Void
+
+    /// The site's pages; the pages of the whole library first, so that they do not finish last alone.
+    private func htmlJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        var jobs: [Job] = [{ try writer.writeStream(to: "assets/search-index.js") { try SearchIndex.write(model, to: $0) } }]
+        for number in 1...model.booksPageCount {
+            jobs.append {
+                try writer.write(try templates.render(model.booksPage(number, root: ""), .html, template: "books"), to: SiteModel.booksPageFile(number))
+            }
+        }
+        jobs += [
+            { try writer.write(try templates.render(context: StatsPage(model, root: ""), .html, template: "stats"), to: "stats.html") },
+            { try writer.write(try templates.render(model.indexPage(root: ""), .html, template: "index"), to: "index.html") },
+        ]
+        if model.site.url != nil { jobs.append { if let sitemap = model.sitemap() { try writer.write(sitemap, to: "sitemap.xml") } } }
+        if let changes = model.changesView {
+            jobs.append { try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), .html, template: "changes"), to: "changes.html") }
+        }
+        for asset in templates.assets {
+            jobs.append {
+                let source = templates.directory.appendingPathComponent("assets").appendingPathComponent(asset)
+                let data: Data
+                do { data = try Data(contentsOf: source) } catch {
+                    throw SnapshotError(.templatesMissing, path: source.path)
+                }
+                try writer.write(data, to: "assets/" + asset)
+            }
+        }
+        for shelf in model.shelves {
+            jobs.append {
+                let page = model.shelfPage(shelf, root: "../")
+                try writer.write(try templates.render(page, .html, template: "shelf"), to: "shelves/\(shelf.fileName).html")
+            }
+        }
+        return jobs
+    }
+
+    private func markdownJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        var jobs: [Job] = [
+            { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") },
+        ]
+        for shelf in model.shelves {
+            jobs.append {
+                let page = model.shelfPage(shelf, root: "../")
+                try writer.write(try templates.render(page, .markdown, template: "shelf"), to: "markdown/shelves/\(shelf.fileName).md")
+            }
+        }
+        return jobs
+    }
+
+    /// Each book's HTML and Markdown pages, from its notes read once.
+    private func bookJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        let html = formats.contains(.html), markdown = formats.contains(.markdown)
+        return model.books.map { place in
+            {
+                let note = try model.catalog.noteMarkdown(at: place)
+                let view = model.bookView(place)
+                let fileName = model.fileNames[place]
+                if html {
+                    let page = model.bookPage(view, noteMarkdown: note, root: "../", noteHTML: note.isEmpty ? "" : CMark.html(fromMarkdown: note))
+                    try writer.write(try templates.render(page, .html, template: "book"), to: "books/\(fileName).html")
+                }
+                if markdown {
+                    let page = model.bookPage(view, noteMarkdown: note, root: "../", noteHTML: "", jsonLD: false)
+                    try writer.write(try templates.render(page, .markdown, template: "book"), to: "markdown/books/\(fileName).md")
+                }
+            }
+        }
+    }
+
+}
+
+/// Text for the Markdown templates.
+enum Markdown {
+    static func text(_ value: String) -> String {
+        MarkdownWriter.escapeLineStarts(MarkdownWriter.escape(value).trimmingSpaces())
+    }
+}
+
+/// Values for YAML front matter: a double-quoted scalar (JSON's string syntax is valid there), or null.
+enum YAML {
+    static func quoted(_ value: String?) -> String {
+        guard let value else { return "null" }
+        var result = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+                || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF:
+                result += String(format: "\\u%04X", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

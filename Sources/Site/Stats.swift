@@ -1,0 +1,103 @@
+import LibraryArchive
+import Mustache
+import Notes
+import SnapshotStore
+import Support
+
+/// The stats page: totals, books per shelf, notes and covers, top authors, and books added per
+/// year (from the dates `/books` gives), with the charts drawn as inline SVG: no chart library.
+struct StatsPage {
+    struct Bar {
+        var label: String
+        var count: Int
+        /// Geometry in the SVG's own units.
+        var x: Int
+        var y: Int
+        var width: Int
+        var height: Int
+        var labelX: Int
+        var labelY: Int
+        var countX: Int
+        var countY: Int
+    }
+
+    struct Author {
+        var name: String
+        var count: Int
+    }
+
+    var root: String
+    var site: SiteView
+    var shelfBars: [Bar]
+    var shelfChartHeight: Int
+    var yearBars: [Bar]
+    var yearChartWidth: Int
+    var hasYears: Bool
+    var topAuthors: [Author]
+    var withNotes: Int
+    var withCovers: Int
+    var withoutShelf: Int
+
+    static let barThickness = 22
+    static let chartWidth = 640
+
+    init(_ model: SiteModel, root: String) {
+        self.root = root
+        site = model.site
+        let shelves = model.shelves.map { ($0.shelf.name, $0.books.count) }
+        let most = max(1, shelves.map(\.1).max() ?? 1)
+        let labelWidth = 200, span = Self.chartWidth - labelWidth - 60
+        shelfBars = shelves.enumerated().map { index, item in
+            let y = index * (Self.barThickness + 8)
+            let width = item.1 == 0 ? 0 : max(2, item.1 * span / most)
+            return Bar(label: item.0, count: item.1, x: labelWidth, y: y, width: width, height: Self.barThickness,
+                       labelX: labelWidth - 8, labelY: y + 16, countX: labelWidth + width + 6, countY: y + 16)
+        }
+        shelfChartHeight = max(1, shelves.count * (Self.barThickness + 8))
+
+        var perYear: [String: Int] = [:]
+        for book in model.catalog.cards {
+            if let year = book.createdAt?.prefix(4), year.count == 4, year.allSatisfy(\.isNumber) { perYear[String(year), default: 0] += 1 }
+        }
+        let years = perYear.keys.sorted()
+        let mostInYear = max(1, perYear.values.max() ?? 1)
+        let plotHeight = 160, columnWidth = 44
+        yearBars = years.enumerated().map { index, year in
+            let count = perYear[year]!
+            let height = max(2, count * plotHeight / mostInYear)
+            let x = index * columnWidth + 8
+            return Bar(label: year, count: count, x: x, y: plotHeight - height + 20, width: columnWidth - 12, height: height,
+                       labelX: x + (columnWidth - 12) / 2, labelY: plotHeight + 38, countX: x + (columnWidth - 12) / 2,
+                       countY: plotHeight - height + 14)
+        }
+        yearChartWidth = max(1, years.count * columnWidth + 16)
+        hasYears = !years.isEmpty
+
+        var authors: [String: Int] = [:]
+        for book in model.catalog.cards { if let author = book.author { authors[author, default: 0] += 1 } }
+        topAuthors = authors.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(10).map { Author(name: $0.key, count: $0.value) }
+        withNotes = model.site.noteCount
+        withCovers = model.site.coverCount
+        withoutShelf = model.unshelved.count
+    }
+}
+
+extension StatsPage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "root": return root
+        case "site": return Ref(site)
+        case "shelfBars": return shelfBars
+        case "shelfChartHeight": return shelfChartHeight
+        case "yearBars": return yearBars
+        case "yearChartWidth": return yearChartWidth
+        case "hasYears": return hasYears
+        case "topAuthors": return topAuthors
+        case "withNotes": return withNotes
+        case "withCovers": return withCovers
+        case "withoutShelf": return withoutShelf
+        case "chartWidth": return Self.chartWidth
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import DefaultTemplates
+import Foundation
+import LibraryArchive
+import Mustache
+import Notes
+import SnapshotStore
+import Support
+
+/// The templates a snapshot is rendered with: `html/` and `markdown/` Mustache files, and `assets/`
+/// copied as they are. The defaults ship with the tool; `--templates DIR` replaces them.
+package struct TemplateSet: Sendable {
+    /// The pages each kind needs; `layout` and `partials/…` are the templates' own business.
+    package static let requiredTemplates: [OutputFormat: [String]] = [
+        .html: ["index", "books", "shelf", "book", "changes", "stats"],
+        .markdown: ["index", "shelf", "book"],
+    ]
+
+    package let directory: URL
+    /// One Mustache library per kind, loaded from `html/` and `markdown/`: a template names the
+    /// others of its kind as `layout` or `partials/book-list`.
+    let libraries: [OutputFormat: MustacheLibrary]
+    /// Relative paths of the files under `assets/`.
+    package let assets: [String]
+
+    package static var bundledDirectory: URL? {
+        DefaultTemplates.directory
+    }
+
+    package static func bundled() async throws -> TemplateSet {
+        guard let directory = bundledDirectory else {
+            throw SnapshotError(.templatesMissing, path: "the bundled templates")
+        }
+        return try await load(from: directory)
+    }
+
+    package static func load(from directory: URL) async throws -> TemplateSet {
+        let path = directory.path
+        var libraries: [OutputFormat: MustacheLibrary] = [:]
+        for (format, names) in requiredTemplates {
+            let folder = directory.appendingPathComponent(format.rawValue)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw SnapshotError(.templatesMissing, path: path)
+            }
+            let library: MustacheLibrary
+            do {
+                library = try await MustacheLibrary(directory: folder.path)
+            } catch let error as MustacheLibrary.ParserError {
+                throw SnapshotError(.templateSyntax(file: format.rawValue + "/" + error.filename, line: error.context.lineNumber,
+                                                    column: error.context.columnNumber,
+                                                    detail: describe(error.error)), path: path)
+            }
+            for name in names where library.getTemplate(named: name) == nil {
+                throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
+            }
+            libraries[format] = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder) : library
+        }
+        let assetsDirectory = directory.appendingPathComponent("assets")
+        var assets: [String] = []
+        if let enumerator = FileManager.default.enumerator(atPath: assetsDirectory.path) {
+            for case let file as String in enumerator {
+                var isDir: ObjCBool = false
+                if FileManager.default.fileExists(atPath: assetsDirectory.appendingPathComponent(file).path, isDirectory: &isDir), !isDir.boolValue {
+                    assets.append(file)
+                }
+            }
+        }
+        return TemplateSet(directory: directory, libraries: libraries, assets: assets.sorted())
+    }
+
+    func render<Page: MustacheParent & AnyObject>(_ page: Page, _ format: OutputFormat, template name: String) throws -> String {
+        try render(context: Ref(page), format, template: name)
+    }
+
+    func render(context: Any, _ format: OutputFormat, template name: String) throws -> String {
+        guard let output = libraries[format]?.render(context, withTemplate: name) else {
+            throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: directory.path)
+        }
+        return output
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? MustacheTemplate.ParserError { return describe(error.error) }
+        switch error as? MustacheTemplate.Error {
+        case .sectionCloseNameIncorrect?: return "a section is closed with a different name than it was opened with"
+        case .unfinishedName?: return "a tag is not closed (missing }})"
+        case .expectedSectionEnd?: return "a section is opened but never closed"
+        case .invalidSetDelimiter?: return "invalid set-delimiter tag"
+        case .transformAppliedToInheritanceSection?: return "a transform cannot apply to an inheritance section"
+        case .illegalTokenInsideInheritSection?, .textInsideInheritSection?: return "only {{$blocks}} may stand inside a {{<layout}} section"
+        case .invalidConfigVariableSyntax?, .unrecognisedConfigVariable?: return "unknown {{% … }} setting"
+        default: return String(describing: error)
+        }
+    }
+}

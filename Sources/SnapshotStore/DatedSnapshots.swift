@@ -1,0 +1,70 @@
+import Foundation
+import LibraryArchive
+import ReaderAPI
+import Support
+
+/// `--keep N`: the output folder holds the last N snapshots as `snapshots/<date>/`, with `latest`
+/// pointing at the newest and the state of incremental runs beside them. Unchanged files, covers
+/// above all, are hard links to the previous night's, so 30 nights do not cost 30 copies.
+package struct DatedSnapshots: Sendable {
+    package let root: URL
+    package let keep: Int
+
+    package init(root: URL, keep: Int) {
+        self.root = root.standardizedFileURL
+        self.keep = max(1, keep)
+    }
+
+    package var snapshots: URL { root.appendingPathComponent("snapshots") }
+    package var latest: URL { root.appendingPathComponent("latest") }
+    package var stateFolder: URL { root.appendingPathComponent(SnapshotState.folderName) }
+
+    /// "2026-11-22": one snapshot a day; a second run the same day replaces that day's.
+    package func folder(for generatedAt: String) -> URL {
+        snapshots.appendingPathComponent(String(generatedAt.prefix(10)))
+    }
+
+    /// The newest snapshot, if there is one.
+    package var newest: URL? {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: latest.path) else { return nil }
+        let url = root.appendingPathComponent(target).standardizedFileURL
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
+    /// Checks the folder holds nothing but dated snapshots, and makes it ready.
+    package func prepare() throws {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if manager.fileExists(atPath: root.path, isDirectory: &isDirectory) {
+            let contents = ((try? manager.contentsOfDirectory(atPath: root.path)) ?? []).filter { $0 != ".DS_Store" }
+            guard isDirectory.boolValue, contents.isEmpty || contents.contains("snapshots") || contents.contains(SnapshotState.folderName) else {
+                throw SnapshotError(.notWritable(detail: "with --keep, the output must be empty or hold earlier dated snapshots"), path: root.path)
+            }
+        }
+        do {
+            try manager.createDirectory(at: snapshots, withIntermediateDirectories: true)
+            try SnapshotState.makePrivateFolder(stateFolder)
+        } catch {
+            throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: root.path)
+        }
+    }
+
+    /// Points `latest` at `folder` in one step, then removes all but the newest `keep` snapshots.
+    package func finish(publishing folder: URL) throws {
+        let manager = FileManager.default
+        let temporary = root.appendingPathComponent(".latest-\(UUID().uuidString.prefix(8))")
+        do {
+            try manager.createSymbolicLink(atPath: temporary.path, withDestinationPath: "snapshots/" + folder.lastPathComponent)
+            guard rename(temporary.path, latest.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        } catch {
+            try? manager.removeItem(at: temporary)
+            throw SnapshotError(.notWritable(detail: "could not point latest at the new snapshot"), path: latest.path)
+        }
+        let dated = ((try? manager.contentsOfDirectory(atPath: snapshots.path)) ?? [])
+            .filter { $0.count == 10 && !$0.hasPrefix(".") }
+            .sorted()
+        for old in dated.dropLast(keep) where old != folder.lastPathComponent {
+            try? manager.removeItem(at: snapshots.appendingPathComponent(old))
+        }
+    }
+}

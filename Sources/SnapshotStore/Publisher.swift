@@ -1,0 +1,138 @@
+import CFileSwap
+import Foundation
+import LibraryArchive
+import ReaderAPI
+import Support
+
+/// Builds a snapshot in a staging folder beside the output, then swaps it into place in one step:
+/// a run that fails, or is killed, leaves the previous snapshot as it was. One run at a time per
+/// folder (a lock on the folder that holds the output); the next run clears what a killed one left.
+package final class Publisher: @unchecked Sendable {
+    package let output: URL
+    package let staging: URL
+    /// The snapshot being replaced, if there is one.
+    package let previous: URL?
+    private var lock: Int32 = -1
+
+    /// - Parameter previous: the snapshot to link unchanged files from, when it is not the output
+    ///   itself (dated snapshots: yesterday's folder).
+    package init(output: URL, previous: URL? = nil) throws {
+        self.output = output.standardizedFileURL
+        let parent = self.output.deletingLastPathComponent()
+        let name = self.output.lastPathComponent
+        staging = parent.appendingPathComponent(".\(name).staging-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: parent.path)
+        }
+        // The lock is on the folder that holds the output: no lock file is left behind, and two runs
+        // never swap in the same place at once.
+        lock = open(parent.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard lock >= 0 else {
+            throw SnapshotError(.notWritable(detail: String(cString: strerror(errno))), path: parent.path)
+        }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            close(lock)
+            throw SnapshotError(.notWritable(detail: "another reader-snapshot run is writing in \(parent.path)"), path: self.output.path)
+        }
+        do {
+            Self.recover(output: self.output)
+            try Self.checkReplaceable(self.output)
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            try SnapshotState.makePrivateFolder(staging.appendingPathComponent(SnapshotState.folderName))
+        } catch {
+            flock(lock, LOCK_UN)
+            close(lock)
+            if let error = error as? SnapshotError { throw error }
+            throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: parent.path)
+        }
+        var isDirectory: ObjCBool = false
+        let outputExists = FileManager.default.fileExists(atPath: self.output.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        self.previous = outputExists ? self.output : previous?.resolvingSymlinksInPath()
+    }
+
+    deinit { releaseLock() }
+
+    package var writer: SnapshotWriter { SnapshotWriter(root: staging, previous: previous) }
+
+    /// Clears what an interrupted run left beside the output: its staging folder, and a previous
+    /// snapshot set aside by a swap that was cut between its two renames (put back first).
+    static func recover(output: URL) {
+        let manager = FileManager.default
+        let parent = output.deletingLastPathComponent()
+        let name = output.lastPathComponent
+        let leftovers = ((try? manager.contentsOfDirectory(atPath: parent.path)) ?? []).filter {
+            $0.hasPrefix(".\(name).staging-") || $0.hasPrefix(".\(name).previous-")
+        }
+        if !manager.fileExists(atPath: output.path),
+           let setAside = leftovers.filter({ $0.hasPrefix(".\(name).previous-") }).sorted().last {
+            try? manager.moveItem(at: parent.appendingPathComponent(setAside), to: output)
+        }
+        for leftover in leftovers where manager.fileExists(atPath: parent.appendingPathComponent(leftover).path) {
+            try? manager.removeItem(at: parent.appendingPathComponent(leftover))
+        }
+    }
+
+    /// Refuses to replace a folder that holds anything but an earlier snapshot.
+    static func checkReplaceable(_ output: URL) throws {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: output.path, isDirectory: &isDirectory) else { return }
+        guard isDirectory.boolValue else {
+            throw SnapshotError(.notWritable(detail: "it is a file, not a folder"), path: output.path)
+        }
+        let contents = (try? manager.contentsOfDirectory(atPath: output.path)) ?? []
+        let visible = contents.filter { $0 != ".DS_Store" }
+        if !visible.isEmpty && !contents.contains(SnapshotState.folderName) {
+            throw SnapshotError(.notWritable(detail: "the folder is not empty and holds no earlier snapshot; choose an empty or new folder"), path: output.path)
+        }
+    }
+
+    /// Puts the staging folder in place of the output.
+    package func publish() throws {
+        defer { releaseLock() }
+        let manager = FileManager.default
+        if manager.fileExists(atPath: output.path) {
+            if reader_exchange_paths(staging.path, output.path) == 0 {
+                try? manager.removeItem(at: staging) // now the old snapshot
+                return
+            }
+            // No atomic exchange here: two renames; `recover` repairs a cut between them.
+            let setAside = staging.deletingLastPathComponent()
+                .appendingPathComponent(".\(output.lastPathComponent).previous-\(UUID().uuidString.prefix(8))")
+            do {
+                try manager.moveItem(at: output, to: setAside)
+                do {
+                    try manager.moveItem(at: staging, to: output)
+                } catch {
+                    try? manager.moveItem(at: setAside, to: output)
+                    throw error
+                }
+                try? manager.removeItem(at: setAside)
+            } catch {
+                throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: output.path)
+            }
+        } else {
+            do {
+                try manager.moveItem(at: staging, to: output)
+            } catch {
+                throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: output.path)
+            }
+        }
+    }
+
+    /// Removes the staging folder after a failure; the previous snapshot is untouched.
+    package func discard() {
+        try? FileManager.default.removeItem(at: staging)
+        releaseLock()
+    }
+
+    private func releaseLock() {
+        if lock >= 0 {
+            flock(lock, LOCK_UN)
+            close(lock)
+            lock = -1
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Crypto
+import Foundation
+import LibraryArchive
+import ReaderAPI
+import Support
+
+/// What a run keeps for the next one, in the snapshot's hidden `.reader-snapshot/` folder (or
+/// `--cache-dir`): the API's ETags and answers, the covers by URL, and the library as last seen.
+/// The folder is readable by its owner alone. It never holds a key or a password: login answers
+/// are not kept, and the key travels in the query, which is not part of any cache key.
+package struct SnapshotState: Sendable {
+    package static let folderName = ".reader-snapshot"
+    static let stateFile = "state.json"
+    static let libraryFile = "library.json"
+    /// The answers' bodies, one file each, named by their content: `state.json` holds the ETags.
+    static let responsesFolder = "responses"
+    /// The covers' records, a line each: read and written a record at a time.
+    static let coversFile = "covers.jsonl"
+    static let schemaVersion = 3
+
+    package var responses: [String: ResponseCache.Entry] = [:]
+    package var covers: CoverRecords?
+    /// Set when the kept library is whole (no privacy option left anything out): the note limit
+    /// its notes were converted under. Its books may then stand in for unchanged ones.
+    package var noteLimit: Int?
+    /// A digest of what the pages were rendered with (templates, formats, site URL, this tool).
+    package var renderedWith: String?
+    /// The build of the tool that wrote the state and its library (`RenderDigest.thisBuild`).
+    package var writtenBy: String?
+    /// The covers' records still to be read, when the state was read without them.
+    package var unreadCovers: URL?
+
+    package init(responses: [String: ResponseCache.Entry] = [:], covers: CoverRecords? = nil) {
+        self.responses = responses
+        self.covers = covers
+    }
+
+    /// `state.json`. The bodies are kept beside it as they came: inside JSON, each quote of an
+    /// answer would be escaped, and a big library's list of books took long to write that way.
+    private struct Stored: Codable {
+        struct Response: Codable {
+            var etag: String
+            var file: String
+        }
+
+        var schemaVersion: Int
+        var responses: [String: Response]
+        var noteLimit: Int?
+        var renderedWith: String?
+        var writtenBy: String?
+
+        enum CodingKeys: String, CodingKey {
+            case schemaVersion = "schema_version", responses, noteLimit = "note_limit", renderedWith = "rendered_with"
+            case writtenBy = "written_by"
+        }
+    }
+
+    static func bodyFile(_ body: Data) -> String {
+        SHA256.hash(data: body).prefix(16).hexString + ".json"
+    }
+
+    /// The state in `folder`, or an empty one: a missing or unreadable state only costs a full run.
+    /// Without `readingCovers`, the covers' records are left for `unreadCovers`: a big library's take
+    /// a while, and can be read beside other work.
+    package static func read(from folder: URL, readingCovers: Bool = true) -> SnapshotState {
+        guard let data = try? Data(contentsOf: folder.appendingPathComponent(stateFile)),
+              let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.schemaVersion == schemaVersion
+        else { return SnapshotState() }
+        let covers = folder.appendingPathComponent(coversFile)
+        var state = SnapshotState(covers: readingCovers ? CoverRecords(reading: covers) : nil)
+        if !readingCovers { state.unreadCovers = covers }
+        state.noteLimit = stored.noteLimit
+        state.renderedWith = stored.renderedWith
+        state.writtenBy = stored.writtenBy
+        let bodies = folder.appendingPathComponent(responsesFolder)
+        for (key, response) in stored.responses {
+            // Only names this tool writes: a state folder is input like any other.
+            guard response.file.count == 37, response.file.hasSuffix(".json"), !response.file.contains("/"),
+                  let body = try? Data(contentsOf: bodies.appendingPathComponent(response.file)),
+                  String(data: body, encoding: .utf8) != nil, bodyFile(body) == response.file
+            else { continue }
+            // Checked now, read again if a 304 needs it: a big library's answers stay on disk.
+            state.responses[key] = ResponseCache.Entry(etag: response.etag, body: .file(bodies.appendingPathComponent(response.file)))
+        }
+        return state
+    }
+
+    /// The library the last run published (kept here whatever `--format` wrote): nil when there is
+    /// none, an error when it is there but cannot be read.
+    package static func readLibrary(from folder: URL) throws -> Catalog? {
+        let file = folder.appendingPathComponent(libraryFile)
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        return try Catalog.read(from: file)
+    }
+
+    /// - Parameter published: the snapshot's own `library.json` of this same library, if it wrote
+    ///   one: linked rather than encoded again (a big library's JSON takes a while to write).
+    package func write(to folder: URL, library: Catalog, published: URL? = nil) throws {
+        do {
+            try Self.makePrivateFolder(folder)
+            let bodies = folder.appendingPathComponent(Self.responsesFolder)
+            try Self.makePrivateFolder(bodies)
+            var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith,
+                                writtenBy: writtenBy)
+            for (key, entry) in responses {
+                let body = try entry.body.data()
+                let file = Self.bodyFile(body)
+                let url = bodies.appendingPathComponent(file)
+                if !FileManager.default.fileExists(atPath: url.path) { try Self.writePrivately(body, to: url) }
+                stored.responses[key] = Stored.Response(etag: entry.etag, file: file)
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            try Self.writePrivately(try encoder.encode(stored), to: folder.appendingPathComponent(Self.stateFile))
+            // A cover a line, in the order of their addresses: 100,000 of them encoded at once took 90 MB.
+            try Self.writePrivately(to: folder.appendingPathComponent(Self.coversFile)) { sink in
+                try covers?.writeLines(to: sink)
+            }
+            // Bodies no answer names any more (a kept --cache-dir): the new state.json is in place.
+            let named = Set(stored.responses.values.map(\.file))
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: bodies.path)) ?? [] where !named.contains(file) {
+                try? FileManager.default.removeItem(at: bodies.appendingPathComponent(file))
+            }
+            let kept = folder.appendingPathComponent(Self.libraryFile)
+            try? FileManager.default.removeItem(at: kept)
+            if let published, SnapshotWriter.hardLink(published, kept) { return }
+            try Self.writePrivately(to: kept) { try library.writeJSON(to: $0) }
+        } catch {
+            throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
+        }
+    }
+
+    static func makePrivateFolder(_ folder: URL) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+    }
+
+    /// Written aside a piece at a time and renamed into place, readable by the owner alone from the start.
+    static func writePrivately(to file: URL, _ produce: ((Data) throws -> Void) throws -> Void) throws {
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: temporary.path) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        do {
+            try produce { try handle.write(contentsOf: $0) }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        if rename(temporary.path, file.path) != 0 {
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown)
+        }
+    }
+
+    /// Written aside and renamed into place, readable by the owner alone from the start.
+    static func writePrivately(_ data: Data, to file: URL) throws {
+        try writePrivately(to: file) { try $0(data) }
+    }
+}

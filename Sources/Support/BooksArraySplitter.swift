@@ -1,0 +1,150 @@
+import Foundation
+
+/// Splits a library's JSON, as it streams in, into the elements of its top-level `"books"` array
+/// and the rest (with that array left empty). Only strings and nesting are followed, to find the
+/// elements: parsing them is JSONDecoder's.
+package struct BooksArraySplitter {
+    package init() {}
+
+    /// Everything but the books: `{ …, "books" : [], … }`.
+    package var frame: Data { Data(frameBytes) }
+    private var frameBytes: [UInt8] = []
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    /// The last key read at the top level, while it is short enough to be "books".
+    private var key: [UInt8]? = []
+    private var inBooks = false
+    private var sawBooks = false
+    private var element: [UInt8]?
+    /// Bytes read so far, and where the element being read starts.
+    private var position = 0
+    private var elementStart = 0
+
+    /// True once the whole object has been read with its books array.
+    package var isComplete: Bool { sawBooks && depth == 0 && !inString }
+
+    /// Reads the next piece; false when the JSON is not laid out as a library.
+    package mutating func feed(_ chunk: Data, book: (Data) throws -> Void) rethrows -> Bool {
+        try chunk.withUnsafeBytes { try feed($0, book: { data, _ in try book(data) }) }
+    }
+
+    /// The same, with each book's offset in the whole input.
+    package mutating func feed(_ chunk: Data, located book: (Data, Int) throws -> Void) rethrows -> Bool {
+        try chunk.withUnsafeBytes { try feed($0, book: book) }
+    }
+
+    private mutating func feed(_ chunk: UnsafeRawBufferPointer, book: (Data, Int) throws -> Void) rethrows -> Bool {
+        defer { position += chunk.count }
+        let count = chunk.count
+        var offset = 0
+        while offset < count {
+            // Most bytes are a string's or the layout's: a run of them up to the next byte that
+            // matters is taken at once (one byte at a time was most of reading a library).
+            let runEnd = runOfPlainBytes(in: chunk, from: offset)
+            if runEnd > offset {
+                take(UnsafeRawBufferPointer(rebasing: chunk[offset..<runEnd]))
+                offset = runEnd
+                continue
+            }
+            let byte = chunk[offset]
+            defer { offset += 1 }
+            if inString {
+                take(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                } else if depth == 1, !inBooks, key != nil {
+                    key!.append(byte)
+                    if key!.count > 8 { key = nil }
+                }
+                continue
+            }
+            // Between the books only commas and spaces: anything else is a layout this does not read.
+            if inBooks, depth == 2, element == nil, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "]"), byte != UInt8(ascii: ","),
+               byte != 0x20, byte != 0x0A, byte != 0x0D, byte != 0x09 {
+                return false
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+                if depth == 1, !inBooks { key = [] }
+                take(byte)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth == 1, byte == UInt8(ascii: "["), !sawBooks, key == Array("books".utf8) {
+                    inBooks = true
+                    sawBooks = true
+                    frameBytes.append(byte)
+                } else if inBooks, depth == 2 {
+                    guard byte == UInt8(ascii: "{") else { return false }
+                    element = [byte]
+                    elementStart = position + offset
+                } else {
+                    take(byte)
+                }
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                guard depth >= 0 else { return false }
+                if inBooks, depth == 2, var finished = element {
+                    finished.append(byte)
+                    element = nil
+                    try book(Data(finished), elementStart)
+                } else if inBooks, depth == 1 {
+                    inBooks = false
+                    frameBytes.append(byte)
+                } else {
+                    take(byte)
+                }
+            default:
+                take(byte)
+            }
+        }
+        return true
+    }
+
+    /// Where the run of bytes from `start` that change nothing but what is taken ends: in a string,
+    /// up to a quote or a backslash (unless a key is being read, or a backslash came last); outside
+    /// one, up to a quote or a bracket (unless between two books, where every byte is checked).
+    private func runOfPlainBytes(in chunk: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var index = start
+        let count = chunk.count
+        if inString {
+            guard !escaped, !(depth == 1 && !inBooks && key != nil) else { return start }
+            while index < count {
+                let byte = chunk[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+                index += 1
+            }
+        } else {
+            guard !(inBooks && depth == 2 && element == nil) else { return start }
+            while index < count {
+                switch chunk[index] {
+                case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"): return index
+                default: index += 1
+                }
+            }
+        }
+        return index
+    }
+
+    /// A byte goes to the book being read, nowhere (between books), or the frame.
+    private mutating func take(_ byte: UInt8) {
+        if element != nil {
+            element!.append(byte)
+        } else if !inBooks {
+            frameBytes.append(byte)
+        }
+    }
+
+    private mutating func take(_ bytes: UnsafeRawBufferPointer) {
+        if element != nil {
+            element!.append(contentsOf: bytes)
+        } else if !inBooks {
+            frameBytes.append(contentsOf: bytes)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Logging
+import ReaderAPI
+import Support
+
+/// An error the tool knows, with the documented exit code it ends the run with.
+protocol ExitingError: Error {
+    var exitCode: Int32 { get }
+    /// What the user can do about it, when there is something to say.
+    var advice: String? { get }
+}
+
+extension ReaderAPIError: ExitingError {
+    var exitCode: Int32 {
+        switch reason {
+        case .unauthorized: return ExitCodes.credentialsRejected
+        case .invalidURL: return ExitCodes.badUsage
+        case .notFound, .serverError, .unexpectedStatus, .notJSON, .undecodable, .tooLarge, .transport:
+            return ExitCodes.serverUnavailable
+        }
+    }
+
+    var advice: String? { isUnauthorized ? "Check the e-mail and password, or the api key and user id." : nil }
+}
+
+extension SnapshotError: ExitingError {
+    var exitCode: Int32 {
+        switch reason {
+        case .templatesMissing, .templateSyntax, .templateNotFound: return ExitCodes.templatesBroken
+        case .notWritable: return ExitCodes.outputNotWritable
+        case .unsupportedArchive, .unreadableArchive: return ExitCodes.badUsage
+        }
+    }
+
+    var advice: String? { nil }
+}
+
+/// Turns an error into a message on standard error and the documented exit code.
+func failureExit(for error: Error, logger: Logger) -> ExitCode {
+    logger.error("\(error)")
+    guard let error = error as? ExitingError else { return .failure }
+    if let advice = error.advice { logger.error("\(advice)") }
+    return ExitCode(error.exitCode)
+}

@@ -1,0 +1,269 @@
+import Foundation
+import Testing
+@testable import Crawl
+@testable import LibraryArchive
+@testable import Notes
+@testable import ReaderAPI
+@testable import Support
+
+/// The crawl's decisions, with no server and no disk: what it asks for, in what order, and when a
+/// book has all it needs to be made.
+@Suite struct CrawlLedgerTests {
+    typealias Work = CrawlLedger.Work
+
+    static let shelves = [ShelfSummary(id: 1, name: "Fiction"), ShelfSummary(id: 2, name: "Poetry")]
+
+    /// A listed book; its fields "lie" at a range named by its id, which `address` reads back.
+    static func listed(_ id: Int, shelf: Int?) -> Crawler.ListedBook {
+        var fields: [String: JSONValue] = ["id": .int(id)]
+        if let shelf { fields["shelf_id"] = .int(shelf) }
+        return Crawler.ListedBook(BookFields(id: id, fields: fields), fields: id..<(id + 1))
+    }
+
+    static func page(_ shelf: ShelfSummary, _ ids: [Int]) -> Result<Crawler.ShelfPage, ReaderAPIError> {
+        .success(Crawler.ShelfPage(shelf: shelf, books: ids.map { listed($0, shelf: shelf.id) }))
+    }
+
+    static func detail(cover: String?) -> Result<Crawler.ReadDetail, ReaderAPIError> {
+        .success(Crawler.ReadDetail(place: .held(Crawler.Detail(fields: [:], note: Note(receiving: nil))), imageURL: cover))
+    }
+
+    /// The cover addresses of books whose details failed, by the book's id (its fields' range).
+    static func address(_ covers: [Int: String]) -> CrawlLedger.CoverAddress {
+        { covers[$0.lowerBound] }
+    }
+
+    static let failure = ReaderAPIError(.serverError(status: 500), request: "GET /api/v1/books/3")
+
+    static func drain(_ ledger: inout CrawlLedger) -> [Work] {
+        var sent: [Work] = []
+        while let work = ledger.nextRequest() { sent.append(work) }
+        return sent
+    }
+
+    @Test func shelvesFirstThenTheDetailsTheyListAndTheListOnlyAddsWhatIsNew() throws {
+        var ledger = CrawlLedger(shelves: Self.shelves, privacy: Privacy(), wantCovers: true, reusable: [:])
+        let value1 = Self.drain(&ledger)
+        #expect(value1 == [.shelf(Self.shelves[0]), .shelf(Self.shelves[1])])
+        try ledger.shelfCame(Self.shelves[0], Self.page(Self.shelves[0], [10, 11]), coverAddress: Self.address([:]))
+        let value2 = Self.drain(&ledger)
+        #expect(value2 == [.detail(10), .detail(11)])
+        // The list names 11 again, and 12: only 12 is asked for.
+        let toFetch = try ledger.listCame(Crawler.ListedBooks(user: "me", books: [Self.listed(11, shelf: 1), Self.listed(12, shelf: 2)]),
+                                          coverAddress: Self.address([:]))
+        #expect(toFetch == 1)
+        let value3 = Self.drain(&ledger)
+        #expect(value3 == [.detail(12)])
+        #expect(ledger.frame == nil, "a shelf is still out")
+        try ledger.shelfCame(Self.shelves[1], Self.page(Self.shelves[1], [12]), coverAddress: Self.address([:]))
+        let frame = try #require(ledger.frame)
+        #expect(frame.order == [10, 11, 12])
+        #expect(frame.shelves.map(\.bookIDs) == [[10, 11], [12]])
+        #expect(ledger.queued == 5)
+    }
+
+    @Test func aBookWaitsForItsCoverAndOneCoverIsAskedForOnceForTwoBooks() throws {
+        var ledger = CrawlLedger(shelves: [Self.shelves[0]], privacy: Privacy(), wantCovers: true, reusable: [:])
+        _ = Self.drain(&ledger)
+        try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(1, shelf: 1), Self.listed(2, shelf: 1)]), coverAddress: Self.address([:]))
+        try ledger.shelfCame(Self.shelves[0], Self.page(Self.shelves[0], [1, 2]), coverAddress: Self.address([:]))
+        _ = Self.drain(&ledger)
+        try ledger.detailCame(1, Self.detail(cover: "https://covers.example/a.jpg"), coverAddress: Self.address([:]))
+        try ledger.detailCame(2, Self.detail(cover: "https://covers.example/a.jpg"), coverAddress: Self.address([:]))
+        let value4 = Self.drain(&ledger)
+        #expect(value4 == [.cover("https://covers.example/a.jpg")])
+        #expect(!ledger.hasBooksReady, "both books wait for the cover")
+        ledger.coverCame("https://covers.example/a.jpg", problem: nil)
+        #expect(ledger.coverKnown("https://covers.example/a.jpg"))
+        let value5 = ledger.booksReady(atMost: 32, isMade: { _ in false }).map(\.id)
+        #expect(value5 == [1, 2])
+        // A third book with the same cover does not ask for it again, and is ready at once.
+        try ledger.detailCame(3, Self.detail(cover: "https://covers.example/a.jpg"), coverAddress: Self.address([:]))
+        let value6 = Self.drain(&ledger)
+        #expect(value6.isEmpty)
+        let value7 = ledger.booksReady(atMost: 32, isMade: { _ in false }).map(\.id)
+        #expect(value7 == [3])
+    }
+
+    @Test func detailsThatFailAskForTheCoverFromTheListAndWaitForTheEnd() throws {
+        var ledger = CrawlLedger(shelves: [Self.shelves[0]], privacy: Privacy(), wantCovers: true, reusable: [:])
+        _ = Self.drain(&ledger)
+        let covers = Self.address([3: "https://covers.example/3.jpg"])
+        // On shelf 9, which the server does not list: its details are expected to crash.
+        try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(3, shelf: 9)]), coverAddress: covers)
+        #expect(ledger.onDeletedShelf == [3])
+        _ = Self.drain(&ledger)
+        try ledger.detailsFailed(3, Self.failure, coverAddress: covers)
+        let value8 = Self.drain(&ledger)
+        #expect(value8.isEmpty, "before the frame, privacy may still leave the book out")
+        try ledger.shelfCame(Self.shelves[0], Self.page(Self.shelves[0], []), coverAddress: covers)
+        let value9 = Self.drain(&ledger)
+        #expect(value9 == [.cover("https://covers.example/3.jpg")])
+        ledger.coverCame("https://covers.example/3.jpg", problem: CoverProblem(message: "HTTP 404"))
+        #expect(!ledger.hasBooksReady, "a book without details is made at the end")
+        #expect(ledger.sources(of: 3).failure != nil)
+        #expect(ledger.coverFailures["https://covers.example/3.jpg"]?.message == "HTTP 404")
+    }
+
+    @Test func anExcludedShelfsBooksAskForNoCover() throws {
+        var ledger = CrawlLedger(shelves: [Self.shelves[0]], privacy: Privacy(excludedShelves: ["fiction"]), wantCovers: true, reusable: [:])
+        _ = Self.drain(&ledger)
+        let covers = Self.address([3: "https://covers.example/3.jpg"])
+        try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(3, shelf: 1)]), coverAddress: covers)
+        _ = Self.drain(&ledger)
+        try ledger.detailsFailed(3, Self.failure, coverAddress: covers)
+        try ledger.shelfCame(Self.shelves[0], Self.page(Self.shelves[0], [3]), coverAddress: covers)
+        let value10 = Self.drain(&ledger)
+        #expect(value10.isEmpty)
+        #expect(ledger.frame?.plan?.excludedShelves == [1])
+    }
+
+    @Test func unchangedBooksAreNotAskedForAndTheirCoversGoAFewAtATime() throws {
+        let reusable = Dictionary(uniqueKeysWithValues: (1...600).map { ($0, $0 - 1) })
+        var ledger = CrawlLedger(shelves: [], privacy: Privacy(), wantCovers: true, reusable: reusable)
+        var books = (1...600).map { Self.listed($0, shelf: nil) }
+        for index in books.indices { books[index].unchanged = index }
+        try ledger.listCame(Crawler.ListedBooks(books: books), coverAddress: Self.address([:]))
+        #expect(ledger.queue.isEmpty)
+        #expect(ledger.reused.count == 600)
+        ledger.queueReusedCovers { "https://covers.example/\($0).jpg" }
+        #expect(ledger.queue.count == 256)
+        let first = Self.drain(&ledger)
+        #expect(first.first == .cover("https://covers.example/0.jpg"))
+        ledger.queueReusedCovers { "https://covers.example/\($0).jpg" }
+        ledger.queueReusedCovers { "https://covers.example/\($0).jpg" }
+        let rest = Self.drain(&ledger)
+        #expect(first.count + rest.count == 512)
+    }
+
+    @Test func booksOnlyAShelfListsAreAskedForOnceEverythingElseIsIn() throws {
+        var ledger = CrawlLedger(shelves: [Self.shelves[0]], privacy: Privacy(), wantCovers: false, reusable: [7: 0])
+        _ = Self.drain(&ledger)
+        try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(1, shelf: 1)]), coverAddress: Self.address([:]))
+        // The shelf came after the list: its extra book waits, unless it is unchanged (7).
+        try ledger.shelfCame(Self.shelves[0], Self.page(Self.shelves[0], [1, 5, 7]), coverAddress: Self.address([:]))
+        let value11 = Self.drain(&ledger)
+        #expect(value11 == [.detail(1)])
+        ledger.askForBooksOnlyShelvesList()
+        let value12 = Self.drain(&ledger)
+        #expect(value12 == [.detail(5), .detail(7)])
+        ledger.askForBooksOnlyShelvesList()
+        let value13 = Self.drain(&ledger)
+        #expect(value13.isEmpty, "asked once")
+    }
+}
+
+/// When requests go out, and when one goes alone to learn the server's time with no queue.
+@Suite struct RequestSchedulerTests {
+    @Test func theListGoesBesideTheLevel() {
+        var scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: 4, mode: .fixed))
+        scheduler.listingSent()
+        let value14 = scheduler.release(queued: 10, now: 0)
+        #expect(value14 == .upTo(4))
+        scheduler.sent(4)
+        #expect(scheduler.inFlight == 5)
+        let value15 = scheduler.release(queued: 6, now: 0)
+        #expect(value15 == .upTo(0))
+        scheduler.answered(.detail, seconds: 0.01, requests: 1, alone: false, now: 0.01)
+        let value16 = scheduler.release(queued: 6, now: 0.01)
+        #expect(value16 == .upTo(1))
+        let value17 = scheduler.release(queued: 0, now: 0.01)
+        #expect(value17 == .upTo(0))
+    }
+
+    @Test func oneRequestGoesAloneOnceTheListIsInAndThenEveryFewSeconds() {
+        var scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: 8))
+        let start = scheduler.level.limit
+        scheduler.listingSent()
+        let value18 = scheduler.release(queued: 5, now: 0)
+        #expect(value18 == .upTo(min(5, start)))
+        scheduler.sent(min(5, start))
+        scheduler.listingAnswered(now: 1)
+        // Due now, but requests are in flight: it waits for them, and nothing else goes.
+        let whileDraining = scheduler.release(queued: 3, now: 1)
+        #expect(whileDraining == .upTo(0) || start == 1)
+        for _ in 0..<min(5, start) { scheduler.answered(.detail, seconds: 0.01, requests: 1, alone: false, now: 1.1) }
+        if scheduler.level.limit > 1 {
+            let value19 = scheduler.release(queued: 3, now: 1.1)
+            #expect(value19 == .alone)
+            scheduler.sent()
+            let value20 = scheduler.release(queued: 2, now: 1.2)
+            #expect(value20 == .upTo(0), "nothing beside the one alone")
+            scheduler.answered(.detail, seconds: 0.005, requests: 1, alone: true, now: 1.2)
+            let value21 = scheduler.release(queued: 2, now: 1.3)
+            #expect(value21 == .upTo(min(2, scheduler.level.limit)))
+            let value22 = scheduler.release(queued: 2, now: 1.2 + RequestScheduler.probeInterval - 0.1)
+            #expect(value22 != .alone)
+        }
+    }
+
+    @Test func aFixedLevelNeverSendsOneAlone() {
+        var scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: 3, mode: .fixed))
+        scheduler.listingSent()
+        scheduler.listingAnswered(now: 0)
+        for now in stride(from: 0.0, to: 30, by: 1) { #expect(scheduler.release(queued: 9, now: now) == .upTo(3)) }
+    }
+
+    @Test func anIdleCrawlIsOverUnlessAProbeHeldRequestsBack() {
+        var scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: 8))
+        // Fast answers raise the level above one, where probes begin.
+        for step in 0..<200 where scheduler.level.limit < 4 {
+            scheduler.sent()
+            scheduler.answered(.detail, seconds: 0.005, requests: 1, alone: false, now: Double(step) * 0.005)
+        }
+        #expect(scheduler.level.limit > 1)
+        scheduler.listingSent()
+        scheduler.listingAnswered(now: 2)
+        // Due, with nothing queued: the probe waits, and holds back what comes next.
+        let held = scheduler.release(queued: 0, now: 2)
+        #expect(held == .upTo(0))
+        let over = scheduler.isOverWhenIdle(queued: 3)
+        #expect(!over, "the probe is called off: the three that came may go")
+        // Still due, and nothing in flight: the first of them goes alone.
+        let released = scheduler.release(queued: 3, now: 2.1)
+        #expect(released == .alone)
+        let value23 = scheduler.isOverWhenIdle(queued: 0)
+        #expect(value23)
+    }
+}
+
+/// `--exclude-shelf`: one rule for what a value names, whether it excludes or warns.
+@Suite struct ShelfExclusionTests {
+    static let shelves = [
+        Shelf(id: 5, name: "Sci-Fi", bookCount: 2, bookIDs: [1, 2]),
+        Shelf(id: 12, name: "2024", bookCount: 1, bookIDs: [3]),
+        Shelf(id: 2024, name: "Été", bookCount: 1, bookIDs: [4]),
+        Shelf(id: 7, name: "Poetry", bookCount: 1, bookIDs: [5]),
+    ]
+
+    static func excluded(_ values: [String]) -> (shelves: Set<Int>, books: Set<Int>, unmatched: [String]) {
+        let plan = Privacy(excludedShelves: values).plan(shelves: shelves)
+        return (plan.excludedShelves, plan.droppedBooks, plan.unmatched)
+    }
+
+    @Test func anIdWithOrWithoutLeadingZerosNamesTheShelf() {
+        #expect(Self.excluded(["5"]).shelves == [5])
+        #expect(Self.excluded(["05"]).shelves == [5])
+        #expect(Self.excluded([" 05 "]).shelves == [5])
+        #expect(Self.excluded(["05"]).books == [1, 2])
+        #expect(Self.excluded(["05"]).unmatched.isEmpty)
+    }
+
+    @Test func aNameInAnyCaseNamesTheShelf() {
+        #expect(Self.excluded(["sci-fi"]).shelves == [5])
+        #expect(Self.excluded(["SCI-FI"]).shelves == [5])
+        #expect(Self.excluded(["été"]).shelves == [2024])
+        #expect(Self.excluded(["ÉTÉ"]).shelves == [2024])
+    }
+
+    @Test func aNameThatLooksLikeANumberNamesTheShelfOfThatNameAndOfThatId() {
+        #expect(Self.excluded(["2024"]).shelves == [12, 2024])
+        #expect(Self.excluded(["12"]).shelves == [12])
+    }
+
+    @Test func aValueThatNamesNothingExcludesNothingAndIsReported() {
+        let result = Self.excluded(["6", "Poems", "5"])
+        #expect(result.shelves == [5])
+        #expect(result.unmatched == ["6", "Poems"])
+    }
+}
