@@ -59,31 +59,16 @@ struct CoverFetcher: Sendable {
             }
             if writer.previousFile(last.record.file.path) != nil { kept = last }
         }
-        var attempt = 0
         var requests = 0
-        while true {
-            switch await download(url, kept: kept?.record, requests: &requests) {
-            case .done(let result):
-                let unchanged = if let kept, case .success(kept.record) = result { kept.line } else { Data?.none }
-                return (result, requests, unchanged)
-            case .transient(let problem, let retryAfter):
-                guard attempt < client.retry.retries, !Task.isCancelled else { return (.failure(problem), requests, nil) }
-                attempt += 1
-                client.metrics.record { $0.retries += 1 }
-                let wait = client.retry.delay(beforeRetry: attempt, retryAfter: retryAfter)
-                client.logger?.debug("Retry \(attempt) of \(client.retry.retries) in \(wait.formatted(.units(allowed: [.seconds, .milliseconds]))): \(problem)")
-                try? await Task.sleep(for: wait)
-            }
-        }
+        let result = await client.retrying { await download(url, kept: kept?.record, requests: &requests) }
+        let unchanged = if let kept, case .success(kept.record) = result { kept.line } else { Data?.none }
+        return (result, requests, unchanged)
     }
 
-    private enum Outcome {
-        case done(Result<CoverRecord, CoverProblem>)
-        case transient(CoverProblem, retryAfter: Duration?)
-    }
+    private typealias Try = FetchPolicy.Try<CoverRecord, CoverProblem>
 
     /// One try, from the stable URL: a signed URL it redirects to may have expired since the last try.
-    private func download(_ start: URL, kept: CoverRecord?, requests: inout Int) async -> Outcome {
+    private func download(_ start: URL, kept: CoverRecord?, requests: inout Int) async -> Try {
         var url = start
         var redirects = 0
         // The Reader server's own URLs, and where it sends us, are its business; a third-party
@@ -93,10 +78,8 @@ struct CoverFetcher: Sendable {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
                 return .done(.failure(CoverProblem(message: "the cover URL is not http or https")))
             }
-            // Only a problem names the place: most covers need no name.
-            var place: String { Self.describe(url) }
             if !trusted, let refusal = await AddressPolicy.refusal(forHost: host) {
-                return .done(.failure(CoverProblem(message: "\(place): refused, \(refusal)")))
+                return .done(.failure(CoverProblem(message: "\(Self.describe(url)): refused, \(refusal)")))
             }
             var request = HTTPClientRequest(url: url.absoluteString)
             request.headers.add(name: "Accept", value: "image/*")
@@ -110,70 +93,76 @@ struct CoverFetcher: Sendable {
             do {
                 response = try await client.http.execute(request, timeout: client.timeout)
             } catch {
-                let problem = CoverProblem(message: "\(place): \(client.describeTransport(error))")
-                return client.isConnectFailure(error) ? .done(.failure(problem)) : .transient(problem, retryAfter: nil)
+                let transport = FetchPolicy.transport(error, redactor: client.redactor)
+                let problem = CoverProblem(message: "\(Self.describe(url)): \(transport.description)")
+                // A host that takes no connection is gone rather than busy.
+                return transport.couldNotConnect ? .done(.failure(problem)) : .again(problem)
             }
-            let status = Int(response.status.code)
-            switch status {
-            case 301, 302, 303, 307, 308:
-                redirects += 1
-                guard redirects <= client.limits.redirects else {
-                    return .done(.failure(CoverProblem(message: "\(place): more than \(client.limits.redirects) redirects")))
-                }
-                guard let location = response.headers.first(name: "Location"),
-                      let next = URL(string: location, relativeTo: url)?.absoluteURL
-                else {
-                    return .done(.failure(CoverProblem(message: "\(place): a redirect without a usable Location")))
-                }
-                url = next
-                continue
-            case 304:
-                if let kept, reuse(kept) {
-                    client.metrics.record { $0.notModified += 1 }
-                    return .done(.success(kept))
-                }
-                return .done(.failure(CoverProblem(message: "\(place): 304 for a cover that was not kept")))
-            case 429:
-                return .transient(CoverProblem(message: "\(place): HTTP 429"),
-                                  retryAfter: RetryPolicy.parseRetryAfter(response.headers.first(name: "Retry-After")))
-            case 500...:
-                return .transient(CoverProblem(message: "\(place): HTTP \(status)"), retryAfter: nil)
-            case 200:
-                break
-            default:
-                return .done(.failure(CoverProblem(message: "\(place): HTTP \(status)")))
+            guard case .redirect = FetchPolicy.status(Int(response.status.code), retryAfter: nil) else {
+                return await answer(response, from: url, kept: kept)
             }
-            // Streamed to disk as it arrives: a cover is never held whole in memory.
-            let download: CoverDownload
-            do {
-                download = try await CoverDownload.receive(response.body, into: writer, limit: client.limits.coverBytes)
-            } catch let failure as CoverDownload.Failure {
-                switch failure {
-                case .tooLarge: return .done(.failure(CoverProblem(message: "\(place): larger than \(client.limits.coverBytes) bytes")))
-                case .notWritable(let detail): return .done(.failure(CoverProblem(message: "could not write a cover: \(detail)")))
-                }
-            } catch {
-                return .transient(CoverProblem(message: "\(place): \(client.describeTransport(error))"), retryAfter: nil)
+            redirects += 1
+            guard redirects <= client.limits.redirects else {
+                return .done(.failure(CoverProblem(message: "\(Self.describe(url)): more than \(client.limits.redirects) redirects")))
             }
-            client.metrics.record { metrics in
-                metrics.bytesReceived += download.bytes
-                metrics.coverBytes += download.bytes
+            guard let location = response.headers.first(name: "Location"), let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                return .done(.failure(CoverProblem(message: "\(Self.describe(url)): a redirect without a usable Location")))
             }
-            guard download.bytes > 0 else {
-                download.discard()
-                return .done(.failure(CoverProblem(message: "\(place): an empty answer")))
-            }
-            guard let format = ImageFormat(sniffing: download.head) else {
-                download.discard()
-                return .done(.failure(CoverProblem(message: "\(place): not a JPEG, PNG, GIF or WebP image")))
-            }
-            return .done(store(download, format: format).map { file in
-                client.metrics.record { $0.coversDownloaded += 1 }
-                return CoverRecord(file: file, etag: response.headers.first(name: "ETag"),
-                                   lastModified: response.headers.first(name: "Last-Modified"),
-                                   finalURL: url.query == nil ? url.absoluteString : nil)
-            })
+            url = next
         }
+    }
+
+    /// What an answer that is not a redirect gives: the cover, the kept one, or why not.
+    private func answer(_ response: HTTPClientResponse, from url: URL, kept: CoverRecord?) async -> Try {
+        // Only a problem names the place: most covers need no name.
+        var place: String { Self.describe(url) }
+        let status = Int(response.status.code)
+        switch FetchPolicy.status(status, retryAfter: response.headers.first(name: "Retry-After")) {
+        case .answer where status == 200:
+            break
+        case .notModified:
+            if let kept, reuse(kept) {
+                client.metrics.record { $0.notModified += 1 }
+                return .done(.success(kept))
+            }
+            return .done(.failure(CoverProblem(message: "\(place): 304 for a cover that was not kept")))
+        case .busy(let retryAfter):
+            return .again(CoverProblem(message: "\(place): HTTP \(status)"), retryAfter: retryAfter)
+        case .crash:
+            return .again(CoverProblem(message: "\(place): HTTP \(status)"))
+        case .answer, .redirect, .final:
+            return .done(.failure(CoverProblem(message: "\(place): HTTP \(status)")))
+        }
+        // Streamed to disk as it arrives: a cover is never held whole in memory.
+        let download: CoverDownload
+        do {
+            download = try await CoverDownload.receive(response.body, into: writer, limit: client.limits.coverBytes)
+        } catch let failure as CoverDownload.Failure {
+            switch failure {
+            case .tooLarge: return .done(.failure(CoverProblem(message: "\(place): larger than \(client.limits.coverBytes) bytes")))
+            case .notWritable(let detail): return .done(.failure(CoverProblem(message: "could not write a cover: \(detail)")))
+            }
+        } catch {
+            return .again(CoverProblem(message: "\(place): \(FetchPolicy.transport(error, redactor: client.redactor).description)"))
+        }
+        client.metrics.record { metrics in
+            metrics.bytesReceived += download.bytes
+            metrics.coverBytes += download.bytes
+        }
+        guard download.bytes > 0 else {
+            download.discard()
+            return .done(.failure(CoverProblem(message: "\(place): an empty answer")))
+        }
+        guard let format = ImageFormat(sniffing: download.head) else {
+            download.discard()
+            return .done(.failure(CoverProblem(message: "\(place): not a JPEG, PNG, GIF or WebP image")))
+        }
+        return .done(store(download, format: format).map { file in
+            client.metrics.record { $0.coversDownloaded += 1 }
+            return CoverRecord(file: file, etag: response.headers.first(name: "ETag"),
+                               lastModified: response.headers.first(name: "Last-Modified"),
+                               finalURL: url.query == nil ? url.absoluteString : nil)
+        })
     }
 
     /// Links the kept file into the new snapshot.

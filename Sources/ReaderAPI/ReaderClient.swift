@@ -33,7 +33,7 @@ package final class ReaderClient: Sendable {
     package let http: HTTPClient
     package let timeout: TimeAmount
     package let limits: ResponseLimits
-    let redactor: Redactor
+    package let redactor: Redactor
     package let retry: RetryPolicy
     let cache: ResponseCache?
     package let metrics = ClientMetrics()
@@ -199,37 +199,20 @@ package final class ReaderClient: Sendable {
         return try await send(request, name: name, cacheKey: cached ? path : nil, retryServerErrors: retryServerErrors)
     }
 
-    /// One request, retried while it fails in a way that may pass.
+    /// One request, retried while it fails in a way that may pass (`FetchPolicy`).
     private func send(_ request: HTTPClientRequest, name: String, cacheKey: String? = nil,
                       retryServerErrors: Bool = true) async throws -> Data {
         var request = request
         if let cacheKey, let etag = cache?.etag(for: cacheKey) {
             request.headers.replaceOrAdd(name: "If-None-Match", value: etag)
         }
-        var attempt = 0
-        while true {
-            do {
-                return try await attemptOnce(request, name: name, cacheKey: cacheKey)
-            } catch let failure as TransientFailure {
-                guard attempt < retry.retries, failure.retryable || retryServerErrors else { throw failure.error }
-                attempt += 1
-                metrics.record { $0.retries += 1 }
-                let wait = retry.delay(beforeRetry: attempt, retryAfter: failure.retryAfter)
-                logger?.debug("Retry \(attempt) of \(retry.retries) in \(wait.formatted(.units(allowed: [.seconds, .milliseconds]))): \(failure.error)")
-                try await Task.sleep(for: wait)
-            }
-        }
+        return try await retrying {
+            try await attemptOnce(request, name: name, cacheKey: cacheKey, retryServerErrors: retryServerErrors)
+        }.get()
     }
 
-    /// A failure worth another try: the error to give if the tries run out, and how long to wait.
-    struct TransientFailure: Error {
-        var error: ReaderAPIError
-        var retryAfter: Duration?
-        /// False for a plain 500, which is retried only where a crash is not the expected answer.
-        var retryable = true
-    }
-
-    private func attemptOnce(_ request: HTTPClientRequest, name: String, cacheKey: String?) async throws -> Data {
+    private func attemptOnce(_ request: HTTPClientRequest, name: String, cacheKey: String?,
+                             retryServerErrors: Bool) async throws -> FetchPolicy.Try<Data, ReaderAPIError> {
         let response: HTTPClientResponse
         let body: ByteBuffer
         metrics.record { $0.requests += 1 }
@@ -237,47 +220,48 @@ package final class ReaderClient: Sendable {
             response = try await http.execute(request, timeout: timeout)
             body = try await response.body.collect(upTo: limits.jsonBytes)
         } catch is NIOTooManyBytesError {
-            throw ReaderAPIError(.tooLarge(limit: limits.jsonBytes), request: name)
+            return .done(.failure(ReaderAPIError(.tooLarge(limit: limits.jsonBytes), request: name)))
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            // Timeouts, resets and bodies cut short: all may pass on another try.
-            throw TransientFailure(error: ReaderAPIError(.transport(detail: describeTransport(error)), request: name))
+            // Timeouts, resets, refusals and bodies cut short: all may pass on another try.
+            let transport = FetchPolicy.transport(error, redactor: redactor)
+            return .again(ReaderAPIError(.transport(detail: transport.description), request: name))
         }
         metrics.record { $0.bytesReceived += body.readableBytes }
         let status = Int(response.status.code)
+        let data = Data(body.readableBytesView)
         let contentType = response.headers.first(name: "Content-Type") ?? ""
         let isJSON = contentType.lowercased().contains("json")
-        let data = Data(body.readableBytesView)
-
-        if status == 304, let cacheKey, let kept = cache?.reuse(cacheKey) {
+        func failed(_ reason: ReaderAPIError.Reason) -> FetchPolicy.Try<Data, ReaderAPIError> {
+            .done(.failure(ReaderAPIError(reason, request: name)))
+        }
+        switch FetchPolicy.status(status, retryAfter: response.headers.first(name: "Retry-After")) {
+        case .answer:
+            guard isJSON else { return failed(.notJSON(status: status, contentType: UntrustedText.displayable(contentType))) }
+            if let cacheKey, let etag = response.headers.first(name: "ETag") { cache?.store(cacheKey, etag: etag, body: data) }
+            return .done(.success(data))
+        case .notModified where cacheKey != nil:
+            guard let kept = cache?.reuse(cacheKey!) else { break }
             metrics.record { $0.notModified += 1 }
-            return kept
+            return .done(.success(kept))
+        case .busy(let retryAfter):
+            let reason: ReaderAPIError.Reason = status == 429 ? .unexpectedStatus(status: status, message: "too many requests") : .serverError(status: status)
+            return .again(ReaderAPIError(reason, request: name), retryAfter: retryAfter)
+        case .crash:
+            let error = ReaderAPIError(.serverError(status: status), request: name)
+            return retryServerErrors ? .again(error) : .done(.failure(error))
+        case .notModified, .redirect, .final:
+            break
         }
-        guard (200..<300).contains(status) else {
-            // The server's words: redacted (it echoes keys) and stripped of control characters
-            // (they would reach a terminal or a cron mail).
-            let message = isJSON ? UntrustedText.displayable(redactor.redact((try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error ?? "")) : ""
-            switch status {
-            case 401: throw ReaderAPIError(.unauthorized(message: message.isEmpty ? "no reason given" : message), request: name)
-            case 404 where isJSON: throw ReaderAPIError(.notFound(message: message), request: name)
-            case 429:
-                throw TransientFailure(error: ReaderAPIError(.unexpectedStatus(status: status, message: "too many requests"), request: name),
-                                       retryAfter: RetryPolicy.parseRetryAfter(response.headers.first(name: "Retry-After")))
-            case 502, 503, 504:
-                throw TransientFailure(error: ReaderAPIError(.serverError(status: status), request: name))
-            case 500...:
-                throw TransientFailure(error: ReaderAPIError(.serverError(status: status), request: name), retryable: false)
-            default: throw ReaderAPIError(.unexpectedStatus(status: status, message: message), request: name)
-            }
+        // The server's words: redacted (it echoes keys) and stripped of control characters (they
+        // would reach a terminal or a cron mail).
+        let message = isJSON ? UntrustedText.displayable(redactor.redact((try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error ?? "")) : ""
+        switch status {
+        case 401: return failed(.unauthorized(message: message.isEmpty ? "no reason given" : message))
+        case 404 where isJSON: return failed(.notFound(message: message))
+        default: return failed(.unexpectedStatus(status: status, message: message))
         }
-        guard isJSON else {
-            throw ReaderAPIError(.notJSON(status: status, contentType: UntrustedText.displayable(contentType)), request: name)
-        }
-        if let cacheKey, let etag = response.headers.first(name: "ETag") {
-            cache?.store(cacheKey, etag: etag, body: data)
-        }
-        return data
     }
 
     private func decode<Answer: Decodable>(_ data: Data, name: String, as: Answer.Type) throws -> Answer {
@@ -290,27 +274,6 @@ package final class ReaderClient: Sendable {
             let (path, detail) = Self.describe(error)
             throw ReaderAPIError(.undecodable(path: UntrustedText.displayable(path), detail: UntrustedText.displayable(redactor.redact(detail))), request: name)
         }
-    }
-
-    /// Could not connect at all (refused, or no answer in the connect timeout): for a cover host,
-    /// a sign it is gone rather than busy.
-    package func isConnectFailure(_ error: Error) -> Bool {
-        if let error = error as? HTTPClientError, error == .connectTimeout { return true }
-        let text = String(describing: error)
-        return text.contains("connectionRefused") || text.contains("Connection refused") || text.contains("connectTimeout")
-    }
-
-    package func describeTransport(_ error: Error) -> String {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .deadlineExceeded, .readTimeout, .connectTimeout: return "timed out"
-            case .remoteConnectionClosed: return "the server closed the connection"
-            default: break
-            }
-        }
-        let text = String(describing: error)
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        return UntrustedText.displayable(redactor.redact(text))
     }
 
     package static func describe(_ error: DecodingError) -> (path: String, detail: String) {

@@ -150,6 +150,8 @@ struct ReaderClientTests {
         let reason = await Self.reason { _ = try await client.shelves() }
         try await http.shutdown()
         guard case .transport(let detail) = reason else { Issue.record("\(String(describing: reason))"); return }
+        // Told by the error's type: nothing listens on port 9.
+        #expect(detail == "connection refused")
         #expect(!detail.contains(Self.key))
     }
 
@@ -171,6 +173,17 @@ struct ReaderClientTests {
         #expect(redactor.redact("GET /x?api_key=abc&user_id=1") == "GET /x?api_key=[redacted]&user_id=1")
         #expect(redactor.redact("Invalid API Key: \(Self.key)") == "Invalid API Key: [redacted]")
         #expect(redactor.redact("isbn 9780441013593") == "isbn 9780441013593")
+    }
+
+    @Test func oneStatusRuleForJSONAndCovers() {
+        #expect(FetchPolicy.status(200, retryAfter: nil) == .answer)
+        #expect(FetchPolicy.status(204, retryAfter: nil) == .answer)
+        #expect(FetchPolicy.status(304, retryAfter: nil) == .notModified)
+        for code in [301, 302, 303, 307, 308] { #expect(FetchPolicy.status(code, retryAfter: nil) == .redirect) }
+        #expect(FetchPolicy.status(429, retryAfter: "3") == .busy(retryAfter: .seconds(3)))
+        for code in [502, 503, 504] { #expect(FetchPolicy.status(code, retryAfter: "3") == .busy(retryAfter: nil)) }
+        for code in [500, 501, 599] { #expect(FetchPolicy.status(code, retryAfter: nil) == .crash) }
+        for code in [300, 305, 400, 401, 403, 404, 410, 418] { #expect(FetchPolicy.status(code, retryAfter: nil) == .final) }
     }
 
     @Test func retryAfterIsReadSafely() {
