@@ -53,7 +53,7 @@ extension Crawler {
         struct Made: Sendable {
             var card: BookCard
             /// As `library.json` lays it out, followed by ",\n".
-            var piece: Data
+            var entry: Data
             var details: DetailsState
             /// The cover's address when no cover is known for it (why is the crawl's to say).
             var coverMissing: String?
@@ -63,14 +63,14 @@ extension Crawler {
 
         /// The books, in that order; nil for a book privacy leaves out.
         func make(_ books: [BookSources]) throws -> [Made?] {
-            try EveryCore.map(books.count, worker: { (encoder: Library.encoder(), decoder: JSONDecoder()) }) { coders, index in
+            try EveryCore.map(books.count, worker: { (encoder: LibraryLayout.encoder(), decoder: JSONDecoder()) }) { coders, index in
                 try make(books[index], encoder: coders.encoder, decoder: coders.decoder)
             }
         }
 
         /// The books one after another, on the calling thread.
         func makeInTurn(_ books: [BookSources]) throws -> [Made?] {
-            let encoder = Library.encoder()
+            let encoder = LibraryLayout.encoder()
             let decoder = JSONDecoder()
             return try books.map { try make($0, encoder: encoder, decoder: decoder) }
         }
@@ -147,9 +147,9 @@ extension Crawler {
             card.updatedAt = nil
             card.imageURL = nil
             if let asItWas, asItWas.book == book {
-                return Made(card: card, piece: Library.piece(element: asItWas.element), details: state, coverMissing: coverMissing, copied: true)
+                return Made(card: card, entry: LibraryLayout.entry(element: asItWas.element), details: state, coverMissing: coverMissing, copied: true)
             }
-            return Made(card: card, piece: try Library.piece(book, encoder: encoder), details: state, coverMissing: coverMissing)
+            return Made(card: card, entry: try LibraryLayout.entry(book, encoder: encoder), details: state, coverMissing: coverMissing)
         }
     }
 }

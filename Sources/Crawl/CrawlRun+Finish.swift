@@ -97,7 +97,7 @@ extension CrawlRun {
                     coverWarnings.warn("Book \(id): cover not fetched: \(problem)")
                     problems.append(Problem(kind: .cover, bookID: id, message: problem.message))
                 }
-                ranges.append(book.piece)
+                ranges.append(book.entry)
                 places.append(book.place)
             }
             // The workers' freed pieces, back to the system every few thousand books.

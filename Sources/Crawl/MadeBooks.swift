@@ -12,7 +12,7 @@ extension Crawler {
     struct MadeBooks {
         /// What the summary says of a book made.
         struct Entry {
-            var piece: Range<Int>
+            var entry: Range<Int>
             /// Its place among the cards, in the order made.
             var place: Int
             /// Whether its details were read in this run (not taken from the last snapshot).
@@ -21,7 +21,7 @@ extension Crawler {
         }
 
         private struct Kept {
-            var piece: Range<Int>
+            var entry: Range<Int>
             var read: Bool
         }
 
@@ -47,7 +47,7 @@ extension Crawler {
         /// The book, once made; nil when it is not, or privacy leaves it out.
         subscript(id: Int) -> Entry? {
             guard let place = places[id], place >= 0 else { return nil }
-            return Entry(piece: kept[place].piece, place: place, read: kept[place].read, coverProblem: coverProblems[place])
+            return Entry(entry: kept[place].entry, place: place, read: kept[place].read, coverProblem: coverProblems[place])
         }
 
         mutating func leaveOut(_ id: Int) {
@@ -60,7 +60,7 @@ extension Crawler {
             if made.copied { copied += 1 }
             places[id] = kept.count
             if let coverProblem { coverProblems[kept.count] = coverProblem }
-            kept.append(Kept(piece: try pieces.append(made.piece), read: read))
+            kept.append(Kept(entry: try pieces.append(made.entry), read: read))
             cards.append(made.card)
         }
 

@@ -2,186 +2,6 @@ import Foundation
 import Notes
 import Support
 
-/// A book as lists show it: what pages of many books need, without its notes or the server's
-/// fields. A big library's cards fit in memory where its books do not.
-package struct BookCard: Sendable, Equatable {
-    package var id: Int
-    package var title: String
-    package var author: String?
-    package var isbn: String?
-    package var shelfID: Int?
-    package var shelfName: String?
-    package var createdAt: String?
-    package var updatedAt: String?
-    package var imageURL: String?
-    package var cover: CoverCard?
-    package var hasNote: Bool
-    package var complete: Bool
-
-    package init(id: Int, title: String, author: String?, isbn: String?, shelfID: Int?, shelfName: String?, createdAt: String?,
-                updatedAt: String?, imageURL: String?, cover: CoverCard?, hasNote: Bool, complete: Bool) {
-        self.id = id
-        self.title = title
-        self.author = author
-        self.isbn = isbn
-        self.shelfID = shelfID
-        self.shelfName = shelfName
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-        self.imageURL = imageURL
-        self.cover = cover
-        self.hasNote = hasNote
-        self.complete = complete
-    }
-
-    package init(_ book: Book) {
-        self.init(id: book.id, title: book.title, author: book.author, isbn: book.isbn, shelfID: book.shelfID, shelfName: book.shelfName,
-                  createdAt: book.createdAt, updatedAt: book.updatedAt, imageURL: book.imageURL, cover: book.cover.map(CoverCard.init), hasNote: !book.note.isEmpty, complete: book.complete)
-    }
-}
-
-/// What pages show of a cover file.
-package struct CoverCard: Sendable, Equatable, Decodable {
-    package var path: String
-    package var width: Int?
-    package var height: Int?
-
-    package init(path: String, width: Int?, height: Int?) {
-        self.path = path
-        self.width = width
-        self.height = height
-    }
-
-    package init(_ file: CoverFile) {
-        self.init(path: file.path, width: file.width, height: file.height)
-    }
-}
-
-extension BookCard: Decodable {
-    /// Only the card's fields of a book's JSON: the rest is skipped, not built.
-    private struct NoteMarkdown: Decodable { var markdown: String }
-
-    package init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: Book.CodingKeys.self)
-        id = try container.decode(Int.self, forKey: .id)
-        title = try container.decode(String.self, forKey: .title)
-        author = try container.decodeIfPresent(String.self, forKey: .author)
-        isbn = try container.decodeIfPresent(String.self, forKey: .isbn)
-        shelfID = try container.decodeIfPresent(Int.self, forKey: .shelfID)
-        shelfName = try container.decodeIfPresent(String.self, forKey: .shelfName)
-        createdAt = try container.decodeIfPresent(String.self, forKey: .createdAt)
-        updatedAt = try container.decodeIfPresent(String.self, forKey: .updatedAt)
-        imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
-        cover = try container.decodeIfPresent(CoverCard.self, forKey: .cover)
-        hasNote = !(try container.decode(NoteMarkdown.self, forKey: .note).markdown.isEmpty)
-        complete = try container.decode(Bool.self, forKey: .complete)
-    }
-}
-
-/// Every book's card, packed: numbers in arrays, text in one buffer. A card is made when it is
-/// asked for; 100,000 cards take about 20 MB this way, where as values they took 75.
-package struct CardList: RandomAccessCollection, Sendable {
-    private var ids: [Int] = []
-    private var shelfIDs: [Int] = []
-    private var coverSizes: [(width: Int32, height: Int32)] = []
-    private var flags: [UInt16] = []
-    /// The text fields of every card, one after another in chunks of a megabyte that a card never
-    /// straddles, each card's chunk, and where each field starts in it: `fieldsPerCard` per card.
-    /// One buffer grown by doubling held up to twice its text, and three times while it grew:
-    /// 100,000 cards' 24 MB of text took 34 MB, and 50 at the moment it doubled.
-    private var chunks: [[UInt8]] = []
-    private var chunkOfCard: [UInt32] = []
-    private var starts: [UInt32] = []
-    private static let chunkBytes = 1 << 20
-    /// Where each card lies among those appended, when they were appended in another order.
-    private var slots: [Int32]?
-    private static let fieldsPerCard = 8
-    private static let noShelf = Int.min
-    private enum Flag {
-        static let note: UInt16 = 1, complete: UInt16 = 2, cover: UInt16 = 4, author: UInt16 = 8, isbn: UInt16 = 16, shelfName: UInt16 = 32
-        static let createdAt: UInt16 = 64, updatedAt: UInt16 = 128, imageURL: UInt16 = 256
-    }
-
-    package var startIndex: Int { 0 }
-    package var endIndex: Int { slots?.count ?? ids.count }
-
-    private func slot(_ index: Int) -> Int { slots.map { Int($0[index]) } ?? index }
-
-    package init() {}
-
-    init(_ cards: some Sequence<BookCard>) {
-        for card in cards { append(card) }
-    }
-
-    /// Puts the cards in another order without moving them: the card at each place from now on is
-    /// the one appended at `slots[place]`. The crawl makes books as they come and orders them once.
-    package mutating func arrange(_ slots: [Int]) {
-        precondition(self.slots == nil && slots.allSatisfy { $0 < ids.count }, "cards arranged once, from those appended")
-        self.slots = slots.map { Int32($0) }
-    }
-
-    package mutating func append(_ card: BookCard) {
-        precondition(slots == nil, "cards appended before they are arranged")
-        ids.append(card.id)
-        shelfIDs.append(card.shelfID ?? Self.noShelf)
-        coverSizes.append((Int32(clamping: card.cover?.width ?? -1), Int32(clamping: card.cover?.height ?? -1)))
-        var flag: UInt16 = 0
-        if card.hasNote { flag |= Flag.note }
-        if card.complete { flag |= Flag.complete }
-        if card.cover != nil { flag |= Flag.cover }
-        if card.author != nil { flag |= Flag.author }
-        if card.isbn != nil { flag |= Flag.isbn }
-        if card.shelfName != nil { flag |= Flag.shelfName }
-        if card.createdAt != nil { flag |= Flag.createdAt }
-        if card.updatedAt != nil { flag |= Flag.updatedAt }
-        if card.imageURL != nil { flag |= Flag.imageURL }
-        flags.append(flag)
-        let fields = [card.title, card.author ?? "", card.isbn ?? "", card.shelfName ?? "", card.createdAt ?? "", card.cover?.path ?? "",
-                      card.updatedAt ?? "", card.imageURL ?? ""]
-        let size = fields.reduce(0) { $0 + $1.utf8.count }
-        if chunks.isEmpty || chunks[chunks.count - 1].count + size > Self.chunkBytes {
-            var chunk: [UInt8] = []
-            chunk.reserveCapacity(Swift.max(Self.chunkBytes, size))
-            chunks.append(chunk)
-        }
-        let last = chunks.count - 1
-        chunkOfCard.append(UInt32(last))
-        for field in fields {
-            starts.append(UInt32(chunks[last].count))
-            chunks[last].append(contentsOf: field.utf8)
-        }
-    }
-
-    package subscript(place: Int) -> BookCard {
-        let index = slot(place)
-        let flag = flags[index]
-        func field(_ number: Int, if present: UInt16? = nil) -> String? {
-            if let present, flag & present == 0 { return nil }
-            let at = index * Self.fieldsPerCard + number
-            let chunk = Int(chunkOfCard[index])
-            // A field ends where the next one starts, in the same chunk; the chunk's last card's last field, at its end.
-            let end = number + 1 < Self.fieldsPerCard || (index + 1 < chunkOfCard.count && Int(chunkOfCard[index + 1]) == chunk)
-                ? Int(starts[at + 1]) : chunks[chunk].count
-            return chunks[chunk].withUnsafeBufferPointer { String(decoding: $0[Int(starts[at])..<end], as: UTF8.self) }
-        }
-        let size = coverSizes[index]
-        return BookCard(id: ids[index], title: field(0)!, author: field(1, if: Flag.author), isbn: field(2, if: Flag.isbn),
-                        shelfID: shelfIDs[index] == Self.noShelf ? nil : shelfIDs[index], shelfName: field(3, if: Flag.shelfName),
-                        createdAt: field(4, if: Flag.createdAt), updatedAt: field(6, if: Flag.updatedAt),
-                        imageURL: field(7, if: Flag.imageURL),
-                        cover: field(5, if: Flag.cover).map { CoverCard(path: $0, width: size.width < 0 ? nil : Int(size.width),
-                                                                         height: size.height < 0 ? nil : Int(size.height)) },
-                        hasNote: flag & Flag.note != 0, complete: flag & Flag.complete != 0)
-    }
-
-    /// Without making the card.
-    package func id(at place: Int) -> Int { ids[slot(place)] }
-
-    mutating func removeCover(at place: Int) {
-        flags[slot(place)] &= ~Flag.cover
-    }
-}
-
 /// A library whose books are read one at a time when a page needs them: everything but the books
 /// (`frame`), a card per book for the pages that list many, and each book whole from where it is
 /// kept — `library.json` on disk, or memory. Rendering 100,000 books this way holds their cards,
@@ -217,7 +37,7 @@ package final class Catalog: @unchecked Sendable {
         self.store = store
     }
 
-    /// Books already encoded as `library.json` lays them out (`Library.piece`), in a spill file.
+    /// Books' entries as `library.json` lays them out (`LibraryLayout.entry`), in a spill file.
     package init(frame: Library, cards: CardList, pieces: SpillFile, ranges: [Range<Int>]) {
         var frame = frame
         frame.books = []
@@ -344,7 +164,7 @@ package final class Catalog: @unchecked Sendable {
     func element(at index: Int) throws -> Data {
         switch store {
         case .memory(let books):
-            return Library.element(try Library.encoder().encode(books[index]))
+            return try LibraryLayout.element(books[index], encoder: LibraryLayout.encoder())
         case .file(let descriptor, let path, let ranges):
             let range = ranges[index]
             var data = Data(count: range.length)
@@ -354,9 +174,7 @@ package final class Catalog: @unchecked Sendable {
             }
             return data
         case .pieces(let spill, let ranges):
-            // "    {…},\n"
-            let range = ranges[index]
-            return try spill.read(range.lowerBound + 4..<range.upperBound - 2)
+            return try spill.read(LibraryLayout.element(inEntry: ranges[index]))
         }
     }
 
@@ -396,7 +214,7 @@ package final class Catalog: @unchecked Sendable {
         if case .pieces(let spill, let ranges) = store, refusedCovers.isEmpty, !ranges.isEmpty {
             // Already laid out: the frame around the books' bytes as they are, each followed by
             // ",\n" but the last. Books side by side in the file are copied in one go.
-            try Library.writeJSON(frame: frame, books: {
+            try LibraryLayout.write(frame: frame, entries: {
                 var run = ranges[0]
                 for range in ranges.dropFirst() {
                     if range.lowerBound == run.upperBound {
@@ -406,11 +224,11 @@ package final class Catalog: @unchecked Sendable {
                         run = range
                     }
                 }
-                try spill.copy(run.lowerBound..<run.upperBound - 2, to: $0)
+                try spill.copy(LibraryLayout.lastEntry(run), to: $0)
             }, to: sink)
             return
         }
-        try Library.writeJSON(frame: frame, count: count, book: { try book(at: $0) }, to: sink)
+        try LibraryLayout.write(frame: frame, count: count, book: { try book(at: $0) }, to: sink)
     }
 
     /// Every book in memory at once: for small libraries and tests.

@@ -48,6 +48,8 @@ package struct SiteRenderer: Sendable {
                     try writer.writeStream(to: "library.json") { try catalog.writeJSON(to: $0) }
                 } catch let error as EncodingError {
                     throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
+                } catch let error as LibraryLayout.Failure {
+                    throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
                 }
             }
         }

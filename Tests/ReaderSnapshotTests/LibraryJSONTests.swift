@@ -69,7 +69,7 @@ import Testing
     }
 
     static func wholeEncoding(_ library: Library) throws -> Data {
-        try Library.encoder().encode(library) + Data([0x0A])
+        try LibraryLayout.encoder().encode(library) + Data([0x0A])
     }
 
     @Test(arguments: [0, 1, 3, 50])
@@ -181,5 +181,19 @@ struct UTF8CheckTests {
         #expect(!UntrustedText.isValidUTF8(Data([0xE6, 0x97])), "cut in the middle of a character")
         #expect(UntrustedText.repairedUTF8(Data("fine".utf8)) == nil)
         #expect(UntrustedText.repairedUTF8(Data([0x41, 0xFF, 0x42])) == Array("A\u{FFFD}B".utf8))
+    }
+
+    @Test func anEntryIsItsElementIndentedAndTheLayoutSaysWhereTheElementLies() throws {
+        let library = LibraryJSONTests.awkwardLibrary(books: 2)
+        let encoder = LibraryLayout.encoder()
+        for book in library.books {
+            let element = try LibraryLayout.element(book, encoder: encoder)
+            let entry = try LibraryLayout.entry(book, encoder: encoder)
+            #expect(LibraryLayout.entry(element: element) == entry)
+            #expect(entry.subdata(in: LibraryLayout.element(inEntry: 0..<entry.count)) == element)
+            #expect(try JSONDecoder().decode(Book.self, from: element) == book)
+            // The element stands in the written file exactly as the layout says.
+            #expect(try library.jsonData().range(of: element) != nil)
+        }
     }
 }

@@ -1,0 +1,124 @@
+import Foundation
+import Notes
+import Support
+
+/// Every book's card, packed: numbers in arrays, text in one buffer. A card is made when it is
+/// asked for; 100,000 cards take about 20 MB this way, where as values they took 75.
+package struct CardList: RandomAccessCollection, Sendable {
+    private var ids: [Int] = []
+    private var shelfIDs: [Int] = []
+    private var coverSizes: [(width: Int32, height: Int32)] = []
+    private var flags: [UInt16] = []
+    /// The text fields of every card, one after another in chunks of a megabyte that a card never
+    /// straddles, each card's chunk, and where each field starts in it: `fieldsPerCard` per card.
+    /// One buffer grown by doubling held up to twice its text, and three times while it grew:
+    /// 100,000 cards' 24 MB of text took 34 MB, and 50 at the moment it doubled.
+    private var chunks: [[UInt8]] = []
+    private var chunkOfCard: [UInt32] = []
+    private var starts: [UInt32] = []
+    private static let chunkBytes = 1 << 20
+    /// Where each card lies among those appended, when they were appended in another order.
+    private var slots: [Int32]?
+    /// The text a card keeps, in the order each card's fields are packed.
+    private enum Text: Int, CaseIterable {
+        case title, author, isbn, shelfName, createdAt, coverPath, updatedAt, imageURL
+
+        func of(_ card: BookCard) -> String {
+            switch self {
+            case .title: return card.title
+            case .author: return card.author ?? ""
+            case .isbn: return card.isbn ?? ""
+            case .shelfName: return card.shelfName ?? ""
+            case .createdAt: return card.createdAt ?? ""
+            case .coverPath: return card.cover?.path ?? ""
+            case .updatedAt: return card.updatedAt ?? ""
+            case .imageURL: return card.imageURL ?? ""
+            }
+        }
+    }
+    private static let fieldsPerCard = Text.allCases.count
+    private static let noShelf = Int.min
+    private enum Flag {
+        static let note: UInt16 = 1, complete: UInt16 = 2, cover: UInt16 = 4, author: UInt16 = 8, isbn: UInt16 = 16, shelfName: UInt16 = 32
+        static let createdAt: UInt16 = 64, updatedAt: UInt16 = 128, imageURL: UInt16 = 256
+    }
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { slots?.count ?? ids.count }
+
+    private func slot(_ index: Int) -> Int { slots.map { Int($0[index]) } ?? index }
+
+    package init() {}
+
+    init(_ cards: some Sequence<BookCard>) {
+        for card in cards { append(card) }
+    }
+
+    /// Puts the cards in another order without moving them: the card at each place from now on is
+    /// the one appended at `slots[place]`. The crawl makes books as they come and orders them once.
+    package mutating func arrange(_ slots: [Int]) {
+        precondition(self.slots == nil && slots.allSatisfy { $0 < ids.count }, "cards arranged once, from those appended")
+        self.slots = slots.map { Int32($0) }
+    }
+
+    package mutating func append(_ card: BookCard) {
+        precondition(slots == nil, "cards appended before they are arranged")
+        ids.append(card.id)
+        shelfIDs.append(card.shelfID ?? Self.noShelf)
+        coverSizes.append((Int32(clamping: card.cover?.width ?? -1), Int32(clamping: card.cover?.height ?? -1)))
+        var flag: UInt16 = 0
+        if card.hasNote { flag |= Flag.note }
+        if card.complete { flag |= Flag.complete }
+        if card.cover != nil { flag |= Flag.cover }
+        if card.author != nil { flag |= Flag.author }
+        if card.isbn != nil { flag |= Flag.isbn }
+        if card.shelfName != nil { flag |= Flag.shelfName }
+        if card.createdAt != nil { flag |= Flag.createdAt }
+        if card.updatedAt != nil { flag |= Flag.updatedAt }
+        if card.imageURL != nil { flag |= Flag.imageURL }
+        flags.append(flag)
+        let fields = Text.allCases.map { $0.of(card) }
+        let size = fields.reduce(0) { $0 + $1.utf8.count }
+        if chunks.isEmpty || chunks[chunks.count - 1].count + size > Self.chunkBytes {
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(Swift.max(Self.chunkBytes, size))
+            chunks.append(chunk)
+        }
+        let last = chunks.count - 1
+        chunkOfCard.append(UInt32(last))
+        for field in fields {
+            starts.append(UInt32(chunks[last].count))
+            chunks[last].append(contentsOf: field.utf8)
+        }
+    }
+
+    package subscript(place: Int) -> BookCard {
+        let index = slot(place)
+        let flag = flags[index]
+        func field(_ text: Text, if present: UInt16? = nil) -> String? {
+            if let present, flag & present == 0 { return nil }
+            let number = text.rawValue
+            let at = index * Self.fieldsPerCard + number
+            let chunk = Int(chunkOfCard[index])
+            // A field ends where the next one starts, in the same chunk; the chunk's last card's last field, at its end.
+            let end = number + 1 < Self.fieldsPerCard || (index + 1 < chunkOfCard.count && Int(chunkOfCard[index + 1]) == chunk)
+                ? Int(starts[at + 1]) : chunks[chunk].count
+            return chunks[chunk].withUnsafeBufferPointer { String(decoding: $0[Int(starts[at])..<end], as: UTF8.self) }
+        }
+        let size = coverSizes[index]
+        return BookCard(id: ids[index], title: field(.title)!, author: field(.author, if: Flag.author), isbn: field(.isbn, if: Flag.isbn),
+                        shelfID: shelfIDs[index] == Self.noShelf ? nil : shelfIDs[index], shelfName: field(.shelfName, if: Flag.shelfName),
+                        createdAt: field(.createdAt, if: Flag.createdAt), updatedAt: field(.updatedAt, if: Flag.updatedAt),
+                        imageURL: field(.imageURL, if: Flag.imageURL),
+                        cover: field(.coverPath, if: Flag.cover).map { CoverCard(path: $0, width: size.width < 0 ? nil : Int(size.width),
+                                                                         height: size.height < 0 ? nil : Int(size.height)) },
+                        hasNote: flag & Flag.note != 0, complete: flag & Flag.complete != 0)
+    }
+
+    /// Without making the card.
+    package func id(at place: Int) -> Int { ids[slot(place)] }
+
+    mutating func removeCover(at place: Int) {
+        flags[slot(place)] &= ~Flag.cover
+    }
+}
