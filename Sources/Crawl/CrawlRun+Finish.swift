@@ -19,7 +19,7 @@ extension CrawlRun {
         if ledger.wantCovers { try await fetchLateCovers(order: frame.order) }
 
         let madeWhileCrawling = madeBooks.count
-        let made = try makeRemainingBooks(order: frame.order, assembly: assembly, problems: &problems)
+        let made = try await makeRemainingBooks(order: frame.order, assembly: assembly, problems: &problems)
         let cards = madeBooks.cards(arrangedBy: made.places)
         logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were")
         let pieces = madeBooks.pieces
@@ -62,8 +62,9 @@ extension CrawlRun {
     }
 
     /// The books not made yet (their details failed, or they waited for something) are made on
-    /// every core, and every book takes its place in id order.
-    private func makeRemainingBooks(order: [Int], assembly: Crawler.Assembly, problems: inout [Problem]) throws
+    /// every core (from the worker thread: the threads answers resume on are the network's), and
+    /// every book takes its place in id order.
+    private func makeRemainingBooks(order: [Int], assembly: Crawler.Assembly, problems: inout [Problem]) async throws
         -> (places: [Int], ranges: [Range<Int>], read: Int, failed: Int) {
         var places: [Int] = [], ranges: [Range<Int>] = []
         var read = 0, failed = 0
@@ -72,7 +73,8 @@ extension CrawlRun {
         let batchSize = 512
         for start in stride(from: 0, to: order.count, by: batchSize) {
             let batch = order[start..<min(order.count, start + batchSize)]
-            let late = try assembly.make(batch.filter { !madeBooks.isSettled($0) }.map(ledger.sources))
+            let sources = batch.filter { !madeBooks.isSettled($0) }.map(ledger.sources)
+            let late = try await worker.run { try assembly.make(sources) }
             var nextLate = 0
             for id in batch {
                 if !madeBooks.isSettled(id) {

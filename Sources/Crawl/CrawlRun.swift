@@ -41,7 +41,7 @@ final class CrawlRun {
     let spill: SpillFile
     let coverRecords: CoverRecords
     /// Reads the answers and makes the books, off the threads the answers resume on.
-    private let worker = WorkerThread(name: "reader-snapshot worker")
+    let worker = WorkerThread(name: "reader-snapshot worker")
     let progress: ProgressLog
     private var progressQueued: Int
     private let started = ContinuousClock.now

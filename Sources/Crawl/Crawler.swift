@@ -17,7 +17,6 @@ package struct Crawler: Sendable {
     package var client: ReaderClient
     package var concurrency: Int
     package var concurrencyMode: AdaptiveConcurrency.Mode = .adaptive
-    package var fetchCovers: Bool
     package var logger: Logger
     package var live: LiveProgress?
     package var privacy = Privacy()
@@ -38,11 +37,10 @@ package struct Crawler: Sendable {
     /// pile up: 100,000 books' list takes seconds.
     var detailsHeldAtMost = 4096
 
-    package init(client: ReaderClient, concurrency: Int = 8, fetchCovers: Bool = true, logger: Logger, live: LiveProgress? = nil) {
+    package init(client: ReaderClient, concurrency: Int = 8, logger: Logger, live: LiveProgress? = nil) {
         self.live = live
         self.client = client
         self.concurrency = max(1, concurrency)
-        self.fetchCovers = fetchCovers
         self.logger = logger
     }
 
@@ -54,7 +52,7 @@ package struct Crawler: Sendable {
         package var madeWhileCrawling = 0
     }
 
-    var wantsCovers: Bool { fetchCovers && privacy.covers }
+    var wantsCovers: Bool { privacy.covers }
 
     /// Fetches the library; cover files are written through `writer` (or linked from the previous
     /// snapshot). A 401 or a server that cannot list the library throws; a book or cover that cannot

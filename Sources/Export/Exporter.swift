@@ -111,63 +111,23 @@ package struct Exporter: Sendable {
         }
     }
 
+    /// The last snapshot, as the run found it: its state (ETags, covers, how it was made) and its library.
+    private struct LastSnapshot {
+        var state: SnapshotState
+        var library: Catalog?
+    }
+
     private func crawlAndRender(http: HTTPClient, publisher: Publisher, options: Options, dated: Bool) async throws -> (result: Outcome, state: SnapshotState) {
         let stateFolder = options.cacheDirectory ?? publisher.previous?.appendingPathComponent(SnapshotState.folderName)
-        var previousState = stateFolder.map { SnapshotState.read(from: $0, readingCovers: false) } ?? SnapshotState()
-        // The last snapshot's library and covers are read beside the login, each on a thread of its
-        // own (on Swift's threads, one per core, the login's answer waited behind them): one after
-        // the other, they took a fifth of a 10,000-book run with nothing changed.
-        let readers = (library: WorkerThread(name: "reader-snapshot library"), covers: WorkerThread(name: "reader-snapshot covers"))
-        defer { readers.library.stop(); readers.covers.stop() }
-        async let readingLibrary = readers.library.run { () -> Result<Catalog?, Error> in
-            Result { try stateFolder.flatMap(SnapshotState.readLibrary) }
-        }
-        let coversFile = previousState.unreadCovers
-        async let readingCovers = readers.covers.run { coversFile.flatMap(CoverRecords.init(reading:)) }
-        let cache = try ResponseCache(previous: previousState.responses, spillIn: publisher.staging)
+        let lastState = stateFolder.map { SnapshotState.read(from: $0, readingCovers: false) } ?? SnapshotState()
+        let cache = try ResponseCache(previous: lastState.responses, spillIn: publisher.staging)
         let client = ReaderClient(server: options.server, http: http, timeout: options.timeout, limits: options.limits,
                                   redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache,
                                   logger: logger)
-        logger.info("Logging in to \(options.server)")
-        try await client.authenticate(options.credentials)
-        let previousLibrary: Catalog?
-        switch try await readingLibrary {
-        case .success(let library): previousLibrary = library
-        case .failure(let error):
-            // Nothing is lost: the run asks for every book, and the change report starts afresh.
-            logger.warning("The last snapshot's library could not be read (\(error)): every book is asked for again, and no changes are reported.")
-            previousLibrary = nil
-        }
-        previousState.covers = try await readingCovers
-        MemoryUsage.release()
-        let metrics = client.metrics
-        live?.watch {
-            let network = metrics.snapshot
-            return LiveProgress.Network(bytesReceived: network.bytesReceived, requests: network.requests, retries: network.retries)
-        }
-        var crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger, live: live)
-        crawler.concurrencyMode = options.concurrencyMode
-        crawler.privacy = options.privacy
-        crawler.noteLimit = options.noteLimit
-        if options.reuseUnchanged, previousState.noteLimit == options.noteLimit {
-            crawler.previous = previousLibrary
-            crawler.previousIsThisBuild = !RenderDigest.thisBuild.isEmpty && previousState.writtenBy == RenderDigest.thisBuild
-        }
-        let writer = publisher.writer
-        let crawl = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: previousState.covers)
+        let last = try await logIn(client, readingLastSnapshot: lastState, from: stateFolder)
+        let crawl = try await crawl(client, last: last, into: publisher.writer)
         let library = crawl.catalog
-        if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
-
-        // Nothing changed: the snapshot keeps its date and its change report, so every file is
-        // the same and stays as it was.
-        let unchanged = try previousLibrary.map { try library.sameContent(as: $0) } ?? false
-        var kept: ChangeReport?
-        if unchanged, let previousLibrary {
-            library.frame.generatedAt = previousLibrary.frame.generatedAt
-            kept = publisher.previous.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
-                .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
-        }
-        let changes = try kept ?? ChangeReport.compare(previous: previousLibrary, current: library)
+        let (changes, unchanged) = try compare(library, with: last.library, previousSnapshot: publisher.previous)
         // The API's answers hold what privacy options leave out: then they are not kept.
         var state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
         state.noteLimit = options.privacy.isActive ? nil : options.noteLimit
@@ -175,7 +135,7 @@ package struct Exporter: Sendable {
         state.writtenBy = RenderDigest.thisBuild
         var outcome = Outcome(catalog: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
 
-        if unchanged, options.reuseUnchanged, let previous = publisher.previous, previousState.renderedWith == state.renderedWith,
+        if unchanged, options.reuseUnchanged, let previous = publisher.previous, last.state.renderedWith == state.renderedWith,
            RenderDigest.isIntact(previous, formats: options.formats) {
             if !dated {
                 outcome.untouched = true
@@ -183,12 +143,9 @@ package struct Exporter: Sendable {
             }
             // A new dated folder: yesterday's files, linked.
             logger.info("Nothing changed: linking the previous snapshot's files")
-            try writer.linkTree(from: previous)
+            try publisher.writer.linkTree(from: previous)
         } else {
-            logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
-            live?.begin("Rendering", total: 0)
-            try SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
-                .render(library, changes: changes, into: writer)
+            try await render(library, changes: changes, into: publisher.writer)
         }
         MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
@@ -200,79 +157,70 @@ package struct Exporter: Sendable {
         return (outcome, state)
     }
 
-    /// Renders a snapshot again from its `library.json`, with the covers beside it. The books are
-    /// read from the file as their pages are made.
-    package static func render(from archive: URL, to output: URL, templates: TemplateSet,
-                              formats: Set<OutputFormat>, siteURL: URL? = nil, logger: Logger) throws -> Catalog {
-        MemoryUsage.keepBigBlocksApart()
-        let catalog: Catalog
-        do {
-            catalog = try Catalog.read(from: archive)
-        } catch let error as SnapshotError {
-            throw error
-        } catch let error as DecodingError {
-            let (path, detail) = ReaderClient.describe(error)
-            throw SnapshotError(.unreadableArchive(detail: "\(path.isEmpty ? "" : path + ": ")\(detail)"), path: archive.path)
-        } catch {
-            throw SnapshotError(.unreadableArchive(detail: error.localizedDescription), path: archive.path)
+    /// Logs in, while the last snapshot's library and covers are read, each on a thread of its own
+    /// (on Swift's threads, the login's answer waited behind them): one after the other, they took
+    /// a fifth of a 10,000-book run with nothing changed.
+    private func logIn(_ client: ReaderClient, readingLastSnapshot state: SnapshotState, from stateFolder: URL?) async throws -> LastSnapshot {
+        var state = state
+        let readers = (library: WorkerThread(name: "reader-snapshot library"), covers: WorkerThread(name: "reader-snapshot covers"))
+        defer { readers.library.stop(); readers.covers.stop() }
+        async let readingLibrary = readers.library.run { () -> Result<Catalog?, Error> in
+            Result { try stateFolder.flatMap(SnapshotState.readLibrary) }
         }
+        let coversFile = state.unreadCovers
+        async let readingCovers = readers.covers.run { coversFile.flatMap(CoverRecords.init(reading:)) }
+        logger.info("Logging in to \(options.server)")
+        try await client.authenticate(options.credentials)
+        var library: Catalog?
+        switch try await readingLibrary {
+        case .success(let read): library = read
+        case .failure(let error):
+            // Nothing is lost: the run asks for every book, and the change report starts afresh.
+            logger.warning("The last snapshot's library could not be read (\(error)): every book is asked for again, and no changes are reported.")
+            library = nil
+        }
+        state.covers = try await readingCovers
         MemoryUsage.release()
-        let source = archive.deletingLastPathComponent()
-        // An archive is input like any other: a cover path must be one this tool writes.
-        var refused = 0
-        for index in catalog.cards.indices {
-            if let cover = catalog.cards[index].cover, !CoverFile.isWellFormed(path: cover.path) {
-                catalog.removeCover(at: index)
-                refused += 1
-            }
-        }
-        if refused > 0 { logger.warning("\(refused) cover paths in library.json are not of the form covers/<hash>.<ext>; those covers are left out") }
-        let changes = (try? Data(contentsOf: source.appendingPathComponent("changes.json")))
-            .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
-        let publisher = try Publisher(output: output)
-        do {
-            let writer = publisher.writer
-            var missing = 0
-            for path in Set(catalog.cards.compactMap { $0.cover?.path }).sorted() {
-                let file = source.appendingPathComponent(path)
-                if FileManager.default.fileExists(atPath: file.path) {
-                    try writer.link(file, to: path)
-                } else {
-                    missing += 1
-                }
-            }
-            if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-            try SiteRenderer(templates: templates, formats: formats, siteURL: siteURL).render(catalog, changes: changes, into: writer)
-            try publisher.publish()
-        } catch {
-            publisher.discard()
-            throw error
-        }
-        return catalog
+        return LastSnapshot(state: state, library: library)
     }
 
-    /// Now, or SOURCE_DATE_EPOCH when it is set, as ISO 8601 in UTC: "2023-11-14T22:13:20Z". Made
-    /// from the C library's calendar fields: Foundation's date formatter loads ICU's data, which
-    /// then stays in a run's memory (6 MB of it).
-    package static func timestamp(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let seconds: Int
-        if let epoch = environment["SOURCE_DATE_EPOCH"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
-            seconds = epoch
-        } else {
-            seconds = Int(Date().timeIntervalSince1970.rounded(.down))
+    /// Walks the library; books unchanged since the last snapshot are taken from it.
+    private func crawl(_ client: ReaderClient, last: LastSnapshot, into writer: SnapshotWriter) async throws -> Crawler.Result {
+        let metrics = client.metrics
+        live?.watch {
+            let network = metrics.snapshot
+            return LiveProgress.Network(bytesReceived: network.bytesReceived, requests: network.requests, retries: network.retries)
         }
-        var time = time_t(seconds)
-        var fields = tm()
-        guard gmtime_r(&time, &fields) != nil, (0...9999).contains(fields.tm_year + 1900) else {
-            let formatter = ISO8601DateFormatter()
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        var crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger, live: live)
+        crawler.concurrencyMode = options.concurrencyMode
+        crawler.privacy = options.privacy
+        crawler.noteLimit = options.noteLimit
+        if options.reuseUnchanged, last.state.noteLimit == options.noteLimit {
+            crawler.previous = last.library
+            crawler.previousIsThisBuild = !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild
         }
-        func digits(_ value: Int32, _ count: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, count - text.count)) + text
+        let result = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: last.state.covers)
+        if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
+        return result
+    }
+
+    /// What changed since the last snapshot. Nothing: the snapshot keeps its date and its change
+    /// report, so every file is the same and stays as it was.
+    private func compare(_ library: Catalog, with previous: Catalog?, previousSnapshot: URL?) throws -> (ChangeReport, unchanged: Bool) {
+        guard let previous, try library.sameContent(as: previous) else {
+            return (try ChangeReport.compare(previous: previous, current: library), false)
         }
-        return digits(fields.tm_year + 1900, 4) + "-" + digits(fields.tm_mon + 1, 2) + "-" + digits(fields.tm_mday, 2)
-            + "T" + digits(fields.tm_hour, 2) + ":" + digits(fields.tm_min, 2) + ":" + digits(fields.tm_sec, 2) + "Z"
+        library.frame.generatedAt = previous.frame.generatedAt
+        let kept = previousSnapshot.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
+            .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
+        return (try kept ?? ChangeReport.compare(previous: previous, current: library), true)
+    }
+
+    /// Every page, on a thread of its own: the threads answers resume on are the network's.
+    private func render(_ library: Catalog, changes: ChangeReport, into writer: SnapshotWriter) async throws {
+        logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
+        live?.begin("Rendering", total: 0)
+        let renderer = SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
+        try await EveryCore.onThreadOfItsOwn("reader-snapshot render") { try renderer.render(library, changes: changes, into: writer) }
     }
 }

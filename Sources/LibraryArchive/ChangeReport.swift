@@ -105,12 +105,3 @@ package struct ChangeReport: Codable, Sendable, Equatable {
         return names.mapValues { $0.sorted() }
     }
 }
-
-extension Library {
-    /// The same library, whatever its date: what decides whether anything changed.
-    func sameContent(as other: Library) -> Bool {
-        var copy = other
-        copy.generatedAt = generatedAt
-        return copy == self
-    }
-}

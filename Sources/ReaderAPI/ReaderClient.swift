@@ -106,10 +106,6 @@ package final class ReaderClient: Sendable {
         try await get("/api/v1/shelves")
     }
 
-    func shelf(id: Int) async throws -> ShelfAnswer {
-        try shelf(from: try await shelfBody(id: id), id: id)
-    }
-
     /// A shelf's answer as it came, to be read by `shelf(from:id:)` off the threads answers resume on.
     package func shelfBody(id: Int) async throws -> Data {
         try await getData("/api/v1/shelves/\(id)")
@@ -119,19 +115,14 @@ package final class ReaderClient: Sendable {
         try decode(body, name: "GET \(server.basePath)/api/v1/shelves/\(id)", as: ShelfAnswer.self)
     }
 
-    /// `GET /books` a book at a time: each book's fields are handed over as soon as they are
-    /// decoded, and the list is never decoded whole (for 100,000 books that took 200 MB). Returns
-    /// the account's name, if the answer gives it.
-    /// Each book comes with its JSON as it stood in the answer.
-    func books(each: (BookFields, Data) throws -> Void) async throws -> String? {
-        try books(from: try await booksBody(), each: each)
-    }
-
     /// The list's answer as it came, to be read by `books(from:each:)` off the threads answers resume on.
     package func booksBody() async throws -> Data {
         try await getData("/api/v1/books")
     }
 
+    /// The list of books a book at a time: each book's fields, with its JSON as it stood in the
+    /// answer, are handed over as soon as they are decoded; the list is never decoded whole (for
+    /// 100,000 books that took 200 MB). Returns the account's name, if the answer gives it.
     package func books(from body: Data, each: (BookFields, Data) throws -> Void) throws -> String? {
         let name = "GET \(server.basePath)/api/v1/books"
         var data = body
@@ -164,12 +155,8 @@ package final class ReaderClient: Sendable {
     /// `retryServerErrors: false` where a 500 is the expected answer (a book on a deleted shelf):
     /// retrying a crash that will happen again only costs time. Not cached: an unchanged book is
     /// known from `/books` and taken from the last snapshot, and keeping every book's answer would
-    /// cost memory in proportion to the library.
-    func book(id: Int, retryServerErrors: Bool = true) async throws -> BookAnswer {
-        try book(from: try await bookBody(id: id, retryServerErrors: retryServerErrors), id: id)
-    }
-
-    /// A book's answer as it came, to be read by `book(from:id:)` elsewhere.
+    /// cost memory in proportion to the library. The body as it came, to be read by `book(from:id:)`
+    /// off the threads answers resume on.
     package func bookBody(id: Int, retryServerErrors: Bool = true) async throws -> Data {
         try await getData("/api/v1/books/\(id)", retryServerErrors: retryServerErrors, cached: false)
     }

@@ -211,7 +211,9 @@ struct Export: AsyncParsableCommand {
             options.limits.coverBytes = maxCoverMb << 20
             options.noteLimit = maxNoteKb << 10
             let outcome = try await Exporter(options: options, logger: logger, live: live).run()
-            throw report(outcome, output: keep == nil ? outputURL : outputURL.appendingPathComponent("latest"), formats: formats, logger: logger)
+            // A snapshot published with gaps ends with its own exit code; a complete one returns.
+            let code = report(outcome, output: keep == nil ? outputURL : outputURL.appendingPathComponent("latest"), formats: formats, logger: logger)
+            if !code.isSuccess { throw code }
         } catch let code as ExitCode {
             throw code
         } catch {

@@ -38,7 +38,7 @@ struct Render: AsyncParsableCommand {
         let formats = try snapshot.formats()
         let outputURL = URL(fileURLWithPath: output)
         do {
-            let catalog = try Exporter.render(from: URL(fileURLWithPath: from), to: outputURL,
+            let catalog = try await Exporter.render(from: URL(fileURLWithPath: from), to: outputURL,
                                               templates: try await snapshot.loadTemplates(), formats: formats,
                                               siteURL: try snapshot.site(), logger: logger)
             logger.info("Rendered \(catalog.count) books from \(from)")

@@ -15,7 +15,7 @@ import Testing
     /// missing, some empty, one card longer than a chunk, each read back as it went in, in the
     /// order given and arranged in another.
     @Test func cardsReadBackWhateverChunkTheirTextFellIn() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 17)
         func text(_ length: Int) -> String { String((0..<length).map { _ in "aé🙂x—".randomElement(using: &generator)! }) }
         var cards: [BookCard] = []
         var bytes = 0

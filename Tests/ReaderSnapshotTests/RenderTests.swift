@@ -50,7 +50,7 @@ struct RenderTests {
 
         let markdown = try #require(site.text("markdown/books/8-not-a-heading.md"))
         #expect(markdown.hasPrefix("---\nid: 8\ntitle: \"# Not: a heading\\n---\"\nauthor: null\n"))
-        #expect(markdown.contains("\n# \\# Not: a heading ---\n") || markdown.contains("\n# \\# Not: a heading"))
+        #expect(markdown.contains("\n# \\# Not: a heading ---\n"), "\(markdown)")
         let markdownIndex = try #require(site.text("markdown/index.md"))
         #expect(markdownIndex.hasPrefix("# Library of me+\\<img src=x onerror=alert(1)\\>@example.com\n"), "\(markdownIndex.prefix(80))")
         let lost = try #require(site.text("markdown/books/9-lost.md"))
@@ -152,7 +152,7 @@ struct RenderTests {
     /// whole note's, cut, however characters join (combining marks, flags, an escape before one).
     @Test func searchTextStopsAtItsLimitWithTheSameCharacters() {
         let pieces = ["a", "é", "e\u{301}", "\u{301}", "🇫", "🇷", "*", "\\", "\n", "\r\n", "🤷‍♂️", "#", "`", " ", "\\\u{301}"]
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 17)
         for _ in 0..<400 {
             let length = Int.random(in: 0...60, using: &generator)
             let note = (0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined()
