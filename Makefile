@@ -8,7 +8,7 @@ TEST_APT_PACKAGES := chromium chromium-driver python3-selenium
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local
-.PHONY: all deps test-deps apt-install build release install demo test bench bench-100k sample-server clean
+.PHONY: all deps test-deps apt-install build release man completions install demo test bench bench-100k sample-server clean
 
 all: build
 
@@ -41,13 +41,36 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# The manual page and the shell completions, made from the tool's own options by
+# swift-argument-parser (its generate-manual plugin and --generate-completion-script), into .build/share.
+# The page's date is the last commit's, so that the same source gives the same page.
+MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+SHARE := .build/share
+man: release
+	$(SWIFT) package generate-manual --configuration release --date $(MAN_DATE)
+	install -d $(SHARE)/man/man1
+	install -m 644 .build/plugins/GenerateManual/outputs/reader-snapshot/reader-snapshot.1 $(SHARE)/man/man1/
+
+completions: release
+	install -d $(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
+	.build/release/reader-snapshot --generate-completion-script bash >$(SHARE)/bash-completion/completions/reader-snapshot
+	.build/release/reader-snapshot --generate-completion-script zsh >$(SHARE)/zsh/site-functions/_reader-snapshot
+	.build/release/reader-snapshot --generate-completion-script fish >$(SHARE)/fish/vendor_completions.d/reader-snapshot.fish
+
 # The binary and its resource bundles go together in $(PREFIX)/lib/reader-snapshot, with a link in
-# $(PREFIX)/bin: the tool finds its templates beside its own (resolved) path.
-install: release
+# $(PREFIX)/bin: the tool finds its templates beside its own (resolved) path. The manual page and
+# the completions go where man and the shells look for them.
+install: release man completions
 	install -d $(DESTDIR)$(PREFIX)/lib/reader-snapshot $(DESTDIR)$(PREFIX)/bin
 	install -m 755 .build/release/reader-snapshot $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
 	cp -R .build/release/reader-snapshot_*.resources $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
 	ln -sf ../lib/reader-snapshot/reader-snapshot $(DESTDIR)$(PREFIX)/bin/reader-snapshot
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 644 $(SHARE)/man/man1/reader-snapshot.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(SHARE)/bash-completion/completions/reader-snapshot $(DESTDIR)$(PREFIX)/share/bash-completion/completions/
+	install -m 644 $(SHARE)/zsh/site-functions/_reader-snapshot $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
+	install -m 644 $(SHARE)/fish/vendor_completions.d/reader-snapshot.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/
 
 # Starts the bundled sample Reader server on a free loopback port and exports it to Output/demo.
 demo: build

@@ -3,6 +3,7 @@
 #
 #   scripts/bench.sh [books ...]     sizes (default: 1000 10000); RUNS=n runs of each step (default 3)
 #   CAPACITY=0 scripts/bench.sh      leave out the capacity table
+#   BIN=path scripts/bench.sh        measure that build (with its resource bundles beside it)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -15,8 +16,13 @@ runs=${RUNS:-3}
 capacity_table=${CAPACITY:-1}
 latency_ms=5
 concurrency=8
-swift build -c release >/dev/null
-bin=$PWD/.build/release/reader-snapshot
+# BIN=path/to/reader-snapshot measures that build instead (scripts/bench-compare.sh alternates two).
+if [ -n "${BIN:-}" ]; then
+  bin=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+else
+  swift build -c release >/dev/null
+  bin=$PWD/.build/release/reader-snapshot
+fi
 # Work in the build folder, not /tmp: on this machine's ext4, new folders directly under /tmp land in
 # a crowded inode group, and creating files there cost 0.2 s of kernel time per 2,000 pages.
 mkdir -p .build

@@ -27,6 +27,7 @@ enum ExitCodes {
     static let helpText = """
     Exit codes:
       0   complete
+      1   any other failure (the message says what)
       2   published with gaps (some book details or covers could not be fetched)
       64  bad usage
       69  server unreachable or failing (nothing published)
