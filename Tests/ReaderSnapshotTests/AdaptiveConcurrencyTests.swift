@@ -1,12 +1,5 @@
 import Testing
 @testable import Crawl
-@testable import Export
-@testable import LibraryArchive
-@testable import Notes
-@testable import ReaderAPI
-@testable import Site
-@testable import SnapshotStore
-@testable import Support
 
 /// The level the crawl settles at, against a model of a server that works on `capacity` requests
 /// at once and queues the rest: with more in flight than that, each answer waits its turn.

@@ -1,13 +1,7 @@
 import Foundation
 import Testing
-@testable import Crawl
-@testable import Export
-@testable import LibraryArchive
 @testable import Notes
-@testable import ReaderAPI
 @testable import Site
-@testable import SnapshotStore
-@testable import Support
 
 /// cmark-gfm through the C library: the GFM extensions attached, safe mode on.
 struct CMarkTests {

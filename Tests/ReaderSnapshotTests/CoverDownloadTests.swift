@@ -4,13 +4,8 @@ import Foundation
 import NIOCore
 import Testing
 @testable import Crawl
-@testable import Export
 @testable import LibraryArchive
-@testable import Notes
-@testable import ReaderAPI
-@testable import Site
 @testable import SnapshotStore
-@testable import Support
 
 /// Covers go to disk as they arrive: hashed on the way, cut off at the limit, nothing left behind.
 @Suite struct CoverDownloadTests {

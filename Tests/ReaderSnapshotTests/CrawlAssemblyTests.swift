@@ -3,13 +3,9 @@ import Logging
 import SampleServer
 import Testing
 @testable import Crawl
-@testable import Export
 @testable import LibraryArchive
-@testable import Notes
 @testable import ReaderAPI
-@testable import Site
 @testable import SnapshotStore
-@testable import Support
 
 /// Books are made while the crawl's requests are in flight, as soon as all they need is in; the
 /// rest at the end. Whichever way a book is made, and wherever its details waited (in memory or in

@@ -1,14 +1,8 @@
 import Foundation
 import SampleServer
 import Testing
-import Crawl
-import Export
 import LibraryArchive
-import Notes
-import ReaderAPI
 import Site
-import SnapshotStore
-import Support
 
 /// The built tool against the sample server on loopback: what a user runs, read back from disk.
 @Suite(.serialized)

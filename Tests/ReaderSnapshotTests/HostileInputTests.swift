@@ -1,14 +1,7 @@
 import Foundation
 import SampleServer
 import Testing
-@testable import Crawl
-@testable import Export
 @testable import LibraryArchive
-@testable import Notes
-@testable import ReaderAPI
-@testable import Site
-@testable import SnapshotStore
-@testable import Support
 
 /// The hostile sample library, exported end to end: nothing from the server runs, nothing leaks,
 /// nothing lands outside the output.

@@ -1,12 +1,8 @@
 import Foundation
 import Testing
-@testable import Crawl
 @testable import Export
 @testable import LibraryArchive
 @testable import Notes
-@testable import ReaderAPI
-@testable import Site
-@testable import SnapshotStore
 @testable import Support
 
 /// `library.json` is written and read a book at a time; the bytes are those of encoding it whole.

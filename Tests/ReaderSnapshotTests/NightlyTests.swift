@@ -53,6 +53,28 @@ struct NightlyTests {
         await server.stop()
     }
 
+    @Test func aDamagedLastSnapshotIsSaidAndTheRunAsksForEveryBook() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        #expect(try await Self.export(server, to: output).status == 2)
+        let kept = output.appendingPathComponent(".reader-snapshot/library.json")
+        let whole = try Data(contentsOf: kept)
+        try whole.prefix(whole.count / 2).write(to: kept)
+        server.server.resetCounters()
+        let run = try await Self.export(server, to: output)
+        await server.stop()
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.stderr.contains("warning: The last snapshot's library could not be read"), "\(run.output)")
+        #expect(run.stderr.contains("every book is asked for again"))
+        #expect(server.server.counters.detailRequests == server.server.library.books.count, "a full crawl")
+        // Nothing lost: the snapshot has every book, and the kept library is whole again.
+        #expect(SiteInspector(root: output).text("library.json") != nil)
+        #expect(try Data(contentsOf: kept).count >= whole.count / 2)
+        #expect((try? JSONSerialization.jsonObject(with: Data(contentsOf: kept))) != nil)
+    }
+
     @Test func secondRunWithNothingChangedFetchesNoCoverAndRewritesNoFile() async throws {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()

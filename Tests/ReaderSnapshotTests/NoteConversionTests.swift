@@ -1,12 +1,6 @@
 import Testing
-@testable import Crawl
-@testable import Export
-@testable import LibraryArchive
 @testable import Notes
-@testable import ReaderAPI
 @testable import Site
-@testable import SnapshotStore
-@testable import Support
 
 /// Rich-text notes as Reader's Trix editor stores them → Markdown, on real-world shapes.
 struct NoteConversionTests {

@@ -2,12 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import Testing
 @testable import Crawl
-@testable import Export
 @testable import LibraryArchive
-@testable import Notes
 @testable import ReaderAPI
-@testable import Site
-@testable import SnapshotStore
 @testable import Support
 
 /// The API client on each answer shape: both shelf shapes, lenient fields, every error.

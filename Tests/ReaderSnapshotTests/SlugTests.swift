@@ -1,12 +1,5 @@
 import Testing
-@testable import Crawl
-@testable import Export
-@testable import LibraryArchive
-@testable import Notes
-@testable import ReaderAPI
 @testable import Site
-@testable import SnapshotStore
-@testable import Support
 
 struct SlugTests {
     @Test(arguments: [
