@@ -52,8 +52,9 @@ struct CrawlLedger {
 
     /// Covers asked for and not yet in, with the books that wait for each.
     private var coverWaiting: [String: [Int]] = [:]
-    /// Hashes of the addresses of covers stored in this run (100,000 addresses took megabytes).
-    private var coversStored = Set<UInt64>()
+    /// Whether this run stored the cover at an address: the driver's records tell, where they
+    /// are kept (100,000 addresses held here as well took megabytes).
+    private let coverStored: (String) -> Bool
     private(set) var coverFailures: [String: CoverProblem] = [:]
     /// Unchanged books whose covers are still to be asked for, a few at a time.
     private var reusedCovers: [Int] = []
@@ -64,7 +65,8 @@ struct CrawlLedger {
     /// Books with all they need, to be made while requests are still in flight.
     private var readyBooks = WorkQueue<Int>()
 
-    init(shelves: [ShelfSummary], privacy: Privacy, wantCovers: Bool, reusable: [Int: Int]) {
+    init(shelves: [ShelfSummary], privacy: Privacy, wantCovers: Bool, reusable: [Int: Int], coverStored: @escaping (String) -> Bool) {
+        self.coverStored = coverStored
         self.shelves = shelves
         self.privacy = privacy
         self.wantCovers = wantCovers
@@ -84,7 +86,7 @@ struct CrawlLedger {
 
     /// Whether the cover at `url` came, or failed, in this run.
     func coverKnown(_ url: String) -> Bool {
-        coverFailures[url] != nil || coversStored.contains(CoverRecords.hash(url))
+        coverFailures[url] != nil || coverStored(url)
     }
 
     /// Asks for a book's cover; false when the book need not wait for it.
@@ -174,14 +176,10 @@ struct CrawlLedger {
         if wantCovers, frame != nil, let url = try coverWithoutDetails(id, coverAddress: coverAddress) { _ = wantCover(url, for: id) }
     }
 
-    /// A cover stored, or why not; the books that waited for it can be made (a book whose
-    /// details failed waits for the end, where it is reported).
+    /// A cover stored (its record kept where `coverStored` finds it), or why not; the books that
+    /// waited for it can be made (a book whose details failed waits for the end, where it is reported).
     mutating func coverCame(_ url: String, problem: CoverProblem?) {
-        if let problem {
-            coverFailures[url] = problem
-        } else {
-            coversStored.insert(CoverRecords.hash(url))
-        }
+        if let problem { coverFailures[url] = problem }
         if let waiting = coverWaiting.removeValue(forKey: url), frame != nil {
             for id in waiting where detailFailures[id] == nil { readyBooks.append(id) }
         }

@@ -14,12 +14,16 @@ extension CrawlRun {
         logTimings()
         ledger.finishFrame()
         noteFrame()
-        guard let frame = ledger.frame, let assembly else { throw CancellationError() }
-        var (shelves, problems) = (frame.shelves, frame.problems)
-        if ledger.wantCovers { try await fetchLateCovers(order: frame.order) }
+        // The parts of the frame the end needs: the rest (every book's shelf entry) goes with the ledger.
+        let parts: (shelves: [Shelf], problems: [Problem], order: [Int], plan: Privacy.Plan?)
+        if let frame = ledger.frame { parts = (frame.shelves, frame.problems, frame.order, frame.plan) } else { throw CancellationError() }
+        guard let assembly else { throw CancellationError() }
+        var (shelves, problems) = (parts.shelves, parts.problems)
+        let (order, plan) = (parts.order, parts.plan)
+        if ledger.wantCovers { try await fetchLateCovers(order: order) }
 
         let madeWhileCrawling = madeBooks.count
-        let made = try await makeRemainingBooks(order: frame.order, assembly: assembly, problems: &problems)
+        let made = try await makeRemainingBooks(order: order, assembly: assembly, problems: &problems)
         let cards = madeBooks.cards(arrangedBy: made.places)
         logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were")
         let pieces = madeBooks.pieces
@@ -27,9 +31,9 @@ extension CrawlRun {
         let reusedCount = ledger.reused.count
         ledger.letGoOfBooks()
         madeBooks = Crawler.MadeBooks(pieces: pieces)
-        if let plan = frame.plan {
+        if let plan {
             let kept = Set(cards.indices.map { cards.id(at: $0) })
-            crawler.privacy.finish(plan, dropped: Set(frame.order).subtracting(kept), shelves: &shelves, problems: &problems)
+            crawler.privacy.finish(plan, dropped: Set(order).subtracting(kept), shelves: &shelves, problems: &problems)
         }
         MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After assembling the books: \(memory)") }

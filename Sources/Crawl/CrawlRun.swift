@@ -70,8 +70,9 @@ final class CrawlRun {
         spill = try SpillFile(in: writer.root)
         coverRecords = try CoverRecords(spillIn: writer.root)
         madeBooks = Crawler.MadeBooks(pieces: try SpillFile(in: writer.root))
+        let coverRecords = self.coverRecords
         ledger = CrawlLedger(shelves: shelves, privacy: crawler.privacy, wantCovers: crawler.wantsCovers,
-                             reusable: crawler.reusableBooks())
+                             reusable: crawler.reusableBooks(), coverStored: { coverRecords[$0] != nil })
         scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: crawler.concurrency, mode: crawler.concurrencyMode))
         progressQueued = ledger.queued
         progress = ProgressLog("Crawl", total: ledger.queued + 1, logger: crawler.logger, live: crawler.live)

@@ -35,6 +35,16 @@ import Testing
 
     static let failure = ReaderAPIError(.serverError(status: 500), request: "GET /api/v1/books/3")
 
+    /// The covers stored, as the crawl's records would tell.
+    final class Stored {
+        var urls = Set<String>()
+    }
+
+    static func ledger(_ shelves: [ShelfSummary], privacy: Privacy = Privacy(), wantCovers: Bool = true,
+                       reusable: [Int: Int] = [:], stored: Stored = Stored()) -> CrawlLedger {
+        CrawlLedger(shelves: shelves, privacy: privacy, wantCovers: wantCovers, reusable: reusable, coverStored: { stored.urls.contains($0) })
+    }
+
     static func drain(_ ledger: inout CrawlLedger) -> [Work] {
         var sent: [Work] = []
         while let work = ledger.nextRequest() { sent.append(work) }
@@ -42,7 +52,7 @@ import Testing
     }
 
     @Test func shelvesFirstThenTheDetailsTheyListAndTheListOnlyAddsWhatIsNew() throws {
-        var ledger = CrawlLedger(shelves: Self.shelves, privacy: Privacy(), wantCovers: true, reusable: [:])
+        var ledger = Self.ledger(Self.shelves, privacy: Privacy(), wantCovers: true, reusable: [:])
         let value1 = Self.drain(&ledger)
         #expect(value1 == [.shelf(Self.shelves[0]), .shelf(Self.shelves[1])])
         try ledger.shelfCame(Self.shelves[0], Self.page(Self.shelves[0], [10, 11]), coverAddress: Self.address([:]))
@@ -63,7 +73,8 @@ import Testing
     }
 
     @Test func aBookWaitsForItsCoverAndOneCoverIsAskedForOnceForTwoBooks() throws {
-        var ledger = CrawlLedger(shelves: [Self.shelves[0]], privacy: Privacy(), wantCovers: true, reusable: [:])
+        let stored = Stored()
+        var ledger = Self.ledger([Self.shelves[0]], stored: stored)
         _ = Self.drain(&ledger)
         try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(1, shelf: 1), Self.listed(2, shelf: 1)]), coverAddress: Self.address([:]))
         try ledger.shelfCame(Self.shelves[0], Self.page(Self.shelves[0], [1, 2]), coverAddress: Self.address([:]))
@@ -73,6 +84,7 @@ import Testing
         let value4 = Self.drain(&ledger)
         #expect(value4 == [.cover("https://covers.example/a.jpg")])
         #expect(!ledger.hasBooksReady, "both books wait for the cover")
+        stored.urls.insert("https://covers.example/a.jpg")
         ledger.coverCame("https://covers.example/a.jpg", problem: nil)
         #expect(ledger.coverKnown("https://covers.example/a.jpg"))
         let value5 = ledger.booksReady(atMost: 32, isMade: { _ in false }).map(\.id)
@@ -86,7 +98,7 @@ import Testing
     }
 
     @Test func detailsThatFailAskForTheCoverFromTheListAndWaitForTheEnd() throws {
-        var ledger = CrawlLedger(shelves: [Self.shelves[0]], privacy: Privacy(), wantCovers: true, reusable: [:])
+        var ledger = Self.ledger([Self.shelves[0]], privacy: Privacy(), wantCovers: true, reusable: [:])
         _ = Self.drain(&ledger)
         let covers = Self.address([3: "https://covers.example/3.jpg"])
         // On shelf 9, which the server does not list: its details are expected to crash.
@@ -106,7 +118,7 @@ import Testing
     }
 
     @Test func anExcludedShelfsBooksAskForNoCover() throws {
-        var ledger = CrawlLedger(shelves: [Self.shelves[0]], privacy: Privacy(excludedShelves: ["fiction"]), wantCovers: true, reusable: [:])
+        var ledger = Self.ledger([Self.shelves[0]], privacy: Privacy(excludedShelves: ["fiction"]), wantCovers: true, reusable: [:])
         _ = Self.drain(&ledger)
         let covers = Self.address([3: "https://covers.example/3.jpg"])
         try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(3, shelf: 1)]), coverAddress: covers)
@@ -120,7 +132,7 @@ import Testing
 
     @Test func unchangedBooksAreNotAskedForAndTheirCoversGoAFewAtATime() throws {
         let reusable = Dictionary(uniqueKeysWithValues: (1...600).map { ($0, $0 - 1) })
-        var ledger = CrawlLedger(shelves: [], privacy: Privacy(), wantCovers: true, reusable: reusable)
+        var ledger = Self.ledger([], privacy: Privacy(), wantCovers: true, reusable: reusable)
         var books = (1...600).map { Self.listed($0, shelf: nil) }
         for index in books.indices { books[index].unchanged = index }
         try ledger.listCame(Crawler.ListedBooks(books: books), coverAddress: Self.address([:]))
@@ -137,7 +149,7 @@ import Testing
     }
 
     @Test func booksOnlyAShelfListsAreAskedForOnceEverythingElseIsIn() throws {
-        var ledger = CrawlLedger(shelves: [Self.shelves[0]], privacy: Privacy(), wantCovers: false, reusable: [7: 0])
+        var ledger = Self.ledger([Self.shelves[0]], privacy: Privacy(), wantCovers: false, reusable: [7: 0])
         _ = Self.drain(&ledger)
         try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(1, shelf: 1)]), coverAddress: Self.address([:]))
         // The shelf came after the list: its extra book waits, unless it is unchanged (7).
