@@ -56,10 +56,12 @@ extension SampleLibrary {
     }
 }
 
-/// A small, fast, seedable generator: the same seed gives the same library on every machine.
-struct SplitMix64 {
+/// A small, fast, seedable generator: the same seed gives the same library on every machine (and
+/// the same test data on every run).
+public struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 { nextUInt64() }
     mutating func nextUInt64() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -1,4 +1,5 @@
 import Foundation
+import SampleServer
 import Testing
 @testable import Export
 @testable import LibraryArchive
@@ -11,7 +12,7 @@ import Testing
     /// missing, some empty, one card longer than a chunk, each read back as it went in, in the
     /// order given and arranged in another.
     @Test func cardsReadBackWhateverChunkTheirTextFellIn() {
-        var generator = SeededGenerator(seed: 17)
+        var generator = SplitMix64(seed: 17)
         func text(_ length: Int) -> String { String((0..<length).map { _ in "aé🙂x—".randomElement(using: &generator)! }) }
         var cards: [BookCard] = []
         var bytes = 0
