@@ -28,6 +28,11 @@ struct CrawlLedger {
     let wantCovers: Bool
     /// The previous snapshot's books that may stand in for a request, by their place in it.
     let reusable: [Int: Int]
+    /// What failed in the last runs, and is not asked for again before its turn.
+    let retry: Crawler.Retry
+    /// Books whose details, and covers, left for a later run: what the last run said of them stands.
+    private(set) var detailsWaiting = Set<Int>()
+    private(set) var coversWaiting = Set<String>()
     private let shelfIDs: Set<Int>
 
     /// Requests not sent yet.
@@ -36,6 +41,14 @@ struct CrawlLedger {
     private(set) var queued = 0
 
     private(set) var shelfPages: [Int: Result<Crawler.KeptShelf, ReaderAPIError>] = [:]
+    /// Shelves whose page was asked for. The list of books says where each book is: a shelf's page
+    /// is asked for only where the list leaves something out (every page costs the real server
+    /// as much as the books on it, 304 or not).
+    private(set) var shelvesAsked = Set<Int>()
+    /// Shelves whose page the list of books leaves something to learn from: a failure there is a
+    /// problem. The others' pages are asked for only to fill in books whose details failed.
+    private var shelvesNeeded = Set<Int>()
+    private var shelvesAwaited = Set<Int>()
     /// The list of books, once in: its user, and its books' order (their texts are not kept).
     private(set) var listing: (user: String?, order: [Int])?
     /// Each listed book's shelf and where its fields wait.
@@ -65,14 +78,15 @@ struct CrawlLedger {
     /// Books with all they need, to be made while requests are still in flight.
     private var readyBooks = WorkQueue<Int>()
 
-    init(shelves: [ShelfSummary], privacy: Privacy, wantCovers: Bool, reusable: [Int: Int], coverStored: @escaping (String) -> Bool) {
+    init(shelves: [ShelfSummary], privacy: Privacy, wantCovers: Bool, reusable: [Int: Int], retry: Crawler.Retry = Crawler.Retry(),
+         coverStored: @escaping (String) -> Bool) {
         self.coverStored = coverStored
+        self.retry = retry
         self.shelves = shelves
         self.privacy = privacy
         self.wantCovers = wantCovers
         self.reusable = reusable
         shelfIDs = Set(shelves.map(\.id))
-        for shelf in shelves { enqueue(.shelf(shelf)) }
     }
 
     // MARK: Requests
@@ -92,6 +106,11 @@ struct CrawlLedger {
     /// Asks for a book's cover; false when the book need not wait for it.
     private mutating func wantCover(_ url: String?, for id: Int) -> Bool {
         guard wantCovers, let url, !coverKnown(url) else { return false }
+        if let waiting = retry.schedule.waitingCover(url, now: retry.now) {
+            coversWaiting.insert(url)
+            coverFailures[url] = CoverProblem(message: RetrySchedule.notFetched(waiting))
+            return false
+        }
         if coverWaiting[url] != nil {
             coverWaiting[url]!.append(id)
             return true
@@ -112,6 +131,24 @@ struct CrawlLedger {
         }
     }
 
+    /// The shelves whose page says more than the list of books: all of them when a listed book does
+    /// not say its shelf (Reader's older documents), else those whose count the list does not
+    /// account for (a book that only its shelf lists).
+    static func shelvesTheListLeavesOut(_ shelves: [ShelfSummary], listed: [Crawler.ListedBook]) -> [ShelfSummary] {
+        var counts: [Int: Int] = [:]
+        for book in listed {
+            guard let shelf = book.shelfID else { return shelves }
+            counts[shelf, default: 0] += 1
+        }
+        return shelves.filter { $0.bookCount == nil || $0.bookCount != counts[$0.id, default: 0] }
+    }
+
+    private mutating func askForShelf(_ shelf: ShelfSummary) {
+        guard shelvesAsked.insert(shelf.id).inserted else { return }
+        shelvesAwaited.insert(shelf.id)
+        enqueue(.shelf(shelf))
+    }
+
     /// Books that a shelf lists but /books does not: their details, once every shelf is in and
     /// nothing else is (called when the queue is empty and nothing is in flight).
     mutating func askForBooksOnlyShelvesList() {
@@ -128,17 +165,42 @@ struct CrawlLedger {
     /// the list may say a book is unchanged (or sits on a deleted shelf, which no shelf lists).
     mutating func shelfCame(_ summary: ShelfSummary, _ page: Result<Crawler.ShelfPage, ReaderAPIError>,
                             coverAddress: CoverAddress) rethrows {
-        shelfPages[summary.id] = page.map { Crawler.KeptShelf(shelf: $0.shelf, ids: $0.books.map(\.id), books: $0.books.map(\.kept)) }
+        let kept = page.map { Crawler.KeptShelf(shelf: $0.shelf, ids: $0.books.map(\.id), books: $0.books.map(\.kept)) }
+        shelvesAwaited.remove(summary.id)
+        if case .failure = kept, !shelvesNeeded.contains(summary.id) {
+            // The list said where this shelf's books are: the books that waited for it go without.
+            try frameIfComplete(coverAddress: coverAddress)
+            return
+        }
+        guard frame == nil else {
+            // Asked for after the frame, for books whose details failed: their fields from the shelf.
+            if case .success(let answer) = kept { try shelfCameLate(answer, coverAddress: coverAddress) }
+            return
+        }
+        shelfPages[summary.id] = kept
         if case .success(let answer) = page, listing == nil {
             for book in answer.books where reusable[book.id] == nil && asked.insert(book.id).inserted { enqueue(.detail(book.id)) }
         }
         try frameIfComplete(coverAddress: coverAddress)
     }
 
+    /// A shelf's page asked for once the frame was made: the books on it whose details failed
+    /// take their fields (their cover among them) from it, as they would have from the start.
+    private mutating func shelfCameLate(_ answer: Crawler.KeptShelf, coverAddress: CoverAddress) rethrows {
+        for (id, book) in zip(answer.ids, answer.books) where frame?.onShelves[id] == nil && listed[id]?.shelfID == answer.shelf.id {
+            frame?.onShelves[id] = book
+            if wantCovers, detailFailures[id] != nil, let url = try coverWithoutDetails(id, coverAddress: coverAddress) { _ = wantCover(url, for: id) }
+        }
+    }
+
     /// The list of every book. Returns how many books' details are to be asked for.
     @discardableResult
     mutating func listCame(_ answer: Crawler.ListedBooks, coverAddress: CoverAddress) rethrows -> Int {
         listing = (answer.user, answer.books.map(\.id))
+        for shelf in Self.shelvesTheListLeavesOut(shelves, listed: answer.books) {
+            shelvesNeeded.insert(shelf.id)
+            askForShelf(shelf)
+        }
         var toFetch = 0
         for book in answer.books where listed[book.id] == nil {
             listed[book.id] = book.kept
@@ -148,6 +210,11 @@ struct CrawlLedger {
             if let place = book.unchanged {
                 reused[book.id] = place
                 reusedCovers.append(book.id)
+            } else if book.detailsWait, let waiting = retry.schedule.details[String(book.id)] {
+                asked.insert(book.id)
+                detailsWaiting.insert(book.id)
+                try detailsFailed(book.id, ReaderAPIError(.notAskedAgain(detail: RetrySchedule.notFetched(waiting)), request: "GET /api/v1/books/\(book.id)"),
+                                  coverAddress: coverAddress)
             } else if asked.insert(book.id).inserted {
                 enqueue(.detail(book.id))
                 toFetch += 1
@@ -173,6 +240,11 @@ struct CrawlLedger {
     /// requests, rather than after them all.
     mutating func detailsFailed(_ id: Int, _ error: ReaderAPIError, coverAddress: CoverAddress) rethrows {
         detailFailures[id] = error
+        // The list gives no cover: the book's shelf page does, as it gives the other books'.
+        if let shelf = listed[id]?.shelfID, shelfIDs.contains(shelf), !shelvesAsked.contains(shelf),
+           let summary = shelves.first(where: { $0.id == shelf }) {
+            askForShelf(summary)
+        }
         if wantCovers, frame != nil, let url = try coverWithoutDetails(id, coverAddress: coverAddress) { _ = wantCover(url, for: id) }
     }
 
@@ -190,7 +262,7 @@ struct CrawlLedger {
     /// Once the list and every shelf are in: what the whole library is, and the books that can
     /// already be made.
     mutating func frameIfComplete(coverAddress: CoverAddress) rethrows {
-        guard frame == nil, let listing, shelfPages.count == shelves.count else { return }
+        guard frame == nil, let listing, shelvesAwaited.isEmpty else { return }
         makeFrame(listing: listing)
         // The shelves' books are in the frame now: only their ids are still needed.
         for (id, page) in shelfPages {
@@ -225,8 +297,11 @@ struct CrawlLedger {
         guard let frame else { return nil }
         if let plan = frame.plan, plan.droppedBooks.contains(id)
             || (listed[id]?.shelfID ?? frame.onShelves[id]?.shelfID).map(plan.excludedShelves.contains) == true { return nil }
-        guard let kept = listed[id] ?? frame.onShelves[id], let url = try coverAddress(kept.fields), !url.isEmpty else { return nil }
-        return url
+        // The list of books gives no cover address (the real server's); a shelf's page does.
+        for kept in [listed[id], frame.onShelves[id]] {
+            if let kept, let url = try coverAddress(kept.fields), !url.isEmpty { return url }
+        }
+        return nil
     }
 
     /// Everything a book is made from, as the crawl gathered it.

@@ -14,11 +14,16 @@ extension Crawler {
         var fields: Range<Int>
         /// Its place in the previous snapshot, when it is there with the same `updated_at`.
         var unchanged: Int?
+        /// Its details failed in the last runs, and are not asked for this time.
+        var detailsWait = false
 
-        init(_ book: BookFields, fields: Range<Int>, previous: Catalog? = nil, reusable: [Int: Int] = [:]) {
+        init(_ book: BookFields, fields: Range<Int>, previous: Catalog? = nil, reusable: [Int: Int] = [:], retry: Crawler.Retry? = nil) {
             id = book.id
             shelfID = book.int("shelf_id")
             self.fields = fields
+            if let retry, retry.schedule.waitingDetails(of: book.id, updatedAt: book.text("updated_at"), now: retry.now) != nil {
+                detailsWait = true
+            }
             if let place = reusable[book.id], let previous, let date = previous.cards[place].updatedAt, date == book.text("updated_at") {
                 unchanged = place
             }

@@ -27,6 +27,7 @@ extension CrawlRun {
         let cards = madeBooks.cards(arrangedBy: made.places)
         logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were")
         let pieces = madeBooks.pieces
+        let retry = try retrySchedule()
         // What the books were made from is written: let it go before the next step.
         let reusedCount = ledger.reused.count
         ledger.letGoOfBooks()
@@ -48,7 +49,33 @@ extension CrawlRun {
                               user: (user ?? listing.user).map(UntrustedText.displayable), userID: client.session?.userID,
                               shelves: shelves, books: [], problems: problems)
         return Crawler.Result(catalog: Catalog(frame: library, cards: cards, pieces: pieces, ranges: made.ranges),
-                              covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling)
+                              covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling, retry: retry)
+    }
+
+    /// This run's failures, counted on from the last runs'; what waited its turn keeps its entry,
+    /// and what came this time is dropped.
+    private func retrySchedule() throws -> RetrySchedule {
+        let (earlier, now) = (crawler.retry.schedule, crawler.retry.now)
+        var schedule = RetrySchedule()
+        for (id, error) in ledger.detailFailures {
+            if ledger.detailsWaiting.contains(id) {
+                schedule.details[String(id)] = earlier.details[String(id)]
+                continue
+            }
+            let updatedAt = try ledger.listed[id].flatMap { try JSONDecoder().decode([String: JSONValue].self, from: spill.read($0.fields))["updated_at"]?.text }
+            schedule.detailsFailed(id, message: error.what, updatedAt: updatedAt, now: now, earlier: earlier)
+        }
+        for (url, problem) in ledger.coverFailures {
+            if ledger.coversWaiting.contains(url) {
+                schedule.covers[url] = earlier.covers[url]
+            } else if coversFailedAsked.contains(url) {
+                schedule.coverFailed(url, message: problem.message, now: now, earlier: earlier)
+            }
+        }
+        if !ledger.detailsWaiting.isEmpty || !ledger.coversWaiting.isEmpty {
+            logger.info("Not asked again yet (they failed in the last runs; --full asks for them): \(ledger.detailsWaiting.count) books' details, \(ledger.coversWaiting.count) covers")
+        }
+        return schedule
     }
 
     /// Covers of books whose details failed are known only from the list and the shelves: those
@@ -62,7 +89,7 @@ extension CrawlRun {
         guard !urls.isEmpty else { return }
         let fetcher = self.fetcher
         let results = try await concurrentMap(urls, limit: scheduler.level.limit) { await fetcher.fetch($0) }
-        for (url, result) in zip(urls, results) { try coverCame(url, result.result, line: result.line) }
+        for (url, result) in zip(urls, results) { try coverCame(url, result.result, line: result.line, requests: result.requests) }
     }
 
     /// The books not made yet (their details failed, or they waited for something) are made on

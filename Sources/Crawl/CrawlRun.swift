@@ -56,6 +56,8 @@ final class CrawlRun {
     private var madeSinceRelease = 0
     /// The cover files stored, for the summary: their paths' hashes (100,000 paths took 8 MB).
     var coverFiles = Set<UInt64>()
+    /// Covers asked for in this run that failed.
+    var coversFailedAsked = Set<String>()
     /// Each kind's answers, timed from the request: for --verbose, where the time goes.
     private var answerTimes: [AdaptiveConcurrency.RequestKind: (seconds: Double, requests: Int)] = [:]
 
@@ -72,7 +74,7 @@ final class CrawlRun {
         madeBooks = Crawler.MadeBooks(pieces: try SpillFile(in: writer.root))
         let coverRecords = self.coverRecords
         ledger = CrawlLedger(shelves: shelves, privacy: crawler.privacy, wantCovers: crawler.wantsCovers,
-                             reusable: crawler.reusableBooks(), coverStored: { coverRecords[$0] != nil })
+                             reusable: crawler.reusableBooks(), retry: crawler.retry, coverStored: { coverRecords[$0] != nil })
         scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: crawler.concurrency, mode: crawler.concurrencyMode))
         progressQueued = ledger.queued
         progress = ProgressLog("Crawl", total: ledger.queued + 1, logger: crawler.logger, live: crawler.live)
@@ -140,7 +142,7 @@ final class CrawlRun {
             }
         case .cover(let url, let result, let line):
             answered(.cover, finished)
-            try coverCame(url, result, line: line)
+            try coverCame(url, result, line: line, requests: finished.requests)
         }
     }
 
@@ -164,13 +166,16 @@ final class CrawlRun {
         }
     }
 
-    func coverCame(_ url: String, _ result: Result<CoverRecord, CoverProblem>, line: Data?) throws {
+    func coverCame(_ url: String, _ result: Result<CoverRecord, CoverProblem>, line: Data?, requests: Int) throws {
         switch result {
         case .success(let record):
             try coverRecords.set(record, for: url, line: line)
             coverFiles.insert(CoverRecords.hash(record.file.path))
             ledger.coverCame(url, problem: nil)
         case .failure(let problem):
+            // A cover that was asked for and failed waits its turn next time; one whose address
+            // was refused before any request is refused again at no cost.
+            if requests > 0 { coversFailedAsked.insert(url) }
             ledger.coverCame(url, problem: problem)
         }
     }
@@ -199,7 +204,7 @@ final class CrawlRun {
         var retryServerErrors = true
         if case .detail(let id) = work { retryServerErrors = !ledger.onDeletedShelf.contains(id) }
         let request = Crawler.Request(work: work, client: client, fetcher: fetcher, spill: spill, retryServerErrors: retryServerErrors,
-                                      previous: crawler.previous, reusable: ledger.reusable)
+                                      previous: crawler.previous, reusable: ledger.reusable, retry: crawler.retry)
         group.addTask {
             let started = ContinuousClock.now
             let (event, requests) = try await request.perform()

@@ -15,6 +15,7 @@ extension Crawler {
         var retryServerErrors: Bool
         var previous: Catalog?
         var reusable: [Int: Int]
+        var retry: Crawler.Retry
 
         /// What came back, and how many requests it took.
         func perform() async throws -> (CrawlRun.Event, Int) {
@@ -48,12 +49,12 @@ extension Crawler {
             let body = try await client.booksBody()
             let reader = WorkerThread(name: "reader-snapshot list")
             defer { reader.stop() }
-            let (client, spill, previous, reusable) = (client, spill, previous, reusable)
+            let (client, spill, previous, reusable, retry) = (client, spill, previous, reusable, retry)
             return try await reader.run {
                 var books: [ListedBook] = []
                 // Whether a book is unchanged is decided here: its date is not carried further.
                 let user = try client.books(from: body) { book, element in
-                    books.append(ListedBook(book, fields: try spill.append(element), previous: previous, reusable: reusable))
+                    books.append(ListedBook(book, fields: try spill.append(element), previous: previous, reusable: reusable, retry: retry))
                 }
                 return ListedBooks(user: user, books: books)
             }

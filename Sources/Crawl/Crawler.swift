@@ -36,6 +36,18 @@ package struct Crawler: Sendable {
     /// spill file. Most wait only for their cover, but before the list of every book is in, details
     /// pile up: 100,000 books' list takes seconds.
     var detailsHeldAtMost = 4096
+    /// What failed in the last runs and when to ask for it again; the run's date.
+    package var retry = Retry()
+
+    /// The last runs' failures, and this run's date (seconds since 1970) to weigh them against.
+    package struct Retry: Sendable {
+        package var schedule = RetrySchedule()
+        package var now = 0
+        package init(schedule: RetrySchedule = RetrySchedule(), now: Int = 0) {
+            self.schedule = schedule
+            self.now = now
+        }
+    }
 
     package init(client: ReaderClient, concurrency: Int = 8, logger: Logger, live: LiveProgress? = nil) {
         self.live = live
@@ -50,6 +62,8 @@ package struct Crawler: Sendable {
         package var covers: CoverRecords?
         /// How many books were made while requests were still in flight.
         package var madeWhileCrawling = 0
+        /// What failed, this run or before, and when to ask for it again.
+        package var retry = RetrySchedule()
     }
 
     var wantsCovers: Bool { privacy.covers }

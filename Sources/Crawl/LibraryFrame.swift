@@ -29,8 +29,17 @@ extension Crawler {
         var order = listing
         var onShelves: [Int: KeptBook] = [:]
         var shelves: [Shelf] = []
+        var shelfNames: [Int: String] = [:]
+        // The list's books by shelf, for the shelves whose page was not read.
+        let pagesRead = summaries.allSatisfy { if case .success = pages[$0.id] { true } else { false } }
+        let listedOnShelf = pagesRead ? [:] : Dictionary(grouping: order, by: { shelfOfListed($0) ?? -1 })
         for summary in summaries {
-            switch pages[summary.id]! {
+            switch pages[summary.id] {
+            case nil:
+                // The list of books said where each of this shelf's books is: its page was not needed.
+                shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(summary.name), bookCount: summary.bookCount,
+                                     bookIDs: listedOnShelf[summary.id] ?? []))
+                shelfNames[summary.id] = summary.name
             case .success(let answer):
                 for (id, book) in zip(answer.ids, answer.books) where onShelves[id] == nil { onShelves[id] = book }
                 shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(answer.shelf.name.isEmpty ? summary.name : answer.shelf.name),
@@ -39,7 +48,7 @@ extension Crawler {
             case .failure(let error):
                 warnings.append("Shelf \(summary.id): \(error)")
                 problems.append(Problem(kind: .shelfDetails, shelfID: summary.id, message: error.description))
-                let ids = order.filter { shelfOfListed($0) == summary.id }
+                let ids = listedOnShelf[summary.id] ?? []
                 shelves.append(Shelf(id: summary.id, name: UntrustedText.displayable(summary.name), bookCount: summary.bookCount, bookIDs: ids, complete: false))
             }
         }
@@ -53,7 +62,6 @@ extension Crawler {
         order.sort()
         shelves.sort { $0.id < $1.id }
         for index in shelves.indices { shelves[index].bookIDs.sort() }
-        var shelfNames: [Int: String] = [:]
         for page in pages.values { if case .success(let answer) = page { shelfNames[answer.shelf.id] = answer.shelf.name } }
 
         // What privacy leaves out is known from the shelves, before any book is written.

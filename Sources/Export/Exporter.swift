@@ -130,6 +130,7 @@ package struct Exporter: Sendable {
         let (changes, unchanged) = try compare(library, with: last.library, previousSnapshot: publisher.previous)
         // The API's answers hold what privacy options leave out: then they are not kept.
         var state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
+        state.retry = crawl.retry
         state.noteLimit = options.privacy.isActive ? nil : options.noteLimit
         state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
         state.writtenBy = RenderDigest.thisBuild
@@ -195,6 +196,9 @@ package struct Exporter: Sendable {
         crawler.concurrencyMode = options.concurrencyMode
         crawler.privacy = options.privacy
         crawler.noteLimit = options.noteLimit
+        // --full asks for everything, what failed last time included.
+        crawler.retry = Crawler.Retry(schedule: options.reuseUnchanged ? last.state.retry : RetrySchedule(),
+                                      now: Self.seconds(of: options.generatedAt) ?? 0)
         if options.reuseUnchanged, last.state.noteLimit == options.noteLimit {
             crawler.previous = last.library
             crawler.previousIsThisBuild = !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild

@@ -25,4 +25,14 @@ extension Exporter {
         return digits(fields.tm_year + 1900, 4) + "-" + digits(fields.tm_mon + 1, 2) + "-" + digits(fields.tm_mday, 2)
             + "T" + digits(fields.tm_hour, 2) + ":" + digits(fields.tm_min, 2) + ":" + digits(fields.tm_sec, 2) + "Z"
     }
+
+    /// Seconds since 1970 of a timestamp as `timestamp()` writes it ("2023-11-14T22:13:20Z").
+    package static func seconds(of timestamp: String) -> Int? {
+        let parts = timestamp.split(whereSeparator: { "-T:Z".contains($0) }).compactMap { Int32($0) }
+        guard parts.count == 6 else { return nil }
+        var fields = tm()
+        (fields.tm_year, fields.tm_mon, fields.tm_mday) = (parts[0] - 1900, parts[1] - 1, parts[2])
+        (fields.tm_hour, fields.tm_min, fields.tm_sec) = (parts[3], parts[4], parts[5])
+        return Int(timegm(&fields))
+    }
 }

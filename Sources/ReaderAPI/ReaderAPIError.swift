@@ -22,6 +22,8 @@ package struct ReaderAPIError: Error, Sendable, CustomStringConvertible {
         case transport(detail: String)
         /// The server URL or a URL it gave is not usable.
         case invalidURL(detail: String)
+        /// Not asked for this run: it failed in the last ones, and waits its turn (`RetrySchedule`).
+        case notAskedAgain(detail: String)
     }
 
     package var reason: Reason
@@ -44,6 +46,12 @@ package struct ReaderAPIError: Error, Sendable, CustomStringConvertible {
         return description
     }
 
+    /// What went wrong, without the request: "the server failed (HTTP 500)".
+    package var what: String {
+        let text = description
+        return text.hasPrefix(request + ": ") ? String(text.dropFirst(request.count + 2)) : text
+    }
+
     package var description: String {
         switch reason {
         case .unauthorized(let message):
@@ -62,7 +70,7 @@ package struct ReaderAPIError: Error, Sendable, CustomStringConvertible {
             return "\(request): the answer is larger than \(limit) bytes"
         case .transport(let detail):
             return "\(request): \(detail)"
-        case .invalidURL(let detail):
+        case .invalidURL(let detail), .notAskedAgain(let detail):
             return "\(request): \(detail)"
         }
     }

@@ -59,7 +59,7 @@ struct FaultMiddleware: RouterMiddleware {
         let path = request.uri.path
         // The latency is the time from the request to its answer, this server's own work included:
         // the answer is made, then held until then.
-        let ready = start + state.latency
+        let ready = start + state.latency(of: path)
         func waitUntilReady() async throws {
             try await state.timer.wait(from: start, until: ready)
         }

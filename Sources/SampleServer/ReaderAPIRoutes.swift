@@ -80,9 +80,10 @@ struct ReaderAPIRoutes: Sendable {
         if let denied = unauthorized(request, echoKey: true) { return denied }
         let library = self.library
         return answer(request) {
+            let listsShelfIDs = server.options.listsShelfIDs
             let books: [[String: Any]] = library.books.map { book in
-                row(book, ["shelf_id": book.shelfID, "user_id": library.account.id,
-                           "created_at": book.createdAt, "updated_at": book.updatedAt])
+                row(book, ["user_id": library.account.id, "created_at": book.createdAt, "updated_at": book.updatedAt]
+                    .merging(listsShelfIDs ? ["shelf_id": book.shelfID] : [:]) { first, _ in first })
             }
             return ["user": library.account.email, "books": books, "book_count": books.count]
         }

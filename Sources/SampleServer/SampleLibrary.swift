@@ -72,6 +72,7 @@ public struct SampleLibrary: Sendable {
     public func book(id: Int) -> Book? { bookIndex[id].map { books[$0] } }
     public func shelf(id: Int) -> Shelf? { shelfIndex[id].map { shelves[$0] } }
     func books(onShelf id: Int) -> [Book] { (booksByShelf[id] ?? []).map { books[$0] } }
+    func bookCount(onShelf id: Int) -> Int { booksByShelf[id]?.count ?? 0 }
 
     /// Changes a book in place (tests: an edited note, a moved book). As in Rails, a saved change
     /// moves the book's `updated_at`: its notes (rich text) and its cover (an attachment) touch it too.

@@ -21,6 +21,11 @@ public final class SampleServer: Sendable {
         public var latencyOnAverage = false
         /// Requests served at once (the latency included); the rest queue. Unbounded when nil.
         public var capacity: Int?
+        /// Each answer takes what it costs the real server, in place of `latency`.
+        public var costs: ServerCosts?
+        /// Whether `/api/v1/books` gives each book's `shelf_id`, as the real server does (Reader's
+        /// older documents leave it out: a client must then read every shelf's page).
+        public var listsShelfIDs = true
         public var faults = FaultPlan()
         public init() {}
     }
@@ -31,7 +36,7 @@ public final class SampleServer: Sendable {
     public init(library: SampleLibrary, options: Options = Options()) {
         self.options = options
         self.state = ServerState(library: library, apiKey: options.apiKey ?? Self.randomKey(), faults: options.faults,
-                                 latency: options.latency, latencyOnAverage: options.latencyOnAverage)
+                                 latency: options.latency, latencyOnAverage: options.latencyOnAverage, costs: options.costs)
         self.capacity = options.capacity.map(ServerCapacity.init)
     }
     let capacity: ServerCapacity?
@@ -153,11 +158,13 @@ final class ServerState: @unchecked Sendable {
     private var _counters = ServerCounters()
     private var random: SplitMix64
     private var _latency: Duration
+    let costs: ServerCosts?
     /// Holds answers until their latency has passed.
     let timer: AnswerTimer
 
-    init(library: SampleLibrary, apiKey: String, faults: FaultPlan, latency: Duration, latencyOnAverage: Bool) {
+    init(library: SampleLibrary, apiKey: String, faults: FaultPlan, latency: Duration, latencyOnAverage: Bool, costs: ServerCosts?) {
         _latency = latency
+        self.costs = costs
         timer = AnswerTimer(onAverage: latencyOnAverage)
         _library = library
         _apiKey = apiKey
@@ -211,6 +218,10 @@ final class ServerState: @unchecked Sendable {
     }
     var stall: Duration { lock.withLock { _faults.stall } }
     var latency: Duration { lock.withLock { _latency } }
+    /// How long the answer to `path` takes: what it costs the real server, or the latency asked for.
+    func latency(of path: String) -> Duration {
+        lock.withLock { costs.map { $0.cost(of: path, in: _library) } ?? _latency }
+    }
     private var _stopping = false
     var isStopping: Bool { lock.withLock { _stopping } }
     func setStopping() { lock.withLock { _stopping = true } }

@@ -29,6 +29,8 @@ package struct SnapshotState: Sendable {
     package var writtenBy: String?
     /// The covers' records still to be read, when the state was read without them.
     package var unreadCovers: URL?
+    /// What failed, and when it is to be asked for again.
+    package var retry = RetrySchedule()
 
     package init(responses: [String: ResponseCache.Entry] = [:], covers: CoverRecords? = nil) {
         self.responses = responses
@@ -48,10 +50,11 @@ package struct SnapshotState: Sendable {
         var noteLimit: Int?
         var renderedWith: String?
         var writtenBy: String?
+        var retry: RetrySchedule?
 
         enum CodingKeys: String, CodingKey {
             case schemaVersion = "schema_version", responses, noteLimit = "note_limit", renderedWith = "rendered_with"
-            case writtenBy = "written_by"
+            case writtenBy = "written_by", retry
         }
     }
 
@@ -72,6 +75,7 @@ package struct SnapshotState: Sendable {
         state.noteLimit = stored.noteLimit
         state.renderedWith = stored.renderedWith
         state.writtenBy = stored.writtenBy
+        state.retry = stored.retry ?? RetrySchedule()
         let bodies = folder.appendingPathComponent(responsesFolder)
         for (key, response) in stored.responses {
             // Only names this tool writes: a state folder is input like any other.
@@ -101,7 +105,7 @@ package struct SnapshotState: Sendable {
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
             try Self.makePrivateFolder(bodies)
             var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith,
-                                writtenBy: writtenBy)
+                                writtenBy: writtenBy, retry: retry.isEmpty ? nil : retry)
             for (key, entry) in responses {
                 let body = try entry.body.data()
                 let file = Self.bodyFile(body)

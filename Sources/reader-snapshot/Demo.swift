@@ -83,6 +83,12 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Requests served at once, each for its latency; the rest wait in line, as behind one small Rails process (default: no limit).", valueName: "n"))
     var capacity: Int?
 
+    @Flag(name: .long, help: "Answer as slowly as the real Reader server: a shelf's page 30 ms plus 3.4 ms a book on it, the list of books 10 ms plus 0.16 ms a book, a book's details 7 ms, a cover 1–3 ms, a 304 as slow as a 200, one request at a time unless --capacity says otherwise. Replaces --latency-ms.")
+    var realistic = false
+
+    @Flag(name: .long, help: "Leave shelf_id out of the list of books, as Reader's older documents describe it (a client must then read every shelf's page).")
+    var booksWithoutShelfID = false
+
     @Option(name: .long, help: ArgumentHelp("The share of requests that fail, 0 to 1 (logins excepted).", valueName: "rate"))
     var faultRate: Double = 0
 
@@ -100,6 +106,7 @@ struct SampleServerCommand: AsyncParsableCommand {
         if let books, !(0...1_000_000).contains(books) { throw ValidationError("--books must be between 0 and 1000000.") }
         guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1.") }
         if let capacity, capacity < 1 { throw ValidationError("--capacity must be at least 1.") }
+        if realistic && latencyMs > 0 { throw ValidationError("Use --realistic or --latency-ms, not both.") }
         guard latencyMs >= 0, stallMs >= 0, loginDelayMs >= 0 else { throw ValidationError("Times must not be negative.") }
         _ = try faultKinds()
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
@@ -130,7 +137,9 @@ struct SampleServerCommand: AsyncParsableCommand {
         options.loginDelay = .milliseconds(loginDelayMs)
         options.latency = .milliseconds(latencyMs)
         options.latencyOnAverage = true
-        options.capacity = capacity
+        options.capacity = capacity ?? (realistic ? 1 : nil)
+        options.costs = realistic ? .reader : nil
+        options.listsShelfIDs = !booksWithoutShelfID
         options.faults = FaultPlan(rate: faultRate, seed: faultSeed, kinds: try faultKinds(), stall: .milliseconds(stallMs))
         let server = SampleServer(library: sample, options: options)
         let email = sample.account.email

@@ -15,7 +15,7 @@ extension ReaderAPIError: ExitingError {
         switch reason {
         case .unauthorized: return ExitCodes.credentialsRejected
         case .invalidURL: return ExitCodes.badUsage
-        case .notFound, .serverError, .unexpectedStatus, .notJSON, .undecodable, .tooLarge, .transport:
+        case .notFound, .serverError, .unexpectedStatus, .notJSON, .undecodable, .tooLarge, .transport, .notAskedAgain:
             return ExitCodes.serverUnavailable
         }
     }

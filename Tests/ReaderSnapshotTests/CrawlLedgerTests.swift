@@ -3,6 +3,7 @@ import Testing
 @testable import Crawl
 @testable import LibraryArchive
 @testable import Notes
+@testable import SnapshotStore
 @testable import ReaderAPI
 @testable import Support
 
@@ -51,25 +52,91 @@ import Testing
         return sent
     }
 
-    @Test func shelvesFirstThenTheDetailsTheyListAndTheListOnlyAddsWhatIsNew() throws {
-        var ledger = Self.ledger(Self.shelves, privacy: Privacy(), wantCovers: true, reusable: [:])
-        let value1 = Self.drain(&ledger)
-        #expect(value1 == [.shelf(Self.shelves[0]), .shelf(Self.shelves[1])])
-        try ledger.shelfCame(Self.shelves[0], Self.page(Self.shelves[0], [10, 11]), coverAddress: Self.address([:]))
-        let value2 = Self.drain(&ledger)
-        #expect(value2 == [.detail(10), .detail(11)])
-        // The list names 11 again, and 12: only 12 is asked for.
-        let toFetch = try ledger.listCame(Crawler.ListedBooks(user: "me", books: [Self.listed(11, shelf: 1), Self.listed(12, shelf: 2)]),
-                                          coverAddress: Self.address([:]))
-        #expect(toFetch == 1)
-        let value3 = Self.drain(&ledger)
-        #expect(value3 == [.detail(12)])
-        #expect(ledger.frame == nil, "a shelf is still out")
-        try ledger.shelfCame(Self.shelves[1], Self.page(Self.shelves[1], [12]), coverAddress: Self.address([:]))
-        let frame = try #require(ledger.frame)
+    @Test func theListSaysWhereEveryBookIsAndNoShelfPageIsAskedFor() throws {
+        let shelves = [ShelfSummary(id: 1, name: "Fiction", bookCount: 2), ShelfSummary(id: 2, name: "Poetry", bookCount: 1)]
+        var ledger = Self.ledger(shelves)
+        #expect(Self.drain(&ledger).isEmpty, "nothing before the list")
+        try ledger.listCame(Crawler.ListedBooks(user: "me", books: [Self.listed(12, shelf: 2), Self.listed(10, shelf: 1), Self.listed(11, shelf: 1)]),
+                            coverAddress: Self.address([:]))
+        let sent = Self.drain(&ledger)
+        #expect(sent == [.detail(12), .detail(10), .detail(11)])
+        let frame = try #require(ledger.frame, "the list alone makes the frame")
         #expect(frame.order == [10, 11, 12])
         #expect(frame.shelves.map(\.bookIDs) == [[10, 11], [12]])
-        #expect(ledger.queued == 5)
+        #expect(frame.shelves.map(\.name) == ["Fiction", "Poetry"])
+        #expect(frame.shelfNames == [1: "Fiction", 2: "Poetry"])
+        #expect(ledger.queued == 3)
+    }
+
+    @Test func aShelfWhoseCountTheListDoesNotMakeUpIsAskedForAndItsExtraBookToo() throws {
+        let shelves = [ShelfSummary(id: 1, name: "Fiction", bookCount: 2), ShelfSummary(id: 2, name: "Poetry", bookCount: 2)]
+        var ledger = Self.ledger(shelves, wantCovers: false)
+        try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(10, shelf: 1), Self.listed(11, shelf: 1), Self.listed(12, shelf: 2)]),
+                            coverAddress: Self.address([:]))
+        let sent = Self.drain(&ledger)
+        #expect(sent == [.shelf(shelves[1]), .detail(10), .detail(11), .detail(12)])
+        #expect(ledger.frame == nil, "shelf 2 is still out")
+        try ledger.shelfCame(shelves[1], Self.page(shelves[1], [12, 13]), coverAddress: Self.address([:]))
+        let frame = try #require(ledger.frame)
+        #expect(frame.shelves.map(\.bookIDs) == [[10, 11], [12, 13]])
+        ledger.askForBooksOnlyShelvesList()
+        #expect(Self.drain(&ledger) == [.detail(13)])
+    }
+
+    @Test func aListWithoutShelvesAsksForEveryShelfAsReadersOlderDocumentsSay() throws {
+        let shelves = [ShelfSummary(id: 1, name: "Fiction", bookCount: 1), ShelfSummary(id: 2, name: "Poetry", bookCount: 0)]
+        var ledger = Self.ledger(shelves, wantCovers: false)
+        try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(10, shelf: nil)]), coverAddress: Self.address([:]))
+        #expect(Self.drain(&ledger) == [.shelf(shelves[0]), .shelf(shelves[1]), .detail(10)])
+        try ledger.shelfCame(shelves[0], Self.page(shelves[0], [10]), coverAddress: Self.address([:]))
+        #expect(ledger.frame == nil)
+        try ledger.shelfCame(shelves[1], Self.page(shelves[1], []), coverAddress: Self.address([:]))
+        #expect(ledger.frame?.shelves.map(\.bookIDs) == [[10], []])
+    }
+
+    @Test func failedDetailsAskForTheirShelfsPageForTheCoverItGives() throws {
+        let shelves = [ShelfSummary(id: 1, name: "Fiction", bookCount: 2)]
+        var ledger = Self.ledger(shelves)
+        try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(1, shelf: 1), Self.listed(2, shelf: 1)]), coverAddress: Self.address([:]))
+        #expect(Self.drain(&ledger) == [.detail(1), .detail(2)])
+        #expect(ledger.frame != nil)
+        // The list has no cover address; the shelf's page has (the book's fields "lie" at 100).
+        try ledger.detailsFailed(2, Self.failure, coverAddress: Self.address([100: "https://covers.example/2.jpg"]))
+        #expect(Self.drain(&ledger) == [.shelf(shelves[0])])
+        let onShelf = Crawler.ShelfPage(shelf: shelves[0], books: [Self.listed(1, shelf: 1),
+                                                                   Crawler.ListedBook(BookFields(id: 2, fields: ["id": .int(2)]), fields: 100..<101)])
+        try ledger.shelfCame(shelves[0], .success(onShelf), coverAddress: Self.address([100: "https://covers.example/2.jpg"]))
+        #expect(Self.drain(&ledger) == [.cover("https://covers.example/2.jpg")])
+        #expect(ledger.sources(of: 2).onShelf?.fields == 100..<101)
+        #expect(ledger.frame?.shelves.map(\.bookIDs) == [[1, 2]], "the frame stands as the list made it")
+        // A page asked for only for that, which fails, is no problem of the shelf's.
+        var other = Self.ledger(shelves)
+        try other.listCame(Crawler.ListedBooks(books: [Self.listed(1, shelf: 1), Self.listed(2, shelf: 1)]), coverAddress: Self.address([:]))
+        try other.detailsFailed(2, Self.failure, coverAddress: Self.address([:]))
+        try other.shelfCame(shelves[0], .failure(Self.failure), coverAddress: Self.address([:]))
+        #expect(other.frame?.problems.isEmpty == true)
+    }
+
+    @Test func whatFailedInTheLastRunsWaitsItsTurn() throws {
+        let shelves = [ShelfSummary(id: 1, name: "Fiction", bookCount: 1)]
+        var schedule = RetrySchedule()
+        let night = 1_700_000_000
+        schedule.details["3"] = RetrySchedule.Failure(lastTried: night, tries: 2, message: "the server failed (HTTP 500)", updatedAt: "2024-01-01")
+        schedule.covers["https://gone.example/1.jpg"] = RetrySchedule.Failure(lastTried: night, tries: 3, message: "could not connect")
+        var ledger = CrawlLedger(shelves: shelves, privacy: Privacy(), wantCovers: true, reusable: [:],
+                                 retry: Crawler.Retry(schedule: schedule, now: night + 3_600), coverStored: { _ in false })
+        var waiting = Self.listed(3, shelf: 9)
+        waiting.detailsWait = true
+        try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(1, shelf: 1), waiting]), coverAddress: Self.address([:]))
+        #expect(Self.drain(&ledger) == [.detail(1)], "book 3's details wait")
+        #expect(ledger.detailsWaiting == [3])
+        let failure = try #require(ledger.sources(of: 3).failure)
+        #expect(failure.description == "GET /api/v1/books/3: not fetched since 2023-11-14 (the server failed (HTTP 500)); asked again from 2023-11-15, or with --full")
+        try ledger.detailCame(1, Self.detail(cover: "https://gone.example/1.jpg"), coverAddress: Self.address([:]))
+        #expect(Self.drain(&ledger).isEmpty, "the cover waits a week")
+        #expect(ledger.coversWaiting == ["https://gone.example/1.jpg"])
+        #expect(ledger.coverFailures["https://gone.example/1.jpg"]?.message.hasPrefix("not fetched since 2023-11-14 (could not connect)") == true)
+        #expect(ledger.booksReady(atMost: 8, isMade: { _ in false }).map(\.id) == [1], "its book is not kept waiting")
     }
 
     @Test func aBookWaitsForItsCoverAndOneCoverIsAskedForOnceForTwoBooks() throws {
@@ -155,7 +222,7 @@ import Testing
         // The shelf came after the list: its extra book waits, unless it is unchanged (7).
         try ledger.shelfCame(Self.shelves[0], Self.page(Self.shelves[0], [1, 5, 7]), coverAddress: Self.address([:]))
         let value11 = Self.drain(&ledger)
-        #expect(value11 == [.detail(1)])
+        #expect(value11 == [.shelf(Self.shelves[0]), .detail(1)])
         ledger.askForBooksOnlyShelvesList()
         let value12 = Self.drain(&ledger)
         #expect(value12 == [.detail(5), .detail(7)])
@@ -277,5 +344,29 @@ import Testing
         let result = Self.excluded(["6", "Poems", "5"])
         #expect(result.shelves == [5])
         #expect(result.unmatched == ["6", "Poems"])
+    }
+}
+
+/// When what failed is asked for again: the next run, a day later, then every week.
+@Suite struct RetryScheduleTests {
+    @Test func theNextRunThenADayThenAWeek() {
+        let night = 1_700_000_000
+        var schedule = RetrySchedule()
+        schedule.detailsFailed(3, message: "HTTP 500", updatedAt: "a", now: night, earlier: RetrySchedule())
+        #expect(schedule.waitingDetails(of: 3, updatedAt: "a", now: night + 60) == nil, "one failure: asked again the next run")
+        var second = RetrySchedule()
+        second.detailsFailed(3, message: "HTTP 500", updatedAt: "a", now: night + 86_400, earlier: schedule)
+        #expect(second.details["3"]?.tries == 2)
+        #expect(second.waitingDetails(of: 3, updatedAt: "a", now: night + 2 * 86_400 - 7_200) != nil, "two: a day later")
+        #expect(second.waitingDetails(of: 3, updatedAt: "a", now: night + 2 * 86_400 - 60) == nil, "a run a minute early still goes")
+        #expect(second.waitingDetails(of: 3, updatedAt: "b", now: night + 86_400 + 60) == nil, "a book changed since is asked for at once")
+        var third = RetrySchedule()
+        third.detailsFailed(3, message: "HTTP 500", updatedAt: "a", now: night + 2 * 86_400, earlier: second)
+        #expect(third.waitingDetails(of: 3, updatedAt: "a", now: night + 8 * 86_400) != nil, "three: a week")
+        #expect(third.waitingDetails(of: 3, updatedAt: "a", now: night + 9 * 86_400) == nil)
+        var cover = RetrySchedule()
+        cover.coverFailed("u", message: "gone", now: night, earlier: third)
+        #expect(cover.covers["u"]?.tries == 1)
+        #expect(RetrySchedule.day(night) == "2023-11-14")
     }
 }

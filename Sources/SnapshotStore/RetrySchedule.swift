@@ -1,0 +1,82 @@
+import Foundation
+
+/// What failed in earlier runs, and when each is to be asked for again: the next run, then a day
+/// later, then every week. A real library has books on deleted shelves whose details crash every
+/// time and covers on hosts that are gone; asking for them every night costs the server and the
+/// run for nothing. Kept in the state folder; `--full` asks for everything.
+package struct RetrySchedule: Codable, Sendable, Equatable {
+    package struct Failure: Codable, Sendable, Equatable {
+        /// When it was last asked for, and failed (seconds since 1970, the run's date).
+        package var lastTried: Int
+        /// How many runs in a row it failed in.
+        package var tries: Int
+        /// What the last failure said.
+        package var message: String
+        /// A book's `updated_at` when its details failed: a book changed since is asked for at once.
+        package var updatedAt: String?
+
+        package init(lastTried: Int, tries: Int, message: String, updatedAt: String? = nil) {
+            self.lastTried = lastTried
+            self.tries = tries
+            self.message = message
+            self.updatedAt = updatedAt
+        }
+
+        enum CodingKeys: String, CodingKey { case lastTried = "last_tried", tries, message, updatedAt = "updated_at" }
+
+        /// When it is due again: after one failure, at once; after two, a day later; then a week.
+        /// An hour's grace, so that a nightly run a few seconds early is not put off a day.
+        package var due: Int {
+            let wait = switch tries {
+            case ...1: 0
+            case 2: 86_400
+            default: 7 * 86_400
+            }
+            return lastTried + max(0, wait - 3_600)
+        }
+    }
+
+    /// Books' details, by id (as text: JSON keys are strings).
+    package var details: [String: Failure] = [:]
+    /// Covers, by the address a book gave.
+    package var covers: [String: Failure] = [:]
+
+    package init() {}
+
+    package var isEmpty: Bool { details.isEmpty && covers.isEmpty }
+
+    /// The failure that keeps a book's details from being asked for at `now`, if any.
+    package func waitingDetails(of id: Int, updatedAt: String?, now: Int) -> Failure? {
+        guard let failure = details[String(id)], failure.updatedAt == updatedAt, now < failure.due else { return nil }
+        return failure
+    }
+
+    /// The failure that keeps a cover from being asked for at `now`, if any.
+    package func waitingCover(_ url: String, now: Int) -> Failure? {
+        guard let failure = covers[url], now < failure.due else { return nil }
+        return failure
+    }
+
+    /// A failure of this run, counted on from `earlier` (the last run's schedule).
+    package mutating func detailsFailed(_ id: Int, message: String, updatedAt: String?, now: Int, earlier: RetrySchedule) {
+        let before = earlier.details[String(id)].flatMap { $0.updatedAt == updatedAt ? $0 : nil }
+        details[String(id)] = Failure(lastTried: now, tries: (before?.tries ?? 0) + 1, message: message, updatedAt: updatedAt)
+    }
+
+    package mutating func coverFailed(_ url: String, message: String, now: Int, earlier: RetrySchedule) {
+        covers[url] = Failure(lastTried: now, tries: (earlier.covers[url]?.tries ?? 0) + 1, message: message)
+    }
+
+    /// "2026-11-23", in UTC.
+    package static func day(_ seconds: Int) -> String {
+        var time = time_t(seconds)
+        var fields = tm()
+        guard gmtime_r(&time, &fields) != nil else { return String(seconds) }
+        return String(format: "%04d-%02d-%02d", Int(fields.tm_year) + 1900, Int(fields.tm_mon) + 1, Int(fields.tm_mday))
+    }
+
+    /// What a snapshot says of something not asked for this time.
+    package static func notFetched(_ failure: Failure) -> String {
+        "not fetched since \(day(failure.lastTried)) (\(failure.message)); asked again from \(day(failure.due)), or with --full"
+    }
+}
