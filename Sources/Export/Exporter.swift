@@ -140,6 +140,8 @@ package struct Exporter: Sendable {
            RenderDigest.isIntact(previous, formats: options.formats) {
             if !dated {
                 outcome.untouched = true
+                // What was asked for again and failed again, or waited its turn, counts all the same.
+                if state.retry != last.state.retry, let stateFolder { try state.writeAnswers(to: stateFolder) }
                 return (outcome, state)
             }
             // A new dated folder: yesterday's files, linked.

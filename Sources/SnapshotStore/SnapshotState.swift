@@ -101,6 +101,24 @@ package struct SnapshotState: Sendable {
     ///   one: linked rather than encoded again (a big library's JSON takes a while to write).
     package func write(to folder: URL, library: Catalog, published: URL? = nil) throws {
         do {
+            try writeAnswers(to: folder)
+            // A cover a line, in the order of their addresses: 100,000 of them encoded at once took 90 MB.
+            try Self.writePrivately(to: folder.appendingPathComponent(Self.coversFile)) { sink in
+                try covers?.writeLines(to: sink)
+            }
+            let kept = folder.appendingPathComponent(Self.libraryFile)
+            try? FileManager.default.removeItem(at: kept)
+            if let published, SnapshotWriter.hardLink(published, kept) { return }
+            try Self.writePrivately(to: kept) { try library.writeJSON(to: $0) }
+        } catch {
+            throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
+        }
+    }
+
+    /// `state.json` and the answers' bodies alone: what a run that left the snapshot as it was
+    /// still has to keep (what failed again, or waits its turn).
+    package func writeAnswers(to folder: URL) throws {
+        do {
             try Self.makePrivateFolder(folder)
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
             try Self.makePrivateFolder(bodies)
@@ -116,19 +134,11 @@ package struct SnapshotState: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try Self.writePrivately(try encoder.encode(stored), to: folder.appendingPathComponent(Self.stateFile))
-            // A cover a line, in the order of their addresses: 100,000 of them encoded at once took 90 MB.
-            try Self.writePrivately(to: folder.appendingPathComponent(Self.coversFile)) { sink in
-                try covers?.writeLines(to: sink)
-            }
             // Bodies no answer names any more (a kept --cache-dir): the new state.json is in place.
             let named = Set(stored.responses.values.map(\.file))
             for file in (try? FileManager.default.contentsOfDirectory(atPath: bodies.path)) ?? [] where !named.contains(file) {
                 try? FileManager.default.removeItem(at: bodies.appendingPathComponent(file))
             }
-            let kept = folder.appendingPathComponent(Self.libraryFile)
-            try? FileManager.default.removeItem(at: kept)
-            if let published, SnapshotWriter.hardLink(published, kept) { return }
-            try Self.writePrivately(to: kept) { try library.writeJSON(to: $0) }
         } catch {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
         }

@@ -86,7 +86,7 @@ struct NightlyTests {
         // Without SOURCE_DATE_EPOCH: the date alone must not make the files change.
         let second = try await EndToEndTests.export(server, to: output)
         let counters = server.server.counters
-        await server.stop()
+
         #expect(second.status == 2, "\(second.output)")
         #expect(counters.coverBytes == 0, "cover bytes were fetched again")
         #expect(counters.notModified > 0)
@@ -107,6 +107,16 @@ struct NightlyTests {
         let lines = try #require(SiteInspector(root: output).text(".reader-snapshot/covers.jsonl")).split(separator: "\n")
         let urls = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["url"] as? String }
         #expect(!urls.isEmpty && urls.allSatisfy { $0 != nil } && Set(urls.compactMap { $0 }).count == urls.count)
+
+        // A third night: what failed in both waits its turn, and the list of books says where every
+        // book is: the run is the login, the shelves and the list, and nothing else.
+        server.server.resetCounters()
+        let third = try await EndToEndTests.export(server, to: output)
+        #expect(third.status == 2, "\(third.output)")
+        #expect(server.server.counters.requests == 3, "\(server.server.counters)")
+        #expect(server.server.counters.apiRequests == 3)
+        #expect(SiteInspector(root: output).text("library.json")?.contains("not fetched since") == true)
+        await server.stop()
     }
 
     @Test func onlyBooksWhoseDateMovedAreAskedForAgainAndFullAsksForAll() async throws {
@@ -128,7 +138,8 @@ struct NightlyTests {
         #expect(try FileManager.default.attributesOfItem(atPath: output.path)[.systemFileNumber] as? Int == folderBefore,
                 "an unchanged snapshot is left in place, not swapped")
 
-        // One note edited: that book is asked for again, and its page says so.
+        // One note edited: that book is asked for again, and its page says so. The books on the
+        // deleted shelf failed twice in a row (the run above asked again): they wait a day now.
         server.server.update { library in
             library.updateBook(id: 101) { $0.comments = "<div class=\"trix-content\">\n  <div>A new thought.</div>\n</div>\n" }
         }
@@ -138,12 +149,27 @@ struct NightlyTests {
         // Every other book taken unchanged is copied from the last library.json as it was; the
         // --full run below finds each of them byte for byte what encoding it again gives.
         #expect(edited.stderr.contains("; \(books - onDeletedShelf - 1) copied from the last snapshot as they were"), "\(edited.output)")
-        #expect(server.server.counters.detailRequests == onDeletedShelf + 1)
+        #expect(server.server.counters.detailRequests == 1)
+        #expect(edited.stderr.contains("Not asked again yet (they failed in the last runs; --full asks for them): \(onDeletedShelf) books' details"),
+                "\(edited.output)")
         #expect(SiteInspector(root: output).text("books/101-pride-and-prejudice.html")?.contains("A new thought.") == true)
+        let waiting = try #require(SiteInspector(root: output).text("library.json"))
+        #expect(waiting.components(separatedBy: "not fetched since 2023-11-14 (the server failed (HTTP 500)); asked again from 2023-11-15").count
+                == onDeletedShelf + 1, "each book that waits says since when")
+
+        // Two days later, their turn: asked for again, failed again (a week's wait now).
+        let later = ["SOURCE_DATE_EPOCH": String(1_700_000_000 + 2 * 86_400)]
+        server.server.resetCounters()
+        let due = try await EndToEndTests.export(server, to: output, environment: later)
+        #expect(due.status == 2, "\(due.output)")
+        #expect(server.server.counters.detailRequests == onDeletedShelf)
+        #expect(SiteInspector(root: output).text("library.json")?.contains("not fetched since") == false)
+        let state = try #require(SiteInspector(root: output).text(".reader-snapshot/state.json"))
+        #expect(state.contains(#""tries":3"#), "\(state)")
 
         // --full asks for every book, and finds the same library.
         server.server.resetCounters()
-        let full = try await Self.export(server, to: output, extra: ["--full"])
+        let full = try await EndToEndTests.export(server, to: output, extra: ["--full"], environment: later)
         await server.stop()
         #expect(full.stderr.contains("No changes"), "\(full.output)")
         #expect(server.server.counters.detailRequests == books)
