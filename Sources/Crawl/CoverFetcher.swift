@@ -11,10 +11,14 @@ import Support
 /// Why a cover is not in the snapshot.
 package struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible {
     package var message: String
+    /// The address itself is unusable (not a URL, not http): no later run can do better, and
+    /// finding out costs nothing, so it is not put off to a later run.
+    package var inTheAddress = false
     package var description: String { message }
 
-    init(message: String) {
+    init(message: String, inTheAddress: Bool = false) {
         self.message = UntrustedText.displayable(message)
+        self.inTheAddress = inTheAddress
     }
 }
 
@@ -27,6 +31,9 @@ struct CoverFetcher: Sendable {
     let writer: SnapshotWriter
     /// The last run's covers, by URL (their files are in `writer.previous`).
     let previous: CoverRecords?
+    /// Each third-party host's verdict, looked up once a run: a real library had 52 covers on a
+    /// host that is gone, and a resolver can take seconds to say so, each time it is asked.
+    let hosts = HostVerdicts()
 
     /// The URL a book's `image_url` points at: absolute, or relative to the server (older documents).
     func resolve(_ imageURL: String) -> URL? {
@@ -49,7 +56,7 @@ struct CoverFetcher: Sendable {
     /// last run's line for it when the record is that one unchanged.
     func fetch(_ imageURL: String) async -> (result: Result<CoverRecord, CoverProblem>, requests: Int, line: Data?) {
         guard let url = resolve(imageURL) else {
-            return (.failure(CoverProblem(message: "the cover URL is not a URL")), 0, nil)
+            return (.failure(CoverProblem(message: "the cover URL is not a URL", inTheAddress: true)), 0, nil)
         }
         var kept: (record: CoverRecord, line: Data)?
         if let last = previous?.recordAndLine(imageURL), CoverFile.isWellFormed(path: last.record.file.path) {
@@ -76,9 +83,9 @@ struct CoverFetcher: Sendable {
         let trusted = client.server.isSameOrigin(start)
         while true {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
-                return .done(.failure(CoverProblem(message: "the cover URL is not http or https")))
+                return .done(.failure(CoverProblem(message: "the cover URL is not http or https", inTheAddress: true)))
             }
-            if !trusted, let refusal = await AddressPolicy.refusal(forHost: host) {
+            if !trusted, let refusal = await hosts.refusal(forHost: host) {
                 return .done(.failure(CoverProblem(message: "\(Self.describe(url)): refused, \(refusal)")))
             }
             var request = HTTPClientRequest(url: url.absoluteString)

@@ -89,7 +89,7 @@ extension CrawlRun {
         guard !urls.isEmpty else { return }
         let fetcher = self.fetcher
         let results = try await concurrentMap(urls, limit: scheduler.level.limit) { await fetcher.fetch($0) }
-        for (url, result) in zip(urls, results) { try coverCame(url, result.result, line: result.line, requests: result.requests) }
+        for (url, result) in zip(urls, results) { try coverCame(url, result.result, line: result.line) }
     }
 
     /// The books not made yet (their details failed, or they waited for something) are made on

@@ -56,7 +56,7 @@ final class CrawlRun {
     private var madeSinceRelease = 0
     /// The cover files stored, for the summary: their paths' hashes (100,000 paths took 8 MB).
     var coverFiles = Set<UInt64>()
-    /// Covers asked for in this run that failed.
+    /// Covers tried in this run that failed (the address was not at fault).
     var coversFailedAsked = Set<String>()
     /// Each kind's answers, timed from the request: for --verbose, where the time goes.
     private var answerTimes: [AdaptiveConcurrency.RequestKind: (seconds: Double, requests: Int)] = [:]
@@ -142,7 +142,7 @@ final class CrawlRun {
             }
         case .cover(let url, let result, let line):
             answered(.cover, finished)
-            try coverCame(url, result, line: line, requests: finished.requests)
+            try coverCame(url, result, line: line)
         }
     }
 
@@ -166,16 +166,16 @@ final class CrawlRun {
         }
     }
 
-    func coverCame(_ url: String, _ result: Result<CoverRecord, CoverProblem>, line: Data?, requests: Int) throws {
+    func coverCame(_ url: String, _ result: Result<CoverRecord, CoverProblem>, line: Data?) throws {
         switch result {
         case .success(let record):
             try coverRecords.set(record, for: url, line: line)
             coverFiles.insert(CoverRecords.hash(record.file.path))
             ledger.coverCame(url, problem: nil)
         case .failure(let problem):
-            // A cover that was asked for and failed waits its turn next time; one whose address
-            // was refused before any request is refused again at no cost.
-            if requests > 0 { coversFailedAsked.insert(url) }
+            // A cover that failed waits its turn next time; one whose address is unusable is
+            // refused again at no cost.
+            if !problem.inTheAddress { coversFailedAsked.insert(url) }
             ledger.coverCame(url, problem: problem)
         }
     }

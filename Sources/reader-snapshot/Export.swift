@@ -52,7 +52,7 @@ struct Export: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep exactly --concurrency requests in flight instead of finding the level.")
     var fixedConcurrency = false
 
-    @Flag(name: .long, help: "Ask for every book's details, even those /books says have not changed since the last snapshot, and render every page again.")
+    @Flag(name: .long, help: "Ask for every book's details, even those /books says have not changed since the last snapshot, and what failed in the last runs (tried again the next run, a day later, then weekly), and render every page again.")
     var full = false
 
     @Option(name: .long, help: ArgumentHelp("Seconds one request may take before it is retried.", valueName: "seconds"))
