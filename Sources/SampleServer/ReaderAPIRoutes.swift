@@ -61,6 +61,7 @@ struct ReaderAPIRoutes: Sendable {
     }
 
     @Sendable func shelf(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        server.state.count { $0.shelfRequests += 1 }
         if let denied = unauthorized(request, echoKey: false) { return denied }
         let library = self.library
         guard let id = context.parameters.get("id").flatMap(Int.init), let shelf = library.shelf(id: id) else {

@@ -145,6 +145,8 @@ public struct ServerCounters: Sendable {
     public var coverRequests = 0
     /// Requests for one book's details (`/api/v1/books/:id`).
     public var detailRequests = 0
+    /// Requests for one shelf's page (`/api/v1/shelves/:id`).
+    public var shelfRequests = 0
     public var faults = 0
     public var keyLeaks = 0
 }

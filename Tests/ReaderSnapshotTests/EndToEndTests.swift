@@ -7,10 +7,11 @@ import Site
 /// The built tool against the sample server on loopback: what a user runs, read back from disk.
 @Suite(.serialized)
 struct EndToEndTests {
-    static func startServer() async throws -> RunningSampleServer {
+    static func startServer(listsShelfIDs: Bool = true, port: Int = 0) async throws -> RunningSampleServer {
         var options = SampleServer.Options()
         options.loginDelay = .zero
-        return try await SampleServer(library: try SampleLibrary.bundled(), options: options).start()
+        options.listsShelfIDs = listsShelfIDs
+        return try await SampleServer(library: try SampleLibrary.bundled(), options: options).start(port: port)
     }
 
     static func export(_ server: RunningSampleServer, to output: URL, extra: [String] = [],

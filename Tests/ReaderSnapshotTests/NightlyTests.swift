@@ -175,6 +175,32 @@ struct NightlyTests {
         #expect(server.server.counters.detailRequests == books)
     }
 
+    /// The list of books says where each book is: no shelf's page is asked for. A server whose
+    /// list does not (Reader's older documents) is read shelf by shelf, to the same shelves.
+    @Test func shelfPagesAreAskedForOnlyWhenTheListDoesNotSayWhereBooksAre() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let modern = try await EndToEndTests.startServer()
+        let fromList = try await Self.export(modern, to: folder.path("list"))
+        #expect(fromList.status == 2, "\(fromList.output)")
+        #expect(modern.server.counters.shelfRequests == 0)
+        let shelves = modern.server.library.shelves.count
+        await modern.stop()
+        // On the same address: the server's address is in the pages.
+        let older = try await EndToEndTests.startServer(listsShelfIDs: false, port: modern.port)
+        let fromPages = try await Self.export(older, to: folder.path("pages"))
+        #expect(fromPages.status == 2, "\(fromPages.output)")
+        #expect(older.server.counters.shelfRequests == shelves)
+        await older.stop()
+        let (list, pages) = (SiteInspector(root: folder.path("list")), SiteInspector(root: folder.path("pages")))
+        let shelfPages = list.files().filter { $0.hasPrefix("shelves/") }
+        #expect(shelfPages.count == shelves)
+        #expect(pages.files().filter { !$0.hasPrefix(".") } == list.files().filter { !$0.hasPrefix(".") })
+        for file in shelfPages + ["index.html", "books.html"] {
+            #expect(pages.data(file) == list.data(file), "\(file) differs")
+        }
+    }
+
     /// The same library on a server that moved (another port): none of the last snapshot's books
     /// stands in for a request, and the change report still compares against it.
     @Test func aServerThatMovedIsAskedForEveryBookAndComparedWithTheLastSnapshot() async throws {
