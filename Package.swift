@@ -64,6 +64,7 @@ let package = Package(
         .target(
             name: "Site",
             dependencies: ["DefaultTemplates", "LibraryArchive", "Notes", "SnapshotStore", "Support",
+                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Mustache", package: "swift-mustache")]
         ),
         // One export, step by step: log in, crawl, compare, render, publish.

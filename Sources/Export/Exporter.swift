@@ -147,8 +147,11 @@ package struct Exporter: Sendable {
             // A new dated folder: yesterday's files, linked.
             logger.info("Nothing changed: linking the previous snapshot's files")
             try publisher.writer.linkTree(from: previous)
+            state.pageDigests = last.state.pageDigests
         } else {
-            try await render(library, changes: changes, into: publisher.writer)
+            // --full renders every page again; otherwise a page whose inputs are as they were is linked.
+            let pages = options.reuseUnchanged ? PageDigests(previous: last.state.pageDigests, seed: state.renderedWith) : PageDigests()
+            state.pageDigests = try await render(library, changes: changes, pages: pages, into: publisher.writer)
         }
         MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
@@ -223,10 +226,17 @@ package struct Exporter: Sendable {
     }
 
     /// Every page, on a thread of its own: the threads answers resume on are the network's.
-    private func render(_ library: Catalog, changes: ChangeReport, into writer: SnapshotWriter) async throws {
+    /// Returns the book and shelf pages' digests, for the next run.
+    private func render(_ library: Catalog, changes: ChangeReport, pages: PageDigests, into writer: SnapshotWriter) async throws -> [String: String] {
         logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
         live?.begin("Rendering", total: 0)
-        let renderer = SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
-        try await EveryCore.onThreadOfItsOwn("reader-snapshot render") { try renderer.render(library, changes: changes, into: writer) }
+        var renderer = SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
+        renderer.pages = pages
+        let ready = renderer
+        let rendered = try await EveryCore.onThreadOfItsOwn("reader-snapshot render") { try ready.render(library, changes: changes, into: writer) }
+        if rendered.linked > 0 {
+            logger.info("Pages: \(rendered.linked) of \(rendered.digests.count) book and shelf pages made from what they were made from last time, linked")
+        }
+        return rendered.digests
     }
 }

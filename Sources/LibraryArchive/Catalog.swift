@@ -161,7 +161,7 @@ package final class Catalog: @unchecked Sendable {
 
     /// The book's JSON as it stands in `library.json`'s array (from its `{` to its `}`): two
     /// books are the same exactly when these bytes are.
-    func element(at index: Int) throws -> Data {
+    package func element(at index: Int) throws -> Data {
         switch store {
         case .memory(let books):
             return try LibraryLayout.element(books[index], encoder: LibraryLayout.encoder())

@@ -10,7 +10,7 @@ extension SiteView: MustacheParent {
         case "titleMarkdown": return Text(self.titleMarkdown)
         case "user": return self.user.map(Text.init)
         case "server": return Text(self.server)
-        case "generatedAt": return Text(self.generatedAt)
+        case "generatedAt": return self.generatedAt.map(Text.init)
         case "bookCount": return self.bookCount
         case "shelfCount": return self.shelfCount
         case "noteCount": return self.noteCount

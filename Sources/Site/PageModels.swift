@@ -48,7 +48,9 @@ final class SiteView: Sendable {
     let titleMarkdown: String
     let user: String?
     let server: String
-    let generatedAt: String
+    /// The snapshot's date, on the pages of the whole library; nil on a book's or a shelf's page,
+    /// which then stays the same bytes from one night to the next until what it shows changes.
+    let generatedAt: String?
     let bookCount: Int
     let shelfCount: Int
     let noteCount: Int
@@ -58,7 +60,7 @@ final class SiteView: Sendable {
     let hasProblems: Bool
     let hasChanges: Bool
 
-    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String, generatedAt: String, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool) {
+    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String, generatedAt: String?, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool) {
         self.url = url
         self.title = title
         self.titleMarkdown = titleMarkdown

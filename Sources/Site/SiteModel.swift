@@ -19,6 +19,8 @@ struct SiteModel {
     let catalog: Catalog
     var library: Library { catalog.frame }
     let site: SiteView
+    /// The site as a book's or a shelf's page sees it: undated.
+    let undatedSite: SiteView
     let changesView: ChangesView?
     let shelves: [ShelfEntry]
     /// Every book's place, sorted by title.
@@ -72,6 +74,10 @@ struct SiteModel {
                         unshelvedCount: unshelved.count,
                         problemCount: library.problems.count, hasProblems: !library.problems.isEmpty,
                         hasChanges: changes != nil)
+        undatedSite = SiteView(url: site.url, title: site.title, titleMarkdown: site.titleMarkdown, user: site.user, server: site.server,
+                               generatedAt: nil, bookCount: site.bookCount, shelfCount: site.shelfCount, noteCount: site.noteCount,
+                               coverCount: site.coverCount, unshelvedCount: site.unshelvedCount, problemCount: site.problemCount,
+                               hasProblems: site.hasProblems, hasChanges: site.hasChanges)
         changesView = changes.map { report in
             func item(_ id: Int, _ title: String, detail: String?) -> ChangeItemView {
                 let file = placeByID[id].map { fileNames[$0] }
@@ -128,6 +134,10 @@ struct SiteModel {
                         hasNote: book.hasNote, complete: book.complete)
     }
 
+    /// The shelf a book's pages show, and the book's problems: with the book, what its pages are made from.
+    func shelfView(of place: Int) -> ShelfView? { shelf(of: catalog.cards[place])?.view }
+    func problems(of place: Int) -> [Problem] { problemsByBook[catalog.cards.id(at: place)] ?? [] }
+
     /// The name of the shelf a book sits on, or the deleted shelf it names.
     func shelfName(of place: Int) -> String? {
         let card = catalog.cards[place]
@@ -148,7 +158,7 @@ struct SiteModel {
     }
 
     func shelfPage(_ entry: ShelfEntry, root: String) -> ShelfPage {
-        ShelfPage(root: root, site: site, shelf: entry.view, books: entry.books.map(bookView), isEmpty: entry.books.isEmpty)
+        ShelfPage(root: root, site: undatedSite, shelf: entry.view, books: entry.books.map(bookView), isEmpty: entry.books.isEmpty)
     }
 
     /// Books per page of the list of all books (`SiteRenderer.booksPerPage`).
@@ -174,7 +184,7 @@ struct SiteModel {
     func bookPage(_ view: BookView, noteMarkdown: String, root: String, noteHTML: String, jsonLD: Bool = true) -> BookPage {
         let pageURL = site.url.map { $0 + view.href }
         let imageURL = site.url.flatMap { base in view.cover.map { base + $0.src } }
-        return BookPage(root: root, site: site, book: view, noteHTML: noteHTML, noteMarkdown: noteMarkdown,
+        return BookPage(root: root, site: undatedSite, book: view, noteHTML: noteHTML, noteMarkdown: noteMarkdown,
                         problems: problemViews(problemsByBook[view.id] ?? []),
                         jsonLD: jsonLD ? Self.jsonLD(view, root: root, pageURL: pageURL, imageURL: imageURL) : "", pageURL: pageURL, imageURL: imageURL)
     }

@@ -16,6 +16,15 @@ package struct SiteRenderer: Sendable {
     /// index holds every book.
     package var booksPerPage = SiteRenderer.defaultBooksPerPage
     package static let defaultBooksPerPage = 5000
+    /// The last run's book and shelf pages, to be linked where their inputs are as they were.
+    package var pages = PageDigests()
+
+    /// What a render did: its book and shelf pages' digests, for the next run, and how many of
+    /// those pages were linked from the last snapshot rather than rendered.
+    package struct Rendered: Sendable {
+        package var digests: [String: String] = [:]
+        package var linked = 0
+    }
 
     package init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases), siteURL: URL? = nil) {
         self.templates = templates
@@ -26,13 +35,16 @@ package struct SiteRenderer: Sendable {
     /// Writes every page into `writer`. The cover files must already be in place (the crawl
     /// writes them; `render --from` copies them). With a change report, `changes.json`,
     /// `changes.html` and a section of `markdown/index.md` say what changed.
-    package func render(_ library: Library, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws {
+    @discardableResult
+    package func render(_ library: Library, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         try render(Catalog(library), changes: changes, into: writer)
     }
 
     /// The same from a catalog: each book is read when its pages are made.
-    package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws {
+    @discardableResult
+    package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         var jobs: [Job] = []
+        let gathered = PageDigests.Gathered()
         if let changes {
             jobs.append {
                 let encoder = JSONEncoder()
@@ -59,11 +71,29 @@ package struct SiteRenderer: Sendable {
             model.booksPerPage = max(1, booksPerPage)
             if formats.contains(.csv) { jobs.append { try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, to: $0) } } }
             if formats.contains(.feed) { jobs.append { try writer.write(try AtomFeed.render(model), to: "feed.xml") } }
+            let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
             if formats.contains(.html) { jobs += htmlJobs(model, into: writer) }
-            if formats.contains(.markdown) { jobs += markdownJobs(model, into: writer) }
-            if !formats.isDisjoint(with: [.html, .markdown]) { jobs += bookJobs(model, into: writer) }
+            if formats.contains(.markdown) {
+                let templates = self.templates
+                jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
+            }
+            if !formats.isDisjoint(with: [.html, .markdown]) {
+                jobs += shelfJobs(model, inputs: inputs, gathered: gathered, into: writer)
+                jobs += bookJobs(model, inputs: inputs, gathered: gathered, into: writer)
+            }
         }
         _ = try EveryCore.map(jobs.count, worker: {}) { _, index in try jobs[index]() }
+        return Rendered(digests: gathered.all, linked: gathered.linked)
+    }
+
+    /// Links the last snapshot's page at `path` when its inputs are as they were; else renders it.
+    private func page(_ path: String, digest: String, gathered: PageDigests.Gathered, into writer: SnapshotWriter, render: () throws -> String) throws {
+        if pages.isAsBefore(path, digest: digest), writer.linkFromPrevious(path) {
+            gathered.add(path, digest, linked: true)
+            return
+        }
+        try writer.write(try render(), to: path)
+        gathered.add(path, digest, linked: false)
     }
 
     /// Writes one or more files. Jobs are independent: the model and the templates are only read.
@@ -96,45 +126,58 @@ package struct SiteRenderer: Sendable {
                 try writer.write(data, to: "assets/" + asset)
             }
         }
-        for shelf in model.shelves {
-            jobs.append {
-                let page = model.shelfPage(shelf, root: "../")
-                try writer.write(try templates.render(page, .html, template: "shelf"), to: "shelves/\(shelf.fileName).html")
-            }
-        }
         return jobs
     }
 
-    private func markdownJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+    /// Each shelf's HTML and Markdown pages.
+    private func shelfJobs(_ model: SiteModel, inputs: PageInputs, gathered: PageDigests.Gathered, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
-        var jobs: [Job] = [
-            { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") },
-        ]
-        for shelf in model.shelves {
-            jobs.append {
-                let page = model.shelfPage(shelf, root: "../")
-                try writer.write(try templates.render(page, .markdown, template: "shelf"), to: "markdown/shelves/\(shelf.fileName).md")
+        let html = formats.contains(.html), markdown = formats.contains(.markdown)
+        return model.shelves.map { shelf in
+            {
+                let digest = inputs.shelf(shelf.view, books: try shelf.books.map { (model.fileNames[$0], try model.catalog.element(at: $0)) })
+                if html {
+                    try page("shelves/\(shelf.fileName).html", digest: digest, gathered: gathered, into: writer) {
+                        try templates.render(model.shelfPage(shelf, root: "../"), .html, template: "shelf")
+                    }
+                }
+                if markdown {
+                    try page("markdown/shelves/\(shelf.fileName).md", digest: digest, gathered: gathered, into: writer) {
+                        try templates.render(model.shelfPage(shelf, root: "../"), .markdown, template: "shelf")
+                    }
+                }
             }
         }
-        return jobs
     }
 
     /// Each book's HTML and Markdown pages, from its notes read once.
-    private func bookJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+    private func bookJobs(_ model: SiteModel, inputs: PageInputs, gathered: PageDigests.Gathered, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         let html = formats.contains(.html), markdown = formats.contains(.markdown)
         return model.books.map { place in
             {
-                let note = try model.catalog.noteMarkdown(at: place)
-                let view = model.bookView(place)
                 let fileName = model.fileNames[place]
+                let digest = inputs.book(element: try model.catalog.element(at: place), fileName: fileName,
+                                         shelf: model.shelfView(of: place), problems: model.problems(of: place))
+                var note: String?
+                func noteMarkdown() throws -> String {
+                    if let note { return note }
+                    note = try model.catalog.noteMarkdown(at: place)
+                    return note!
+                }
                 if html {
-                    let page = model.bookPage(view, noteMarkdown: note, root: "../", noteHTML: note.isEmpty ? "" : CMark.html(fromMarkdown: note))
-                    try writer.write(try templates.render(page, .html, template: "book"), to: "books/\(fileName).html")
+                    try page("books/\(fileName).html", digest: digest, gathered: gathered, into: writer) {
+                        let note = try noteMarkdown()
+                        let page = model.bookPage(model.bookView(place), noteMarkdown: note, root: "../",
+                                                  noteHTML: note.isEmpty ? "" : CMark.html(fromMarkdown: note))
+                        return try templates.render(page, .html, template: "book")
+                    }
                 }
                 if markdown {
-                    let page = model.bookPage(view, noteMarkdown: note, root: "../", noteHTML: "", jsonLD: false)
-                    try writer.write(try templates.render(page, .markdown, template: "book"), to: "markdown/books/\(fileName).md")
+                    try page("markdown/books/\(fileName).md", digest: digest, gathered: gathered, into: writer) {
+                        let page = model.bookPage(model.bookView(place), noteMarkdown: try noteMarkdown(), root: "../", noteHTML: "", jsonLD: false)
+                        return try templates.render(page, .markdown, template: "book")
+                    }
                 }
             }
         }

@@ -175,6 +175,63 @@ struct NightlyTests {
         #expect(server.server.counters.detailRequests == books)
     }
 
+    /// A night that changes a few books renders their pages and links the others from the last
+    /// snapshot: the same bytes as a full render, over rounds of random edits, moves, renames,
+    /// additions and removals (two outputs from the same nights: one linking what it can, one
+    /// that has lost its digests and renders every page).
+    @Test func aNightWithAFewChangesRendersTheirPagesAndGivesTheBytesOfAFullRender() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (incremental, full) = (folder.path("incremental"), folder.path("full"))
+        var night = 1_700_000_000
+        func export(_ output: URL, _ extra: [String] = []) async throws -> ToolRun {
+            try await EndToEndTests.export(server, to: output, extra: extra + ["--verbose"], environment: ["SOURCE_DATE_EPOCH": String(night)])
+        }
+        #expect(try await export(incremental).status == 2)
+        #expect(try await export(full).status == 2)
+        var random = SplitMix64(seed: 18)
+        for round in 1...4 {
+            night += 86_400
+            server.server.update { library in
+                let ids = library.books.map(\.id)
+                let shelves = library.shelves.map(\.id)
+                for _ in 0..<3 {
+                    let id = ids[Int.random(in: 0..<ids.count, using: &random)]
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0: library.updateBook(id: id) { $0.comments = "<div class=\"trix-content\">\n  <div>Round \(round).</div>\n</div>\n" }
+                    case 1: library.updateBook(id: id) { $0.shelfID = shelves[Int.random(in: 0..<shelves.count, using: &random)] }
+                    case 2: library.updateBook(id: id) { $0.title += " (revised)" }
+                    default: library.books.removeAll { $0.id == id && id != 101 }
+                    }
+                }
+                if round == 2, let first = library.shelves.first?.id, let index = library.shelves.firstIndex(where: { $0.id == first }) {
+                    library.shelves[index].name += " Renamed"
+                }
+                if round == 3, var copy = library.books.first {
+                    copy.id = 9_000 + round
+                    copy.title = "A book added in round \(round)"
+                    library.books.append(copy)
+                }
+            }
+            let quick = try await export(incremental)
+            #expect(quick.status == 2, "\(quick.output)")
+            #expect(quick.stderr.contains(" book and shelf pages made from what they were made from last time, linked"), "round \(round): \(quick.output)")
+            // Without the last run's page digests, every page is rendered again.
+            try FileManager.default.removeItem(at: full.appendingPathComponent(".reader-snapshot/pages.json"))
+            let whole = try await export(full)
+            #expect(whole.status == 2)
+            #expect(!whole.stderr.contains("linked"), "\(whole.output)")
+            let (a, b) = (SiteInspector(root: incremental), SiteInspector(root: full))
+            let files = a.files().filter { !$0.hasPrefix(".reader-snapshot/") }
+            #expect(files == b.files().filter { !$0.hasPrefix(".reader-snapshot/") }, "round \(round)")
+            for file in files where a.data(file) != b.data(file) {
+                Issue.record("round \(round): \(file) differs from a full render")
+            }
+        }
+        await server.stop()
+    }
+
     /// The list of books says where each book is: no shelf's page is asked for. A server whose
     /// list does not (Reader's older documents) is read shelf by shelf, to the same shelves.
     @Test func shelfPagesAreAskedForOnlyWhenTheListDoesNotSayWhereBooksAre() async throws {

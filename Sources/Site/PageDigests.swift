@@ -1,0 +1,149 @@
+import Crypto
+import Foundation
+import LibraryArchive
+import Support
+
+/// What each book's and shelf's pages were made from, as a digest by the page's path. A night
+/// that changes a few books finds most pages' inputs as they were: their files are linked from the
+/// last snapshot rather than rendered again, and the bytes are what a full render would give.
+///
+/// A page's inputs are its book (the book's entry in `library.json`: every field, the note, the
+/// cover), its shelf, its problems, its file name, what the pages are made with (templates, formats,
+/// site address, this build: `seed`) and the values of the site that its templates name. Book and
+/// shelf pages are not dated (the date is on the index and the lists), so the date is none of them.
+package struct PageDigests: Sendable {
+    /// The last run's digests, by path.
+    package var previous: [String: String]
+    /// What the pages are made with (`RenderDigest`); nil: no page is taken from the last run.
+    package var seed: String?
+
+    package init(previous: [String: String] = [:], seed: String? = nil) {
+        self.previous = previous
+        self.seed = seed
+    }
+
+    /// Whether a page can be taken from the last snapshot instead of rendered.
+    func isAsBefore(_ path: String, digest: String) -> Bool {
+        seed != nil && previous[path] == digest
+    }
+
+    /// The digests of a run's book and shelf pages, gathered from the render's threads.
+    final class Gathered: @unchecked Sendable {
+        private let lock = NSLock()
+        private var digests: [String: String] = [:]
+        private(set) var linked = 0
+
+        func add(_ path: String, _ digest: String, linked wasLinked: Bool) {
+            lock.withLock {
+                digests[path] = digest
+                if wasLinked { linked += 1 }
+            }
+        }
+
+        var all: [String: String] { lock.withLock { digests } }
+    }
+}
+
+/// The names the book and shelf templates look up, and the digests built from them.
+struct PageInputs: Sendable {
+    /// Every name in a tag of the templates that book and shelf pages are made from (their layout
+    /// and partials included): a site value whose name is not among them cannot change those pages.
+    let names: Set<String>
+    let seed: String
+    /// The site's values that the templates name, in a fixed order.
+    let site: String
+
+    init(templates: TemplateSet, seed: String, site: SiteView) {
+        var names = Set<String>()
+        for format in OutputFormat.allCases {
+            let folder = templates.directory.appendingPathComponent(format.rawValue)
+            var pending = ["book", "shelf"], seen = Set<String>()
+            while let name = pending.popLast() {
+                guard seen.insert(name).inserted,
+                      let text = try? String(contentsOf: folder.appendingPathComponent(name + ".mustache"), encoding: .utf8) else { continue }
+                for tag in Self.tags(in: text) {
+                    if let first = tag.first, first == ">" || first == "<" {
+                        pending.append(tag.dropFirst().trimmingCharacters(in: .whitespaces))
+                    }
+                    for word in tag.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }) { names.insert(String(word)) }
+                }
+            }
+        }
+        self.names = names
+        self.seed = seed
+        self.site = Self.values(of: site, among: SiteView.names, named: names)
+    }
+
+    /// The contents of every `{{…}}` tag.
+    static func tags(in text: String) -> [String] {
+        var tags: [String] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{") {
+            guard let close = rest.range(of: "}}", range: open.upperBound..<rest.endIndex) else { break }
+            tags.append(rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: CharacterSet(charactersIn: "{} \t\n")))
+            rest = rest[close.upperBound...]
+        }
+        return tags
+    }
+
+    /// "name=value" lines for each of `all` that the templates name.
+    static func values(of object: MustacheParentValues, among all: [String], named names: Set<String>) -> String {
+        var text = ""
+        for name in all where names.contains(name) {
+            text += name + "=" + describe(object.child(named: name)) + "\n"
+        }
+        return text
+    }
+
+    static func describe(_ value: Any?) -> String {
+        switch value {
+        case nil: return "\u{0}"
+        case let text as Text: return text.renderText
+        case let value?: return String(describing: value)
+        }
+    }
+
+    /// A book's page (either format): the book's entry, its file name, its shelf, its problems.
+    func book(element: Data, fileName: String, shelf: ShelfView?, problems: [Problem]) -> String {
+        var hasher = SHA256()
+        add(&hasher, seed, site, "book", fileName)
+        add(&hasher, shelf.map { Self.values(of: $0, among: ShelfView.names, named: names) } ?? "\u{0}")
+        for problem in problems { add(&hasher, problem.kind.rawValue, problem.message) }
+        hasher.update(data: element)
+        return hasher.finalize().hexString
+    }
+
+    /// A shelf's page: the shelf and every book on it, in order.
+    func shelf(_ view: ShelfView, books: [(fileName: String, element: Data)]) -> String {
+        var hasher = SHA256()
+        add(&hasher, seed, site, "shelf", Self.values(of: view, among: ShelfView.names, named: names))
+        for book in books {
+            add(&hasher, book.fileName)
+            hasher.update(data: book.element)
+            hasher.update(data: Data([0]))
+        }
+        return hasher.finalize().hexString
+    }
+
+    private func add(_ hasher: inout SHA256, _ parts: String...) {
+        for part in parts {
+            hasher.update(data: Data(part.utf8))
+            hasher.update(data: Data([0]))
+        }
+    }
+}
+
+/// A page object whose children can be listed by name.
+protocol MustacheParentValues {
+    func child(named name: String) -> Any?
+}
+
+extension SiteView: MustacheParentValues {
+    /// Every name `child(named:)` answers.
+    static let names = ["url", "title", "titleMarkdown", "user", "server", "generatedAt", "bookCount", "shelfCount", "noteCount",
+                        "coverCount", "unshelvedCount", "problemCount", "hasProblems", "hasChanges"]
+}
+
+extension ShelfView: MustacheParentValues {
+    static let names = ["id", "name", "nameMarkdown", "nameYAML", "href", "markdownHref", "count", "countLabel", "complete"]
+}
