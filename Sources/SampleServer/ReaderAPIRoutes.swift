@@ -108,6 +108,20 @@ struct ReaderAPIRoutes: Sendable {
         }
     }
 
+    /// Adds a line to a book's note (only with `Options.editable`): its `updated_at` moves, as in Rails.
+    @Sendable func editNote(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        guard let id = context.parameters.get("id").flatMap(Int.init), library.book(id: id) != nil else {
+            return json(["error": "Book not found"], status: .notFound)
+        }
+        server.update { library in
+            library.updateBook(id: id) { book in
+                let edits = book.comments.components(separatedBy: "Edited on the sample server").count
+                book.comments += "<div class=\"trix-content\">\n  <div>Edited on the sample server (\(edits)).</div>\n</div>\n"
+            }
+        }
+        return json(["id": id])
+    }
+
     /// The fields every endpoint gives for a book, and the ones this endpoint adds.
     func row(_ book: SampleLibrary.Book, _ extra: [String: Any]) -> [String: Any] {
         var row: [String: Any] = ["id": book.id, "title": book.title, "author": book.author.jsonObject, "isbn": book.isbn.jsonObject]

@@ -86,6 +86,9 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Answer as slowly as the real Reader server: a shelf's page 30 ms plus 3.4 ms a book on it, the list of books 10 ms plus 0.16 ms a book, a book's details 7 ms, a cover 1–3 ms, a 304 as slow as a 200, one request at a time unless --capacity says otherwise. Replaces --latency-ms.")
     var realistic = false
 
+    @Flag(name: .long, help: "Accept POST /_sample/books/ID/edit, which adds a line to that book's note (a night with a change, for benchmarks).")
+    var editable = false
+
     @Flag(name: .long, help: "Leave shelf_id out of the list of books, as Reader's older documents describe it (a client must then read every shelf's page).")
     var booksWithoutShelfID = false
 
@@ -140,6 +143,7 @@ struct SampleServerCommand: AsyncParsableCommand {
         options.capacity = capacity ?? (realistic ? 1 : nil)
         options.costs = realistic ? .reader : nil
         options.listsShelfIDs = !booksWithoutShelfID
+        options.editable = editable
         options.faults = FaultPlan(rate: faultRate, seed: faultSeed, kinds: try faultKinds(), stall: .milliseconds(stallMs))
         let server = SampleServer(library: sample, options: options)
         let email = sample.account.email
