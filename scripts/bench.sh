@@ -5,6 +5,7 @@
 #   CAPACITY=0 scripts/bench.sh      leave out the capacity table
 #   BIN=path scripts/bench.sh        measure that build (with its resource bundles beside it)
 #   NIGHTLY=0 scripts/bench.sh       leave out the nightly table (against --realistic; NIGHTLY_SIZES)
+#   MAIN=0 scripts/bench.sh          leave out the first table
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -98,9 +99,10 @@ export_run() {
     2>"$timefile" >/dev/null || [ $? -eq 2 ] || { cat "$timefile" >&2; exit 1; }
 }
 
+[ "${MAIN:-1}" = 1 ] || sizes=()
 echo "Medians of $runs runs; sample server with --latency-ms $latency_ms; crawl at --concurrency $concurrency (adaptive, that as ceiling)."
 printf '%-7s | %-36s | %-30s | %-24s | %-30s\n' books "crawl: wall, curl's best, ratio, peak" "render: total, per page, peak" "notes: ours, cmark-gfm" "no-change re-run: wall, share, peak"
-for books in "${sizes[@]}"; do
+for books in ${sizes[@]+"${sizes[@]}"}; do
   start_server "$books"
   crawl=() crawl_peak=() again=() again_peak=() render=() render_peak=() bare=() notes=() cmark=() floor=() listed=
   for run in $(seq "$runs"); do

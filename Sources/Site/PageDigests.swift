@@ -12,7 +12,7 @@ import Support
 /// site address, this build: `seed`) and the values of the site that its templates name. Book and
 /// shelf pages are not dated (the date is on the index and the lists), so the date is none of them.
 package struct PageDigests: Sendable {
-    /// The last run's digests, by path.
+    /// The last run's digests, by path, each with the size of the page it gave ("digest size").
     package var previous: [String: String]
     /// What the pages are made with (`RenderDigest`); nil: no page is taken from the last run.
     package var seed: String?
@@ -22,9 +22,10 @@ package struct PageDigests: Sendable {
         self.seed = seed
     }
 
-    /// Whether a page can be taken from the last snapshot instead of rendered.
-    func isAsBefore(_ path: String, digest: String) -> Bool {
-        seed != nil && previous[path] == digest
+    /// The size of the last run's page at `path` when its inputs were these: it can be linked.
+    func sizeAsBefore(_ path: String, digest: String) -> Int? {
+        guard seed != nil, let kept = previous[path], kept.hasPrefix(digest + " ") else { return nil }
+        return Int(kept.dropFirst(digest.count + 1))
     }
 
     /// The digests of a run's book and shelf pages, gathered from the render's threads.
@@ -33,9 +34,9 @@ package struct PageDigests: Sendable {
         private var digests: [String: String] = [:]
         private(set) var linked = 0
 
-        func add(_ path: String, _ digest: String, linked wasLinked: Bool) {
+        func add(_ path: String, _ digest: String, size: Int, linked wasLinked: Bool) {
             lock.withLock {
-                digests[path] = digest
+                digests[path] = "\(digest) \(size)"
                 if wasLinked { linked += 1 }
             }
         }

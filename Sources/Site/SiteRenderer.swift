@@ -88,12 +88,13 @@ package struct SiteRenderer: Sendable {
 
     /// Links the last snapshot's page at `path` when its inputs are as they were; else renders it.
     private func page(_ path: String, digest: String, gathered: PageDigests.Gathered, into writer: SnapshotWriter, render: () throws -> String) throws {
-        if pages.isAsBefore(path, digest: digest), writer.linkFromPrevious(path) {
-            gathered.add(path, digest, linked: true)
+        if let size = pages.sizeAsBefore(path, digest: digest), writer.linkFromPrevious(path, size: size) {
+            gathered.add(path, digest, size: size, linked: true)
             return
         }
-        try writer.write(try render(), to: path)
-        gathered.add(path, digest, linked: false)
+        let page = Data(try render().utf8)
+        try writer.write(page, to: path)
+        gathered.add(path, digest, size: page.count, linked: false)
     }
 
     /// Writes one or more files. Jobs are independent: the model and the templates are only read.

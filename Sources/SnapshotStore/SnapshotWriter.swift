@@ -207,9 +207,11 @@ package struct SnapshotWriter: Sendable {
         return (info.st_mode & S_IFMT) == S_IFREG ? (URL(fileURLWithPath: current, isDirectory: false), Int(info.st_size)) : nil
     }
 
-    /// Links the previous snapshot's file at `relativePath` into this one; false if there is none.
-    package func linkFromPrevious(_ relativePath: String) -> Bool {
-        guard let old = previousFile(relativePath), let destination = try? path(for: relativePath) else { return false }
+    /// Links the previous snapshot's file at `relativePath` into this one; false if there is none
+    /// (or, given `size`, if it is not of that size: a file changed by hand is made again).
+    package func linkFromPrevious(_ relativePath: String, size: Int? = nil) -> Bool {
+        guard let (old, oldSize) = previousFileAndSize(relativePath), oldSize == size ?? oldSize,
+              let destination = try? path(for: relativePath) else { return false }
         // The link first: it fails only when the file is there already or its folder is not yet.
         if Foundation.link(old.path, destination) == 0 || errno == EEXIST { return true }
         guard (try? makeParent(ofPath: destination)) != nil else { return false }

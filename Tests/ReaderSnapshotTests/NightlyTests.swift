@@ -214,6 +214,14 @@ struct NightlyTests {
                     library.books.append(copy)
                 }
             }
+            if round == 1 {
+                // A page changed by hand is made again, not linked as it is.
+                let page = incremental.appendingPathComponent("books/102-moby-dick-or-the-whale.html")
+                var bytes = try Data(contentsOf: page)
+                bytes.append(contentsOf: Array("<!-- by hand -->".utf8))
+                try FileManager.default.removeItem(at: page)
+                try bytes.write(to: page)
+            }
             let quick = try await export(incremental)
             #expect(quick.status == 2, "\(quick.output)")
             #expect(quick.stderr.contains(" book and shelf pages made from what they were made from last time, linked"), "round \(round): \(quick.output)")

@@ -263,4 +263,46 @@ struct SampleServerTests {
         let after = try #require(library.book(id: 101)).updatedAt
         #expect(after != before && after > before)
     }
+
+    /// --realistic: each answer costs what it costs the real server, by what it holds.
+    @Test func realisticCostsGrowWithWhatAnAnswerHolds() throws {
+        let library = try SampleLibrary.bundled()
+        let costs = ServerCosts.reader
+        let shelf = try #require(library.shelves.first)
+        let onShelf = library.bookCount(onShelf: shelf.id)
+        #expect(onShelf > 1)
+        #expect(costs.cost(of: "/api/v1/shelves/\(shelf.id)", in: library) == costs.shelfBase + costs.shelfPerBook * onShelf)
+        #expect(costs.cost(of: "/api/v1/books", in: library) == costs.booksBase + costs.booksPerBook * library.books.count)
+        #expect(costs.cost(of: "/api/v1/shelves", in: library) == .milliseconds(11))
+        let crashing = try #require(library.books.first { library.shelf(id: $0.shelfID) == nil })
+        #expect(costs.cost(of: "/api/v1/books/\(crashing.id)", in: library) == costs.detailCrash)
+        #expect(costs.cost(of: "/api/v1/books/\(library.books[0].id)", in: library) == costs.detail)
+        #expect(costs.cost(of: "/rails/active_storage/blobs/redirect/x/y.jpg", in: library) == costs.coverRedirect)
+        #expect(costs.cost(of: "/api/v1/sessions", in: library) == .zero, "the login's delay is its own")
+        // A 304 takes the same path through the server, so the same time: the cost depends on the path alone.
+    }
+
+    /// --editable: a book's note edited as in the web editor, its date moved; refused without it.
+    @Test func anEditableServerEditsANoteAndMovesItsDate() async throws {
+        var options = SampleServer.Options()
+        options.editable = true
+        let server = SampleServer(library: try SampleLibrary.bundled(), options: options)
+        let before = try #require(server.library.book(id: 101))
+        try await Application(router: server.makeRouter()).test(.router) { client in
+            try await client.execute(uri: "/_sample/books/101/edit", method: .post) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/_sample/books/999999/edit", method: .post) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+        let after = try #require(server.library.book(id: 101))
+        #expect(after.comments.hasPrefix(before.comments) && after.comments.contains("Edited on the sample server"))
+        #expect(after.updatedAt != before.updatedAt)
+        try await Application(router: Self.makeServer().makeRouter()).test(.router) { client in
+            try await client.execute(uri: "/_sample/books/101/edit", method: .post) { response in
+                #expect(response.status != .ok, "not without --editable")
+            }
+        }
+    }
 }
