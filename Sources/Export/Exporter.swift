@@ -227,7 +227,7 @@ package struct Exporter: Sendable {
 
     /// Every page, on a thread of its own: the threads answers resume on are the network's.
     /// Returns the book and shelf pages' digests, for the next run.
-    private func render(_ library: Catalog, changes: ChangeReport, pages: PageDigests, into writer: SnapshotWriter) async throws -> [String: String] {
+    private func render(_ library: Catalog, changes: ChangeReport, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
         logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
         live?.begin("Rendering", total: 0)
         var renderer = SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LibraryArchive
+import SnapshotStore
 import Support
 
 /// What each book's and shelf's pages were made from, as a digest by the page's path. A night
@@ -12,36 +13,43 @@ import Support
 /// site address, this build: `seed`) and the values of the site that its templates name. Book and
 /// shelf pages are not dated (the date is on the index and the lists), so the date is none of them.
 package struct PageDigests: Sendable {
-    /// The last run's digests, by path, each with the size of the page it gave ("digest size").
-    package var previous: [String: String]
+    /// The last run's digests, each with the size of the page it gave.
+    package var previous: PageDigestTable
     /// What the pages are made with (`RenderDigest`); nil: no page is taken from the last run.
     package var seed: String?
 
-    package init(previous: [String: String] = [:], seed: String? = nil) {
+    package init(previous: PageDigestTable = PageDigestTable(), seed: String? = nil) {
         self.previous = previous
         self.seed = seed
     }
 
+    /// A page's inputs, as the table keeps them: the first 128 bits of their SHA-256.
+    struct Digest: Equatable {
+        var high: UInt64
+        var low: UInt64
+    }
+
     /// The size of the last run's page at `path` when its inputs were these: it can be linked.
-    func sizeAsBefore(_ path: String, digest: String) -> Int? {
-        guard seed != nil, let kept = previous[path], kept.hasPrefix(digest + " ") else { return nil }
-        return Int(kept.dropFirst(digest.count + 1))
+    func sizeAsBefore(_ path: String, digest: Digest) -> Int? {
+        guard seed != nil, let kept = previous.entry(for: path), kept.digest0 == digest.high, kept.digest1 == digest.low else { return nil }
+        return Int(kept.size)
     }
 
     /// The digests of a run's book and shelf pages, gathered from the render's threads.
     final class Gathered: @unchecked Sendable {
         private let lock = NSLock()
-        private var digests: [String: String] = [:]
+        private var entries: [PageDigestTable.Entry] = []
         private(set) var linked = 0
 
-        func add(_ path: String, _ digest: String, size: Int, linked wasLinked: Bool) {
+        func add(_ path: String, _ digest: Digest, size: Int, linked wasLinked: Bool) {
+            let entry = PageDigestTable.Entry(path: PageDigestTable.key(path), digest0: digest.high, digest1: digest.low, size: UInt64(size))
             lock.withLock {
-                digests[path] = "\(digest) \(size)"
+                entries.append(entry)
                 if wasLinked { linked += 1 }
             }
         }
 
-        var all: [String: String] { lock.withLock { digests } }
+        var table: PageDigestTable { lock.withLock { PageDigestTable(entries) } }
     }
 }
 
@@ -105,17 +113,17 @@ struct PageInputs: Sendable {
     }
 
     /// A book's page (either format): the book's entry, its file name, its shelf, its problems.
-    func book(element: Data, fileName: String, shelf: ShelfView?, problems: [Problem]) -> String {
+    func book(element: Data, fileName: String, shelf: ShelfView?, problems: [Problem]) -> PageDigests.Digest {
         var hasher = SHA256()
         add(&hasher, seed, site, "book", fileName)
         add(&hasher, shelf.map { Self.values(of: $0, among: ShelfView.names, named: names) } ?? "\u{0}")
         for problem in problems { add(&hasher, problem.kind.rawValue, problem.message) }
         hasher.update(data: element)
-        return hasher.finalize().hexString
+        return Self.digest(hasher)
     }
 
     /// A shelf's page: the shelf and every book on it, in order.
-    func shelf(_ view: ShelfView, books: [(fileName: String, element: Data)]) -> String {
+    func shelf(_ view: ShelfView, books: [(fileName: String, element: Data)]) -> PageDigests.Digest {
         var hasher = SHA256()
         add(&hasher, seed, site, "shelf", Self.values(of: view, among: ShelfView.names, named: names))
         for book in books {
@@ -123,7 +131,13 @@ struct PageInputs: Sendable {
             hasher.update(data: book.element)
             hasher.update(data: Data([0]))
         }
-        return hasher.finalize().hexString
+        return Self.digest(hasher)
+    }
+
+    private static func digest(_ hasher: SHA256) -> PageDigests.Digest {
+        let bytes = Array(hasher.finalize())
+        func word(_ start: Int) -> UInt64 { bytes[start..<start + 8].reduce(0) { $0 << 8 | UInt64($1) } }
+        return PageDigests.Digest(high: word(0), low: word(8))
     }
 
     private func add(_ hasher: inout SHA256, _ parts: String...) {

@@ -22,7 +22,7 @@ package struct SiteRenderer: Sendable {
     /// What a render did: its book and shelf pages' digests, for the next run, and how many of
     /// those pages were linked from the last snapshot rather than rendered.
     package struct Rendered: Sendable {
-        package var digests: [String: String] = [:]
+        package var digests = PageDigestTable()
         package var linked = 0
     }
 
@@ -83,11 +83,11 @@ package struct SiteRenderer: Sendable {
             }
         }
         _ = try EveryCore.map(jobs.count, worker: {}) { _, index in try jobs[index]() }
-        return Rendered(digests: gathered.all, linked: gathered.linked)
+        return Rendered(digests: gathered.table, linked: gathered.linked)
     }
 
     /// Links the last snapshot's page at `path` when its inputs are as they were; else renders it.
-    private func page(_ path: String, digest: String, gathered: PageDigests.Gathered, into writer: SnapshotWriter, render: () throws -> String) throws {
+    private func page(_ path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, into writer: SnapshotWriter, render: () throws -> String) throws {
         if let size = pages.sizeAsBefore(path, digest: digest), writer.linkFromPrevious(path, size: size) {
             gathered.add(path, digest, size: size, linked: true)
             return

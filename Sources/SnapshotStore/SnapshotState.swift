@@ -17,7 +17,7 @@ package struct SnapshotState: Sendable {
     /// The covers' records, a line each: read and written a record at a time.
     static let coversFile = "covers.jsonl"
     /// The book and shelf pages' digests, by path: what each was made from.
-    static let pagesFile = "pages.json"
+    static let pagesFile = "pages.bin"
     static let schemaVersion = 3
 
     package var responses: [String: ResponseCache.Entry] = [:]
@@ -34,7 +34,7 @@ package struct SnapshotState: Sendable {
     /// What failed, and when it is to be asked for again.
     package var retry = RetrySchedule()
     /// What each book and shelf page of the snapshot was made from (`PageDigests`).
-    package var pageDigests: [String: String] = [:]
+    package var pageDigests = PageDigestTable()
 
     package init(responses: [String: ResponseCache.Entry] = [:], covers: CoverRecords? = nil) {
         self.responses = responses
@@ -80,8 +80,7 @@ package struct SnapshotState: Sendable {
         state.renderedWith = stored.renderedWith
         state.writtenBy = stored.writtenBy
         state.retry = stored.retry ?? RetrySchedule()
-        if let data = try? Data(contentsOf: folder.appendingPathComponent(pagesFile)),
-           let digests = try? JSONDecoder().decode([String: String].self, from: data) {
+        if let data = try? Data(contentsOf: folder.appendingPathComponent(pagesFile)), let digests = PageDigestTable(data: data) {
             state.pageDigests = digests
         }
         let bodies = folder.appendingPathComponent(responsesFolder)
@@ -114,9 +113,7 @@ package struct SnapshotState: Sendable {
             try Self.writePrivately(to: folder.appendingPathComponent(Self.coversFile)) { sink in
                 try covers?.writeLines(to: sink)
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try Self.writePrivately(try encoder.encode(pageDigests), to: folder.appendingPathComponent(Self.pagesFile))
+            try Self.writePrivately(pageDigests.data, to: folder.appendingPathComponent(Self.pagesFile))
             let kept = folder.appendingPathComponent(Self.libraryFile)
             try? FileManager.default.removeItem(at: kept)
             if let published, SnapshotWriter.hardLink(published, kept) { return }

@@ -226,7 +226,7 @@ struct NightlyTests {
             #expect(quick.status == 2, "\(quick.output)")
             #expect(quick.stderr.contains(" book and shelf pages made from what they were made from last time, linked"), "round \(round): \(quick.output)")
             // Without the last run's page digests, every page is rendered again.
-            try FileManager.default.removeItem(at: full.appendingPathComponent(".reader-snapshot/pages.json"))
+            try FileManager.default.removeItem(at: full.appendingPathComponent(".reader-snapshot/pages.bin"))
             let whole = try await export(full)
             #expect(whole.status == 2)
             #expect(!whole.stderr.contains("linked"), "\(whole.output)")

@@ -1,0 +1,83 @@
+import Foundation
+
+/// What each book and shelf page of a snapshot was made from: per page, a hash of its path, the
+/// first 128 bits of its inputs' digest and its size, 32 bytes, sorted by path hash. 200,000 pages
+/// held as a map of path and hex texts took 50 MB of a 100,000-book run; this takes 6.
+package struct PageDigestTable: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var path: UInt64
+        package var digest0: UInt64
+        package var digest1: UInt64
+        package var size: UInt64
+
+        package init(path: UInt64, digest0: UInt64, digest1: UInt64, size: UInt64) {
+            self.path = path
+            self.digest0 = digest0
+            self.digest1 = digest1
+            self.size = size
+        }
+    }
+
+    private(set) var entries: [Entry]
+
+    package init(_ entries: [Entry] = []) {
+        self.entries = entries.sorted { $0.path < $1.path }
+    }
+
+    package var count: Int { entries.count }
+
+    /// A stable hash of a page's path (FNV-1a, 64 bits): the same from run to run and machine to
+    /// machine. Two paths that met would also need the same inputs' digest to be taken one for the
+    /// other, and a page's file name is among its inputs.
+    package static func key(_ path: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in path.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    package func entry(for path: String) -> Entry? {
+        let key = Self.key(path)
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].path < key { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.count && entries[low].path == key ? entries[low] : nil
+    }
+
+    private static let magic = Data("RSPAGES1".utf8)
+
+    /// The table as a file's bytes: a magic word, then each entry's four numbers, little-endian.
+    package var data: Data {
+        var data = Self.magic
+        data.reserveCapacity(Self.magic.count + entries.count * 32)
+        for entry in entries {
+            for value in [entry.path, entry.digest0, entry.digest1, entry.size] {
+                withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+            }
+        }
+        return data
+    }
+
+    /// A table from a file's bytes; nil when they are not one (a state folder is input like any other).
+    package init?(data: Data) {
+        guard data.count >= Self.magic.count, data.prefix(Self.magic.count) == Self.magic,
+              (data.count - Self.magic.count) % 32 == 0 else { return nil }
+        var entries: [Entry] = []
+        entries.reserveCapacity((data.count - Self.magic.count) / 32)
+        data.withUnsafeBytes { raw in
+            var offset = Self.magic.count
+            func next() -> UInt64 {
+                defer { offset += 8 }
+                return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            }
+            while offset < raw.count {
+                entries.append(Entry(path: next(), digest0: next(), digest1: next(), size: next()))
+            }
+        }
+        self.init(entries)
+    }
+}
