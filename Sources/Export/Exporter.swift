@@ -124,10 +124,15 @@ package struct Exporter: Sendable {
         let client = ReaderClient(server: options.server, http: http, timeout: options.timeout, limits: options.limits,
                                   redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache,
                                   logger: logger)
-        let last = try await logIn(client, readingLastSnapshot: lastState, from: stateFolder)
+        var last = try await logIn(client, readingLastSnapshot: lastState, from: stateFolder)
         let crawl = try await crawl(client, last: last, into: publisher.writer)
         let library = crawl.catalog
         let (changes, unchanged) = try compare(library, with: last.library, previousSnapshot: publisher.previous)
+        // The last library and its covers' records are done with: a 100,000-book render peaked
+        // with them still held.
+        last.library = nil
+        last.state.covers = nil
+        MemoryUsage.release()
         // The API's answers hold what privacy options leave out: then they are not kept.
         var state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
         state.retry = crawl.retry

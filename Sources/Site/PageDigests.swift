@@ -41,6 +41,11 @@ package struct PageDigests: Sendable {
         private var entries: [PageDigestTable.Entry] = []
         private(set) var linked = 0
 
+        /// Room for `pages` entries at once: grown by doubling, the array took twice that for a while.
+        init(pages: Int = 0) {
+            entries.reserveCapacity(pages)
+        }
+
         func add(_ path: String, _ digest: Digest, size: Int, linked wasLinked: Bool) {
             let entry = PageDigestTable.Entry(path: PageDigestTable.key(path), digest0: digest.high, digest1: digest.low, size: UInt64(size))
             lock.withLock {
@@ -49,7 +54,12 @@ package struct PageDigests: Sendable {
             }
         }
 
-        var table: PageDigestTable { lock.withLock { PageDigestTable(entries) } }
+        /// The digests, taken out (the render is over).
+        func take() -> PageDigestTable {
+            var taken: [PageDigestTable.Entry] = []
+            lock.withLock { swap(&taken, &entries) }
+            return PageDigestTable(taken)
+        }
     }
 }
 

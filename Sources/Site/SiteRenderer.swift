@@ -44,7 +44,8 @@ package struct SiteRenderer: Sendable {
     @discardableResult
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         var jobs: [Job] = []
-        let gathered = PageDigests.Gathered()
+        let pageFormats = formats.intersection([.html, .markdown]).count
+        let gathered = PageDigests.Gathered(pages: (catalog.count + catalog.frame.shelves.count) * pageFormats)
         if let changes {
             jobs.append {
                 let encoder = JSONEncoder()
@@ -83,7 +84,7 @@ package struct SiteRenderer: Sendable {
             }
         }
         _ = try EveryCore.map(jobs.count, worker: {}) { _, index in try jobs[index]() }
-        return Rendered(digests: gathered.table, linked: gathered.linked)
+        return Rendered(digests: gathered.take(), linked: gathered.linked)
     }
 
     /// Links the last snapshot's page at `path` when its inputs are as they were; else renders it.

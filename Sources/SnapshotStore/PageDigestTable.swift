@@ -20,8 +20,11 @@ package struct PageDigestTable: Sendable, Equatable {
 
     private(set) var entries: [Entry]
 
-    package init(_ entries: [Entry] = []) {
-        self.entries = entries.sorted { $0.path < $1.path }
+    /// Sorted in place: the entries are moved in, not copied.
+    package init(_ entries: consuming [Entry] = []) {
+        var entries = entries
+        entries.sort { $0.path < $1.path }
+        self.entries = entries
     }
 
     package var count: Int { entries.count }
@@ -52,14 +55,26 @@ package struct PageDigestTable: Sendable, Equatable {
 
     /// The table as a file's bytes: a magic word, then each entry's four numbers, little-endian.
     package var data: Data {
-        var data = Self.magic
-        data.reserveCapacity(Self.magic.count + entries.count * 32)
+        var data = Data()
+        write { data.append($0) }
+        return data
+    }
+
+    /// The same bytes, handed out a piece at a time.
+    package func write(to sink: (Data) throws -> Void) rethrows {
+        try sink(Self.magic)
+        var piece = Data()
+        piece.reserveCapacity(64 * 1024)
         for entry in entries {
             for value in [entry.path, entry.digest0, entry.digest1, entry.size] {
-                withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+                withUnsafeBytes(of: value.littleEndian) { piece.append(contentsOf: $0) }
+            }
+            if piece.count >= 64 * 1024 - 32 {
+                try sink(piece)
+                piece.removeAll(keepingCapacity: true)
             }
         }
-        return data
+        if !piece.isEmpty { try sink(piece) }
     }
 
     /// A table from a file's bytes; nil when they are not one (a state folder is input like any other).

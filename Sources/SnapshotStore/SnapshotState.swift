@@ -113,7 +113,7 @@ package struct SnapshotState: Sendable {
             try Self.writePrivately(to: folder.appendingPathComponent(Self.coversFile)) { sink in
                 try covers?.writeLines(to: sink)
             }
-            try Self.writePrivately(pageDigests.data, to: folder.appendingPathComponent(Self.pagesFile))
+            try Self.writePrivately(to: folder.appendingPathComponent(Self.pagesFile)) { try pageDigests.write(to: $0) }
             let kept = folder.appendingPathComponent(Self.libraryFile)
             try? FileManager.default.removeItem(at: kept)
             if let published, SnapshotWriter.hardLink(published, kept) { return }
