@@ -115,6 +115,8 @@ package struct Exporter: Sendable {
     private struct LastSnapshot {
         var state: SnapshotState
         var library: Catalog?
+        /// Where the last library is, when it was let go until the change report needs it.
+        var libraryLater: URL?
     }
 
     private func crawlAndRender(http: HTTPClient, publisher: Publisher, options: Options, dated: Bool) async throws -> (result: Outcome, state: SnapshotState) {
@@ -127,6 +129,9 @@ package struct Exporter: Sendable {
         var last = try await logIn(client, readingLastSnapshot: lastState, from: stateFolder)
         let crawl = try await crawl(client, last: last, into: publisher.writer)
         let library = crawl.catalog
+        if let folder = last.libraryLater {
+            last.library = try? await EveryCore.onThreadOfItsOwn("reader-snapshot library") { try SnapshotState.readLibrary(from: folder) }
+        }
         let (changes, unchanged) = try compare(library, with: last.library, previousSnapshot: publisher.previous)
         // The last library and its covers' records are done with: a 100,000-book render peaked
         // with them still held.
@@ -191,8 +196,16 @@ package struct Exporter: Sendable {
             library = nil
         }
         state.covers = try await readingCovers
+        // A library of another server or account can stand in for no book: it is read again for
+        // the change report once the crawl is over, rather than held through it (100,000 books'
+        // took 40 MB of the crawl's peak).
+        var libraryLater: URL?
+        if let read = library, read.frame.server != client.server.description || read.frame.userID != client.session?.userID {
+            library = nil
+            libraryLater = stateFolder
+        }
         MemoryUsage.release()
-        return LastSnapshot(state: state, library: library)
+        return LastSnapshot(state: state, library: library, libraryLater: libraryLater)
     }
 
     /// Walks the library; books unchanged since the last snapshot are taken from it.

@@ -132,13 +132,14 @@ struct PageInputs: Sendable {
         return Self.digest(hasher)
     }
 
-    /// A shelf's page: the shelf and every book on it, in order.
-    func shelf(_ view: ShelfView, books: [(fileName: String, element: Data)]) -> PageDigests.Digest {
+    /// A shelf's page: the shelf and every book on it, in order (each book's file name and entry,
+    /// read one at a time).
+    func shelf(_ view: ShelfView, books: [Int], fileName: (Int) -> String, element: (Int) throws -> Data) rethrows -> PageDigests.Digest {
         var hasher = SHA256()
         add(&hasher, seed, site, "shelf", Self.values(of: view, among: ShelfView.names, named: names))
-        for book in books {
-            add(&hasher, book.fileName)
-            hasher.update(data: book.element)
+        for place in books {
+            add(&hasher, fileName(place))
+            hasher.update(data: try element(place))
             hasher.update(data: Data([0]))
         }
         return Self.digest(hasher)

@@ -137,7 +137,8 @@ package struct SiteRenderer: Sendable {
         let html = formats.contains(.html), markdown = formats.contains(.markdown)
         return model.shelves.map { shelf in
             {
-                let digest = inputs.shelf(shelf.view, books: try shelf.books.map { (model.fileNames[$0], try model.catalog.element(at: $0)) })
+                let digest = try inputs.shelf(shelf.view, books: shelf.books, fileName: { model.fileNames[$0] },
+                                              element: { try model.catalog.element(at: $0) })
                 if html {
                     try page("shelves/\(shelf.fileName).html", digest: digest, gathered: gathered, into: writer) {
                         try templates.render(model.shelfPage(shelf, root: "../"), .html, template: "shelf")
