@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# make bench: the release build against the sample server with synthetic libraries; two tables.
+# make bench: the release build against the sample server with synthetic libraries; three tables.
 #
 #   scripts/bench.sh [books ...]     sizes (default: 1000 10000); RUNS=n runs of each step (default 3)
 #   CAPACITY=0 scripts/bench.sh      leave out the capacity table
 #   BIN=path scripts/bench.sh        measure that build (with its resource bundles beside it)
 #   NIGHTLY=0 scripts/bench.sh       leave out the nightly table (against --realistic; NIGHTLY_SIZES)
 #   MAIN=0 scripts/bench.sh          leave out the first table
+#   CURL_LEVELS="4 8"                the fixed levels curl is run at, beside our crawl (its best counts)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
