@@ -80,12 +80,13 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Crawl (against curl's best on the same requests), render, notes and no-change figures for 1,000
+# Crawl (against curl's best on the same requests), render (against Hugo's), notes and no-change figures for 1,000
 # and 10,000 books; nightly runs against a server that costs what Reader does (--realistic); and
 # the adaptive crawl against servers of capacity 1, 2 and 8 (release build; medians of 3 runs;
 # about twenty minutes).
 bench: deps
 	@command -v cmark-gfm >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="cmark-gfm"
+	@command -v hugo >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="hugo"
 	@command -v curl >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="curl"
 	scripts/bench.sh
 
@@ -93,7 +94,7 @@ bench: deps
 bench-100k: deps
 	@command -v cmark-gfm >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="cmark-gfm"
 	@command -v curl >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="curl"
-	RUNS=1 CAPACITY=0 NIGHTLY=0 CURL_LEVELS=8 scripts/bench.sh 100000
+	RUNS=1 CAPACITY=0 NIGHTLY=0 HUGO=0 CURL_LEVELS=8 scripts/bench.sh 100000
 
 sample-server: build
 	$(BIN) sample-server

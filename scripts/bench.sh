@@ -7,6 +7,7 @@
 #   NIGHTLY=0 scripts/bench.sh       leave out the nightly table (against --realistic; NIGHTLY_SIZES)
 #   MAIN=0 scripts/bench.sh          leave out the first table
 #   CURL_LEVELS="4 8"                the fixed levels curl is run at, beside our crawl (its best counts)
+#   HUGO=0 scripts/bench.sh          leave out the render against Hugo (HUGO_BOOKS, 10,000 by default)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -159,6 +160,30 @@ nightly_run() {
   /usr/bin/time -v "$bin" export --server "$url" --email demo@reader.example --output "$out" "$@" \
     2>"$timefile" >/dev/null || [ $? -eq 2 ] || { cat "$timefile" >&2; exit 1; }
 }
+
+# Our render against Hugo's on the same pages: a library exported once, a Hugo site made from it
+# (scripts/hugo-site.py), both rendered RUNS times, alternated, into fresh folders.
+if [ "${HUGO:-1}" = 1 ] && command -v hugo >/dev/null; then
+  hugo_books=${HUGO_BOOKS:-10000}
+  start_server "$hugo_books"
+  source_out=$(fresh)
+  export_run "$source_out" "$work/source.time"
+  stop_server
+  python3 scripts/hugo-site.py "$source_out/library.json" "$work/hugo-site" >/dev/null
+  ours=() theirs=()
+  for run in $(seq "$runs"); do
+    out=$(fresh)
+    /usr/bin/time -v "$bin" render --from "$source_out/library.json" --output "$out" --format html,markdown -q 2>"$work/ours.time" || true
+    ours+=("$(seconds "$work/ours.time")"); ours_pages=$(find "$out" -name '*.html' -o -name '*.md' | wc -l); rm -rf "$out"
+    out=$(fresh)
+    /usr/bin/time -v hugo --quiet -s "$work/hugo-site" -d "$out" 2>"$work/hugo.time" >/dev/null || true
+    theirs+=("$(seconds "$work/hugo.time")"); hugo_pages=$(find "$out" -name '*.html' -o -name '*.md' | wc -l); rm -rf "$out"
+  done
+  o=$(printf '%s\n' "${ours[@]}" | median); h=$(printf '%s\n' "${theirs[@]}" | median)
+  echo
+  printf 'Render against Hugo (%s), %s books, alternated: ours %.2f s (%s pages), Hugo %.2f s (%s pages), x%.2f; runs: ours %s, Hugo %s\n' \
+    "$(hugo version | awk '{ print $2 }')" "$hugo_books" "$o" "$ours_pages" "$h" "$hugo_pages" "$(awk -v a="$o" -v b="$h" 'BEGIN { print a / b }')" "${ours[*]}" "${theirs[*]}"
+fi
 
 if [ "${NIGHTLY:-1}" = 1 ]; then
   echo
