@@ -170,12 +170,5 @@ package final class CoverRecords: @unchecked Sendable {
     }
 
     /// FNV-1a, cheaper than Swift's seeded hash and enough for an index checked against the address.
-    package static func hash(_ url: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in url.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
-    }
+    package static func hash(_ url: String) -> UInt64 { FNV1a.hash(url) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// What each book and shelf page of a snapshot was made from: per page, a hash of its path, the
 /// first 128 bits of its inputs' digest and its size, 32 bytes, sorted by path hash. 200,000 pages
@@ -32,14 +33,7 @@ package struct PageDigestTable: Sendable, Equatable {
     /// A stable hash of a page's path (FNV-1a, 64 bits): the same from run to run and machine to
     /// machine. Two paths that met would also need the same inputs' digest to be taken one for the
     /// other, and a page's file name is among its inputs.
-    package static func key(_ path: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in path.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
-    }
+    package static func key(_ path: String) -> UInt64 { FNV1a.hash(path) }
 
     package func entry(for path: String) -> Entry? {
         let key = Self.key(path)
