@@ -136,6 +136,12 @@ package final class Catalog: @unchecked Sendable {
         return try decode(NoteMarkdownOnly.self, at: index).note.markdown
     }
 
+    /// The same, from the book's entry already read (`element(at:)`): not read a second time.
+    package func noteMarkdown(at index: Int, element: Data) throws -> String {
+        if case .memory(let books) = store { return books[index].note.markdown }
+        return try decode(NoteMarkdownOnly.self, from: element, at: index).note.markdown
+    }
+
     /// The notes as the server sent them.
     func noteSource(at index: Int) throws -> String? {
         if case .memory(let books) = store { return books[index].note.source }

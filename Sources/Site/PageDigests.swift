@@ -27,6 +27,35 @@ package struct PageDigests: Sendable {
     struct Digest: Equatable {
         var high: UInt64
         var low: UInt64
+
+        init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
+
+        init(of data: Data) {
+            var hasher = SHA256()
+            hasher.update(data: data)
+            self = PageInputs.digest(hasher)
+        }
+    }
+
+    /// Each book's entry digested, by its place: written by the book's job, read by its shelf's
+    /// once every book job is done (each place written once, by one thread).
+    final class EntryDigests: @unchecked Sendable {
+        private let digests: UnsafeMutableBufferPointer<Digest>
+
+        init(count: Int) {
+            digests = .allocate(capacity: max(1, count))
+            digests.initialize(repeating: Digest(high: 0, low: 0))
+        }
+
+        deinit { digests.deallocate() }
+
+        subscript(place: Int) -> Digest {
+            get { digests[place] }
+            set { digests[place] = newValue }
+        }
     }
 
     /// The size of the last run's page at `path` when its inputs were these: it can be linked.
@@ -122,30 +151,32 @@ struct PageInputs: Sendable {
         }
     }
 
-    /// A book's page (either format): the book's entry, its file name, its shelf, its problems.
-    func book(element: Data, fileName: String, shelf: ShelfView?, problems: [Problem]) -> PageDigests.Digest {
+    /// A book's page (either format): the book's entry (its digest), its file name, its shelf, its problems.
+    func book(entry: PageDigests.Digest, fileName: String, shelf: ShelfView?, problems: [Problem]) -> PageDigests.Digest {
         var hasher = SHA256()
         add(&hasher, seed, site, "book", fileName)
         add(&hasher, shelf.map { Self.values(of: $0, among: ShelfView.names, named: names) } ?? "\u{0}")
         for problem in problems { add(&hasher, problem.kind.rawValue, problem.message) }
-        hasher.update(data: element)
+        add(&hasher, entry)
         return Self.digest(hasher)
     }
 
-    /// A shelf's page: the shelf and every book on it, in order (each book's file name and entry,
-    /// read one at a time).
-    func shelf(_ view: ShelfView, books: [Int], fileName: (Int) -> String, element: (Int) throws -> Data) rethrows -> PageDigests.Digest {
+    /// A shelf's page: the shelf and every book on it, in order (each book's file name and entry).
+    func shelf(_ view: ShelfView, books: [(fileName: String, entry: PageDigests.Digest)]) -> PageDigests.Digest {
         var hasher = SHA256()
         add(&hasher, seed, site, "shelf", Self.values(of: view, among: ShelfView.names, named: names))
-        for place in books {
-            add(&hasher, fileName(place))
-            hasher.update(data: try element(place))
-            hasher.update(data: Data([0]))
+        for book in books {
+            add(&hasher, book.fileName)
+            add(&hasher, book.entry)
         }
         return Self.digest(hasher)
     }
 
-    private static func digest(_ hasher: SHA256) -> PageDigests.Digest {
+    private func add(_ hasher: inout SHA256, _ digest: PageDigests.Digest) {
+        withUnsafeBytes(of: (digest.high.bigEndian, digest.low.bigEndian)) { hasher.update(bufferPointer: $0) }
+    }
+
+    static func digest(_ hasher: SHA256) -> PageDigests.Digest {
         let bytes = Array(hasher.finalize())
         func word(_ start: Int) -> UInt64 { bytes[start..<start + 8].reduce(0) { $0 << 8 | UInt64($1) } }
         return PageDigests.Digest(high: word(0), low: word(8))

@@ -43,7 +43,7 @@ package struct SiteRenderer: Sendable {
     /// The same from a catalog: each book is read when its pages are made.
     @discardableResult
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
-        var jobs: [Job] = []
+        var jobs: [Job] = [], shelves: [Job] = []
         let pageFormats = formats.intersection([.html, .markdown]).count
         let gathered = PageDigests.Gathered(pages: (catalog.count + catalog.frame.shelves.count) * pageFormats)
         if let changes {
@@ -79,11 +79,14 @@ package struct SiteRenderer: Sendable {
                 jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
             }
             if !formats.isDisjoint(with: [.html, .markdown]) {
-                jobs += shelfJobs(model, inputs: inputs, gathered: gathered, into: writer)
-                jobs += bookJobs(model, inputs: inputs, gathered: gathered, into: writer)
+                let entries = PageDigests.EntryDigests(count: catalog.count)
+                jobs += bookJobs(model, inputs: inputs, entries: entries, gathered: gathered, into: writer)
+                // Then the shelves, from the digests of their books' entries, each read once.
+                shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, into: writer)
             }
         }
         _ = try EveryCore.map(jobs.count, worker: {}) { _, index in try jobs[index]() }
+        _ = try EveryCore.map(shelves.count, worker: {}) { _, index in try shelves[index]() }
         return Rendered(digests: gathered.take(), linked: gathered.linked)
     }
 
@@ -132,13 +135,13 @@ package struct SiteRenderer: Sendable {
     }
 
     /// Each shelf's HTML and Markdown pages.
-    private func shelfJobs(_ model: SiteModel, inputs: PageInputs, gathered: PageDigests.Gathered, into writer: SnapshotWriter) -> [Job] {
+    private func shelfJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
+                           into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         let html = formats.contains(.html), markdown = formats.contains(.markdown)
         return model.shelves.map { shelf in
             {
-                let digest = try inputs.shelf(shelf.view, books: shelf.books, fileName: { model.fileNames[$0] },
-                                              element: { try model.catalog.element(at: $0) })
+                let digest = inputs.shelf(shelf.view, books: shelf.books.map { (model.fileNames[$0], entries[$0]) })
                 if html {
                     try page("shelves/\(shelf.fileName).html", digest: digest, gathered: gathered, into: writer) {
                         try templates.render(model.shelfPage(shelf, root: "../"), .html, template: "shelf")
@@ -154,18 +157,20 @@ package struct SiteRenderer: Sendable {
     }
 
     /// Each book's HTML and Markdown pages, from its notes read once.
-    private func bookJobs(_ model: SiteModel, inputs: PageInputs, gathered: PageDigests.Gathered, into writer: SnapshotWriter) -> [Job] {
+    private func bookJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
+                          into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         let html = formats.contains(.html), markdown = formats.contains(.markdown)
         return model.books.map { place in
             {
                 let fileName = model.fileNames[place]
-                let digest = inputs.book(element: try model.catalog.element(at: place), fileName: fileName,
-                                         shelf: model.shelfView(of: place), problems: model.problems(of: place))
+                let element = try model.catalog.element(at: place)
+                entries[place] = PageDigests.Digest(of: element)
+                let digest = inputs.book(entry: entries[place], fileName: fileName, shelf: model.shelfView(of: place), problems: model.problems(of: place))
                 var note: String?
                 func noteMarkdown() throws -> String {
                     if let note { return note }
-                    note = try model.catalog.noteMarkdown(at: place)
+                    note = try model.catalog.noteMarkdown(at: place, element: element)
                     return note!
                 }
                 if html {
