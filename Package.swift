@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
     ],
     targets: [
         // cmark-gfm and its GFM extensions, from Debian's libcmark-gfm-dev / -extensions-dev.
@@ -34,7 +36,7 @@ let package = Package(
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
-        // Support ← ReaderAPI, Notes ← LibraryArchive ← SnapshotStore ← Crawl, Site ← Export ← the CLI.
+        // Support ← ReaderAPI, Notes ← LibraryArchive ← SnapshotStore ← Crawl, Site, History, Vault ← Export ← the CLI.
         // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
         .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
@@ -70,11 +72,22 @@ let package = Package(
         // One export, step by step: log in, crawl, compare, render, publish.
         .target(
             name: "Export",
-            dependencies: ["Crawl", "LibraryArchive", "ReaderAPI", "Site", "SnapshotStore", "Support",
+            dependencies: ["Crawl", "History", "LibraryArchive", "ReaderAPI", "Site", "SnapshotStore", "Support", "Vault",
+                           // History's module needs its C shims' module map in sight (in debug builds).
+                           .product(name: "Subprocess", package: "swift-subprocess"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")]
         ),
+        // --history: the snapshot's text kept in git, one commit a night, and read back.
+        .target(
+            name: "History",
+            dependencies: ["LibraryArchive", "Support",
+                           .product(name: "Subprocess", package: "swift-subprocess"),
+                           .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        // --markdown-into: the Markdown tree kept in a folder of the user's, their edits kept.
+        .target(name: "Vault", dependencies: ["Support", .product(name: "Crypto", package: "swift-crypto")]),
         // The default templates, from the top-level Templates/ folder that users copy.
         .target(
             name: "DefaultTemplates",
@@ -95,8 +108,9 @@ let package = Package(
         .executableTarget(
             name: "reader-snapshot",
             dependencies: [
-                "Crawl", "Export", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
-                "SampleServer",
+                "Crawl", "Export", "History", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
+                "SampleServer", "Vault",
+                .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -106,8 +120,9 @@ let package = Package(
         .testTarget(
             name: "ReaderSnapshotTests",
             dependencies: [
-                "Crawl", "Export", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
-                "SampleServer",
+                "Crawl", "Export", "History", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
+                "SampleServer", "Vault",
+                .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             resources: [.copy("Fixtures")]

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crawl
 import Foundation
+import History
 import LibraryArchive
 import Notes
 import Logging
@@ -8,6 +9,7 @@ import ReaderAPI
 import Site
 import SnapshotStore
 import Support
+import Vault
 
 /// One export: crawl → library → render → publish.
 package struct Exporter: Sendable {
@@ -37,6 +39,10 @@ package struct Exporter: Sendable {
         /// Where the site will be served (`--site-url`).
         package var siteURL: URL?
         package var generatedAt: String
+        /// `--history`: after each run that changed the snapshot, its text is committed, by this author.
+        package var historyAuthor: HistoryRepository.Author?
+        /// `--markdown-into`: the Markdown tree kept in a folder of the user's.
+        package var vault: Vault?
 
         package init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
                     formats: Set<OutputFormat> = Set(OutputFormat.allCases), concurrency: Int = 8,
@@ -63,6 +69,10 @@ package struct Exporter: Sendable {
         /// True when, on top of that, the pages were not even rendered: the snapshot was left as it was.
         package var untouched = false
         package var duration: Duration
+        /// What `--history` did: a commit, or none (the same text).
+        package var history: HistoryRepository.Recorded?
+        /// What `--markdown-into` did.
+        package var vault: Vault.Report?
     }
 
     package var options: Options
@@ -88,9 +98,14 @@ package struct Exporter: Sendable {
         }
         let target = dated?.folder(for: options.generatedAt) ?? options.output
         let publisher = try Publisher(output: target, previous: dated?.newest)
+        // Held until the run is over: the history's commit is this run's too.
+        defer { publisher.finish() }
+        let history = options.historyAuthor.map { _ in HistoryRepository.of(output: dated?.root ?? target, dated: dated != nil) }
+        if let history { try await finishLastCommit(history, snapshot: dated?.newest ?? publisher.previous) }
         let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency, connectTimeout: options.connectTimeout)
+        var outcome: (result: Outcome, state: SnapshotState)
         do {
-            var outcome = try await crawlAndRender(http: http, publisher: publisher, options: options, dated: dated != nil)
+            outcome = try await crawlAndRender(http: http, publisher: publisher, options: options, dated: dated != nil)
             try await http.shutdown()
             if outcome.result.untouched {
                 // Nothing changed and the pages are made the same way: the snapshot stays as it is.
@@ -102,11 +117,48 @@ package struct Exporter: Sendable {
                     try outcome.state.write(to: cacheDirectory, library: outcome.result.catalog)
                 }
             }
-            outcome.result.duration = ContinuousClock.now - started
-            return outcome.result
         } catch {
             try? await http.shutdown()
             publisher.discard()
+            throw error
+        }
+        let snapshot = dated?.newest ?? target
+        if let history, let author = options.historyAuthor, !outcome.result.untouched || !history.exists {
+            outcome.result.history = try await commit(outcome.result, to: history, snapshot: snapshot, author: author)
+        }
+        if let vault = options.vault {
+            logger.info("Keeping the Markdown in \(vault.root.path)")
+            outcome.result.vault = try vault.sync(from: snapshot)
+        }
+        outcome.result.duration = ContinuousClock.now - started
+        return outcome.result
+    }
+
+    /// The commit a killed or failed run could not make, made from the snapshot it was for
+    /// before this run replaces it.
+    private func finishLastCommit(_ history: HistoryRepository, snapshot: URL?) async throws {
+        guard let pending = history.pending, let snapshot else { return }
+        logger.info("History: making the commit the last run could not (\(pending.message.subject))")
+        _ = try await history.record(snapshot, as: pending)
+    }
+
+    /// The snapshot's text, committed if it changed; the message is the change report in short.
+    private func commit(_ result: Outcome, to history: HistoryRepository, snapshot: URL,
+                        author: HistoryRepository.Author) async throws -> HistoryRepository.Recorded {
+        var changes = result.changes
+        // The first commit holds the whole library, whatever the report says of the night before.
+        if !history.exists { changes.firstRun = true }
+        let date = result.catalog.frame.generatedAt
+        let message = CommitMessage(changes: changes, date: date, books: result.catalog.count)
+        let commit = HistoryRepository.Commit(message: message, date: Self.seconds(of: date) ?? 0, author: author)
+        do {
+            let recorded = try await history.record(snapshot, as: commit)
+            if case .committed(let id) = recorded {
+                logger.info("History: committed \(id.prefix(12)), \(message.subject)")
+            }
+            return recorded
+        } catch {
+            logger.error("The snapshot is published, but its history commit failed; the next run makes it.")
             throw error
         }
     }

@@ -108,17 +108,46 @@ struct ReaderAPIRoutes: Sendable {
         }
     }
 
-    /// Adds a line to a book's note (only with `Options.editable`): its `updated_at` moves, as in Rails.
-    @Sendable func editNote(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    /// Changes a book as its owner would in the web app (only with `Options.editable`); its
+    /// `updated_at` moves, as in Rails. `?what=note` (the default) adds a line to its note, `title`
+    /// renames it, `move&shelf=ID` moves it to that shelf, `delete` deletes it.
+    @Sendable func editBook(_ request: Request, context: BasicRequestContext) async throws -> Response {
         guard let id = context.parameters.get("id").flatMap(Int.init), library.book(id: id) != nil else {
             return json(["error": "Book not found"], status: .notFound)
         }
-        server.update { library in
-            library.updateBook(id: id) { book in
-                let edits = book.comments.components(separatedBy: "Edited on the sample server").count
-                book.comments += "<div class=\"trix-content\">\n  <div>Edited on the sample server (\(edits)).</div>\n</div>\n"
+        let query = request.uri.queryParameters
+        switch query.get("what") ?? "note" {
+        case "note":
+            server.update { library in
+                library.updateBook(id: id) { book in
+                    let edits = book.comments.components(separatedBy: "Edited on the sample server").count
+                    book.comments += "<div class=\"trix-content\">\n  <div>Edited on the sample server (\(edits)).</div>\n</div>\n"
+                }
             }
+        case "title":
+            server.update { library in library.updateBook(id: id) { $0.title += " (revised)" } }
+        case "move":
+            guard let shelf = query.get("shelf").flatMap(Int.init), library.shelf(id: shelf) != nil else {
+                return json(["error": "No such shelf"], status: .unprocessableContent)
+            }
+            server.update { library in library.updateBook(id: id) { $0.shelfID = shelf } }
+        case "delete":
+            server.update { library in library.books.removeAll { $0.id == id } }
+        default:
+            return json(["error": "what: note, title, move or delete"], status: .badRequest)
         }
+        return json(["id": id])
+    }
+
+    /// Adds a book (only with `Options.editable`): `POST /_sample/books?shelf=ID&title=TITLE`.
+    @Sendable func addBook(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard let shelf = query.get("shelf").flatMap(Int.init), library.shelf(id: shelf) != nil else {
+            return json(["error": "No such shelf"], status: .unprocessableContent)
+        }
+        let title = query.get("title") ?? "A new book"
+        var id = 0
+        server.update { library in id = library.addBook(title: title, shelfID: shelf) }
         return json(["id": id])
     }
 

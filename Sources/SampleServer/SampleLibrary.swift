@@ -86,6 +86,16 @@ public struct SampleLibrary: Sendable {
         }
     }
 
+    /// Adds a book to a shelf, as its owner would in the web app; returns its id.
+    @discardableResult
+    public mutating func addBook(title: String, shelfID: Int) -> Int {
+        let id = (books.map(\.id).max() ?? 0) + 1
+        let now = Self.touchedAt.string(from: Date())
+        books.append(Book(id: id, title: title, author: .string("A. Newcomer"), isbn: .null, shelfID: shelfID, createdAt: now, updatedAt: now,
+                          comments: "<div class=\"trix-content\">\n  <div>Added on the sample server.</div>\n</div>\n", cover: nil))
+        return id
+    }
+
     nonisolated(unsafe) private static let touchedAt: ISO8601DateFormatter = {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -26,8 +26,8 @@ public final class SampleServer: Sendable {
         /// Whether `/api/v1/books` gives each book's `shelf_id`, as the real server does (Reader's
         /// older documents leave it out: a client must then read every shelf's page).
         public var listsShelfIDs = true
-        /// Whether `POST /_sample/books/:id/edit` edits a book's note, as its owner would in the web
-        /// editor (benchmarks and demos of a night with a change).
+        /// Whether `POST /_sample/books/:id/edit` and `POST /_sample/books` change the library, as its
+        /// owner would in the web app (tests, benchmarks and demos of a night with a change).
         public var editable = false
         public var faults = FaultPlan()
         public init() {}
@@ -79,7 +79,10 @@ public final class SampleServer: Sendable {
         router.get("/rails/active_storage/disk/:token/:file", use: covers.disk)
         router.get("/storage/:file", use: covers.objectStorage)
         router.get("/third-party/covers/:file", use: covers.thirdPartyPage)
-        if options.editable { router.post("/_sample/books/:id/edit", use: api.editNote) }
+        if options.editable {
+            router.post("/_sample/books/:id/edit", use: api.editBook)
+            router.post("/_sample/books", use: api.addBook)
+        }
         return router
     }
 

@@ -56,8 +56,12 @@ package final class Publisher: @unchecked Sendable {
 
     package var writer: SnapshotWriter { SnapshotWriter(root: staging, previous: previous) }
 
+    /// What the output keeps across swaps: its history (`--history`), which no run rebuilds.
+    static let carried = ".git"
+
     /// Clears what an interrupted run left beside the output: its staging folder, and a previous
-    /// snapshot set aside by a swap that was cut between its two renames (put back first).
+    /// snapshot set aside by a swap that was cut between its two renames (put back first). A
+    /// history that was on its way into the new snapshot goes back into the output.
     static func recover(output: URL) {
         let manager = FileManager.default
         let parent = output.deletingLastPathComponent()
@@ -68,6 +72,11 @@ package final class Publisher: @unchecked Sendable {
         if !manager.fileExists(atPath: output.path),
            let setAside = leftovers.filter({ $0.hasPrefix(".\(name).previous-") }).sorted().last {
             try? manager.moveItem(at: parent.appendingPathComponent(setAside), to: output)
+        }
+        let history = output.appendingPathComponent(carried)
+        for leftover in leftovers where !manager.fileExists(atPath: history.path) && manager.fileExists(atPath: output.path) {
+            let held = parent.appendingPathComponent(leftover).appendingPathComponent(carried)
+            if manager.fileExists(atPath: held.path) { try? manager.moveItem(at: held, to: history) }
         }
         for leftover in leftovers where manager.fileExists(atPath: parent.appendingPathComponent(leftover).path) {
             try? manager.removeItem(at: parent.appendingPathComponent(leftover))
@@ -89,11 +98,12 @@ package final class Publisher: @unchecked Sendable {
         }
     }
 
-    /// Puts the staging folder in place of the output.
+    /// Puts the staging folder in place of the output. The lock is held until the publisher is
+    /// let go: what follows the swap (the history's commit) is this run's too.
     package func publish() throws {
-        defer { releaseLock() }
         let manager = FileManager.default
         if manager.fileExists(atPath: output.path) {
+            try carryHistory()
             if reader_exchange_paths(staging.path, output.path) == 0 {
                 try? manager.removeItem(at: staging) // now the old snapshot
                 return
@@ -107,10 +117,12 @@ package final class Publisher: @unchecked Sendable {
                     try manager.moveItem(at: staging, to: output)
                 } catch {
                     try? manager.moveItem(at: setAside, to: output)
+                    putHistoryBack()
                     throw error
                 }
                 try? manager.removeItem(at: setAside)
             } catch {
+                putHistoryBack()
                 throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: output.path)
             }
         } else {
@@ -122,10 +134,32 @@ package final class Publisher: @unchecked Sendable {
         }
     }
 
-    /// Removes the staging folder after a failure; the previous snapshot is untouched.
+    /// The output's history, moved into the new snapshot in one rename; a run killed before the
+    /// swap leaves it in the staging folder, where `recover` finds it.
+    private func carryHistory() throws {
+        let history = output.appendingPathComponent(Self.carried)
+        guard FileManager.default.fileExists(atPath: history.path) else { return }
+        do {
+            try FileManager.default.moveItem(at: history, to: staging.appendingPathComponent(Self.carried))
+        } catch {
+            throw SnapshotError(.notWritable(detail: "could not carry the history (.git) into the new snapshot: \(SnapshotWriter.describe(error))"), path: output.path)
+        }
+    }
+
+    private func putHistoryBack() {
+        let history = output.appendingPathComponent(Self.carried)
+        if !FileManager.default.fileExists(atPath: history.path) {
+            try? FileManager.default.moveItem(at: staging.appendingPathComponent(Self.carried), to: history)
+        }
+    }
+
+    /// Lets the next run in.
+    package func finish() { releaseLock() }
+
+    /// Removes the staging folder after a failure, or when nothing changed; the previous snapshot
+    /// is untouched.
     package func discard() {
         try? FileManager.default.removeItem(at: staging)
-        releaseLock()
     }
 
     private func releaseLock() {

@@ -86,7 +86,7 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Answer as slowly as the real Reader server: a shelf's page 30 ms plus 3.4 ms a book on it, the list of books 10 ms plus 0.16 ms a book, a book's details 7 ms, a cover 1–3 ms, a 304 as slow as a 200, one request at a time unless --capacity says otherwise. Replaces --latency-ms.")
     var realistic = false
 
-    @Flag(name: .long, help: "Accept POST /_sample/books/ID/edit, which adds a line to that book's note (a night with a change, for benchmarks).")
+    @Flag(name: .long, help: "Let the library be changed between runs, as its owner would (tests, benchmarks): POST /_sample/books/ID/edit adds a line to the note; with ?what=title renames the book, ?what=move&shelf=ID moves it, ?what=delete deletes it; POST /_sample/books?shelf=ID&title=T adds one.")
     var editable = false
 
     @Flag(name: .long, help: "Leave shelf_id out of the list of books, as Reader's older documents describe it (a client must then read every shelf's page).")

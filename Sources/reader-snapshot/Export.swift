@@ -2,6 +2,7 @@ import ArgumentParser
 import Crawl
 import Export
 import Foundation
+import History
 import LibraryArchive
 import Logging
 import Notes
@@ -9,6 +10,7 @@ import ReaderAPI
 import Site
 import SnapshotStore
 import Support
+import Vault
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -91,6 +93,18 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Notes longer than this are shown cut, with a notice (library.json keeps them whole).", valueName: "KB"))
     var maxNoteKb: Int = 1024
 
+    @Flag(name: .long, help: "Keep the snapshot's text (Markdown, library.json, the CSV, each cover once) in git: a commit for each run that changed something, dated by the snapshot, in DIR/.git (DIR/history.git with --keep). 'reader-snapshot history DIR' tells it night by night. Needs git.")
+    var history = false
+
+    @Option(name: .long, help: ArgumentHelp("The author of the history's commits (default: reader-snapshot <reader-snapshot@localhost>).", valueName: "name <email>"))
+    var historyAuthor: String?
+
+    @Option(name: .long, help: ArgumentHelp("Keep the Markdown in DIR/Reader/ too, a folder of yours (a notes vault); nothing else there is touched. Your edits are kept: the server's new version of a note you edited goes beside it as NAME.reader.md.", valueName: "dir"))
+    var markdownInto: String?
+
+    @Flag(name: .long, help: "With --markdown-into: write again the files you deleted from DIR/Reader/.")
+    var restore = false
+
     @OptionGroup var snapshot: SnapshotOptions
 
     func validate() throws {
@@ -102,6 +116,20 @@ struct Export: AsyncParsableCommand {
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.") }
         if let keep, !(1...10_000).contains(keep) { throw ValidationError("--keep must be between 1 and 10000.") }
         guard (0...20).contains(retries) else { throw ValidationError("--retries must be between 0 and 20.") }
+        if let historyAuthor {
+            guard history else { throw ValidationError("--history-author goes with --history.") }
+            guard HistoryRepository.Author(parsing: historyAuthor) != nil else {
+                throw ValidationError("--history-author must read like \"Your Name <you@example.com>\".")
+            }
+        }
+        if restore && markdownInto == nil { throw ValidationError("--restore goes with --markdown-into.") }
+        if let markdownInto {
+            let vault = URL(fileURLWithPath: markdownInto).standardizedFileURL.resolvingSymlinksInPath().path + "/"
+            let out = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path + "/"
+            if vault.hasPrefix(out) || out.hasPrefix(vault + Vault.folderName + "/") {
+                throw ValidationError("--markdown-into must be outside the output folder (each run replaces the output), and the output outside its Reader/ folder.")
+            }
+        }
         guard let serverText = server ?? environment("READER_SERVER") else {
             throw ValidationError("Give the Reader server with --server URL or READER_SERVER.")
         }
@@ -189,7 +217,8 @@ struct Export: AsyncParsableCommand {
         live?.start()
         defer { live?.stop() }
         let credentials = try credentials(logger: logger)
-        let formats = try snapshot.formats()
+        var formats = try snapshot.formats()
+        if markdownInto != nil { formats.insert(.markdown) }
         let outputURL = URL(fileURLWithPath: output)
         do {
             let address = try ServerAddress(server ?? environment("READER_SERVER") ?? "")
@@ -210,9 +239,14 @@ struct Export: AsyncParsableCommand {
             options.limits.jsonBytes = maxResponseMb << 20
             options.limits.coverBytes = maxCoverMb << 20
             options.noteLimit = maxNoteKb << 10
+            if history {
+                options.historyAuthor = historyAuthor.flatMap(HistoryRepository.Author.init(parsing:)) ?? .tool
+            }
+            options.vault = markdownInto.map { Vault(into: URL(fileURLWithPath: $0), restore: restore) }
             let outcome = try await Exporter(options: options, logger: logger, live: live).run()
             // A snapshot published with gaps ends with its own exit code; a complete one returns.
             let code = report(outcome, output: keep == nil ? outputURL : outputURL.appendingPathComponent("latest"), formats: formats, logger: logger)
+            if let vault = outcome.vault, let folder = options.vault { reportVault(vault, in: folder, logger: logger) }
             if !code.isSuccess { throw code }
         } catch let code as ExitCode {
             throw code

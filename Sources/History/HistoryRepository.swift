@@ -1,0 +1,165 @@
+import Foundation
+
+/// `--history`: the snapshot's text kept in a git repository, one commit a run that changed
+/// something, dated by the snapshot.
+///
+/// A snapshot that is the output folder keeps it in `DIR/.git` (carried across each swap by the
+/// publisher), so `git log -p` works in the folder itself; dated snapshots share `DIR/history.git`
+/// beside them. Each commit is the snapshot as git sees it through `info/exclude`: the Markdown,
+/// `library.json`, the CSV and the covers (each cover's bytes stored once, whatever the nights);
+/// the pages are made from these.
+///
+/// A run killed in the middle of a commit leaves git's own lock files and, at worst, objects no
+/// commit names: the repository stays valid. The commit it was making is described in
+/// `reader-snapshot-pending.json`, written before it starts, and the next run finishes it first.
+package struct HistoryRepository: Sendable {
+    package let gitDirectory: URL
+
+    package init(gitDirectory: URL) {
+        self.gitDirectory = gitDirectory.standardizedFileURL
+    }
+
+    /// The history of the snapshot at `output`, or of the dated snapshots under it.
+    package static func of(output: URL, dated: Bool) -> HistoryRepository {
+        HistoryRepository(gitDirectory: output.appendingPathComponent(dated ? "history.git" : ".git"))
+    }
+
+    /// For reading: whichever of the two a folder has. `DIR/latest` and `DIR/snapshots/DATE` lead
+    /// to the dated snapshots' history.
+    package static func find(from folder: URL) -> HistoryRepository? {
+        let folder = folder.standardizedFileURL
+        let candidates = [folder.appendingPathComponent(".git"), folder.appendingPathComponent("history.git"),
+                          folder.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("history.git")]
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("HEAD").path) }
+            .map(HistoryRepository.init)
+    }
+
+    /// The branch the nights go on.
+    static let branch = "refs/heads/main"
+
+    /// What a commit holds, for git's exclude file: everything else in the snapshot is left out.
+    static let exclude = """
+        # reader-snapshot keeps a snapshot's text: the pages are made from it.
+        /*
+        !/markdown/
+        !/library.json
+        !/library.csv
+        !/covers/
+
+        """
+
+    package struct Author: Codable, Sendable, Equatable {
+        package var name: String
+        package var email: String
+
+        package static let tool = Author(name: "reader-snapshot", email: "reader-snapshot@localhost")
+
+        package init(name: String, email: String) {
+            self.name = name
+            self.email = email
+        }
+
+        /// "Name <email>", as git writes it; nil when it is not that.
+        package init?(parsing text: String) {
+            guard let open = text.lastIndex(of: "<"), text.hasSuffix(">") else { return nil }
+            let name = text[..<open].trimmingCharacters(in: .whitespaces)
+            let email = String(text[text.index(after: open)..<text.index(before: text.endIndex)])
+            guard !name.isEmpty, !email.contains("<"), !email.contains(">"),
+                  !(name + email).contains(where: { $0.isNewline || $0 == "\0" }) else { return nil }
+            self.init(name: name, email: email)
+        }
+    }
+
+    /// A commit to make: its message, its date (seconds since 1970) and its author.
+    package struct Commit: Codable, Sendable, Equatable {
+        package var message: CommitMessage
+        package var date: Int
+        package var author: Author
+
+        package init(message: CommitMessage, date: Int, author: Author) {
+            self.message = message
+            self.date = date
+            self.author = author
+        }
+    }
+
+    package enum Recorded: Sendable, Equatable {
+        /// A new commit, its id.
+        case committed(String)
+        /// The snapshot's text is what the last commit holds: no commit.
+        case same
+    }
+
+    package var exists: Bool { FileManager.default.fileExists(atPath: gitDirectory.appendingPathComponent("HEAD").path) }
+
+    var pendingFile: URL { gitDirectory.appendingPathComponent("reader-snapshot-pending.json") }
+
+    /// The commit a killed or failed run left unmade, if any.
+    package var pending: Commit? {
+        guard let data = try? Data(contentsOf: pendingFile) else { return nil }
+        return try? JSONDecoder().decode(Commit.self, from: data)
+    }
+
+    /// Commits `snapshot` as it is now, unless the last commit holds the same.
+    package func record(_ snapshot: URL, as commit: Commit) async throws -> Recorded {
+        try await prepare()
+        let data = try JSONEncoder().encode(commit)
+        try data.write(to: pendingFile, options: .atomic)
+        let recorded = try await self.commit(snapshot, commit)
+        try? FileManager.default.removeItem(at: pendingFile)
+        return recorded
+    }
+
+    /// Makes the repository if it is not there yet.
+    func prepare() async throws {
+        let manager = FileManager.default
+        if !exists {
+            // A history made before, cut short: started again.
+            try? manager.removeItem(at: gitDirectory)
+            try await Git(gitDirectory: gitDirectory).run(["init", "--quiet", "--initial-branch=main"])
+            // The notes, every version of them: for the owner alone, as the state folder is.
+            try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: gitDirectory.path)
+            let git = Git(gitDirectory: gitDirectory)
+            // Packing runs in the run, not in a process of its own left behind.
+            try await git.run(["config", "gc.autoDetach", "false"])
+            try await git.run(["config", "core.autocrlf", "false"])
+        }
+        let info = gitDirectory.appendingPathComponent("info")
+        try manager.createDirectory(at: info, withIntermediateDirectories: true)
+        let excludeFile = info.appendingPathComponent("exclude")
+        if (try? String(contentsOf: excludeFile, encoding: .utf8)) != Self.exclude {
+            try Self.exclude.write(to: excludeFile, atomically: true, encoding: .utf8)
+        }
+    }
+
+    private func commit(_ snapshot: URL, _ commit: Commit) async throws -> Recorded {
+        clearStaleLocks()
+        var git = Git(gitDirectory: gitDirectory, workTree: snapshot)
+        try await git.run(["add", "--all", "."])
+        let tree = try await git.run(["write-tree"])
+        let parent = try await git.verify(Self.branch)
+        if let parent, try await git.verify("\(parent)^{tree}") == tree { return .same }
+        git.identity = (commit.author.name, commit.author.email, "@\(commit.date) +0000")
+        let id = try await git.run(["commit-tree", tree] + (parent.map { ["-p", $0] } ?? []), input: commit.message.text)
+        // Moved only from the parent it was made on: a second writer would fail, not be lost.
+        try await git.run(["update-ref", "-m", "reader-snapshot: \(commit.message.subject)", Self.branch, id, parent ?? ""])
+        try await git.run(["gc", "--auto", "--quiet"])
+        return .committed(id)
+    }
+
+    /// git's lock files, left by a run that was killed: the caller holds the output's lock, so no
+    /// other git command of ours can be running on this repository.
+    private func clearStaleLocks() {
+        for name in ["index.lock", "HEAD.lock", "refs/heads/main.lock", "packed-refs.lock", "config.lock", "shallow.lock"] {
+            try? FileManager.default.removeItem(at: gitDirectory.appendingPathComponent(name))
+        }
+    }
+}
+
+extension Git {
+    /// The object `revision` names, or nil when there is none.
+    func verify(_ revision: String) async throws -> String? {
+        let id = try await run(["rev-parse", "--quiet", "--verify", revision], acceptingOne: true)
+        return id.isEmpty ? nil : id
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import History
+import Support
+
+/// `reader-snapshot history DIR`: what an export with --history kept, night by night.
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Tell what changed, night by night, from the history 'export --history' keeps.",
+        discussion: """
+        DIR is the export's --output folder. Without --book: each night's commit, newest first, \
+        with the books added, removed, edited and moved. With --book ID: that book's nights, oldest \
+        first: when it came, what of its title, author, ISBN and shelf changed, its note's changes \
+        as a diff, and when it left. The history is a git repository (DIR/.git, or \
+        DIR/history.git with --keep): git log -p reads it too.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The export's --output folder.", valueName: "dir"))
+    var folder: String
+
+    @Option(name: .long, help: ArgumentHelp("Tell one book's story.", valueName: "id"))
+    var book: Int?
+
+    @Option(name: .long, help: ArgumentHelp("From this day on.", valueName: "YYYY-MM-DD"))
+    var since: String?
+
+    func validate() throws {
+        if let since, Self.day(since) == nil { throw ValidationError("--since \(since): not a date (use YYYY-MM-DD).") }
+    }
+
+    /// Midnight UTC of "YYYY-MM-DD", in seconds since 1970.
+    static func day(_ text: String) -> Int? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int32($0) }
+        guard parts.count == 3, let year = parts[0], let month = parts[1], let day = parts[2],
+              (1...12).contains(month), (1...31).contains(day) else { return nil }
+        var fields = tm()
+        (fields.tm_year, fields.tm_mon, fields.tm_mday) = (year - 1900, month - 1, day)
+        return Int(timegm(&fields))
+    }
+
+    func run() async throws {
+        guard let repository = HistoryRepository.find(from: URL(fileURLWithPath: folder)) else {
+            throw failure(HistoryError(.noHistory, path: folder))
+        }
+        let log = HistoryLog(repository)
+        let from = since.flatMap(Self.day)
+        do {
+            if let book {
+                print(Self.describe(book: book, try await log.book(book, since: from)), terminator: "")
+            } else {
+                let nights = try await log.nights(since: from)
+                if nights.isEmpty { print(from == nil ? "No nights in this history yet." : "Nothing changed since \(since!).") }
+                for night in nights { print(Self.describe(night), terminator: "") }
+            }
+        } catch let error as HistoryError {
+            throw failure(error)
+        }
+    }
+
+    private func failure(_ error: HistoryError) -> ExitCode {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        switch error.reason {
+        case .noHistory, .noLibrary, .bookNotFound, .badDate: return ExitCode(ExitCodes.badUsage)
+        case .gitMissing, .gitFailed: return .failure
+        }
+    }
+
+    static let margin = String(repeating: " ", count: 12)
+
+    static func date(_ seconds: Int) -> String {
+        var time = time_t(seconds)
+        var fields = tm()
+        gmtime_r(&time, &fields)
+        return String(format: "%04d-%02d-%02d", fields.tm_year + 1900, fields.tm_mon + 1, fields.tm_mday)
+    }
+
+    /// "2026-11-24  1 added, 2 edited", then the books, one a line.
+    static func describe(_ night: HistoryLog.Night) -> String {
+        var lines = night.message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        let subject = lines.isEmpty ? "" : lines.removeFirst()
+        // The subject starts with the day; the commit's date is the one shown.
+        let summary = subject.count > 12 && subject.dropFirst(10).hasPrefix(": ") ? String(subject.dropFirst(12)) : subject
+        return ([date(night.date) + "  " + summary] + lines.map { margin + $0 }).joined(separator: "\n") + "\n"
+    }
+
+    static func describe(book id: Int, _ nights: [HistoryLog.BookNight]) -> String {
+        var out = ""
+        for night in nights {
+            let day = date(night.night.date) + "  "
+            guard let version = night.version else {
+                out += day + "removed from the library\n"
+                continue
+            }
+            guard let before = night.previous else {
+                out += day + "added: \(shown(version.title))\(version.author.map { ", by \(shown($0))" } ?? "")"
+                    + ", on \(shelves(version.shelves))\n"
+                continue
+            }
+            var changes: [String] = []
+            if before.title != version.title { changes.append("title: \(shown(before.title)) → \(shown(version.title))") }
+            if before.author != version.author { changes.append("author: \(shown(before.author ?? "none")) → \(shown(version.author ?? "none"))") }
+            if before.isbn != version.isbn { changes.append("ISBN: \(before.isbn ?? "none") → \(version.isbn ?? "none")") }
+            if before.shelves != version.shelves { changes.append("shelf: \(shelves(before.shelves)) → \(shelves(version.shelves))") }
+            if before.note != version.note { changes.append("note:") }
+            out += day + changes.joined(separator: "; ") + "\n"
+            if !night.noteDiff.isEmpty {
+                out += night.noteDiff.split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { margin + UntrustedText.displayable(String($0)) }.joined(separator: "\n") + "\n"
+            }
+        }
+        return out.isEmpty ? "Book \(id) did not change in these nights.\n" : out
+    }
+
+    private static func shown(_ text: String) -> String { UntrustedText.displayable(text) }
+
+    private static func shelves(_ names: [String]) -> String {
+        names.isEmpty ? "no shelf" : names.map(shown).joined(separator: ", ")
+    }
+}

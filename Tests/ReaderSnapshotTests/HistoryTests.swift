@@ -1,0 +1,237 @@
+import Foundation
+import SampleServer
+import Testing
+
+/// `--history`: a commit for each night that changed something, holding exactly that night's
+/// changes, and a repository that survives a run killed at any moment of its commit.
+@Suite(.serialized)
+struct HistoryTests {
+    static let firstNight = 1_760_000_000
+    static let day = 86_400
+
+    static func export(_ server: RunningSampleServer, to output: URL, night: Int, extra: [String] = []) async throws -> ToolRun {
+        try await EndToEndTests.export(server, to: output, extra: ["--history", "--quiet"] + extra,
+                                       environment: ["SOURCE_DATE_EPOCH": String(firstNight + night * day)])
+    }
+
+    /// `git -C repository ARGUMENTS`: its exit code and what it printed.
+    static func git(_ repository: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let (status, output) = try await ToolRunner.runChecker("/usr/bin/env", ["git", "-C", repository.path] + arguments)
+        return (status, output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// A library where every book's details can be read: a night without changes is then a night
+    /// whose snapshot is the same.
+    static func startServer(books: Int, seed: UInt64) async throws -> RunningSampleServer {
+        var library = try SampleLibrary.synthetic(books: books, seed: seed)
+        let shelf = library.shelves[0].id
+        library.books = library.books.map { book in
+            var book = book
+            if library.shelf(id: book.shelfID) == nil { book.shelfID = shelf }
+            return book
+        }
+        var options = SampleServer.Options()
+        options.loginDelay = .zero
+        return try await SampleServer(library: library, options: options).start()
+    }
+
+    /// The ids of the books whose Markdown a commit changed.
+    static func booksChanged(in commit: String, _ repository: URL) async throws -> Set<Int> {
+        let paths = try await git(repository, ["diff-tree", "-r", "--root", "--name-only", "--no-commit-id", commit, "--", "markdown/books"]).output
+        return Set(paths.split(separator: "\n").compactMap { Int($0.dropFirst("markdown/books/".count).prefix { $0.isNumber }) })
+    }
+
+    @Test func thirtyNightsOfRandomChangesGiveACommitPerChangedNightHoldingExactlyItsChanges() async throws {
+        let server = try await Self.startServer(books: 120, seed: 21)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        var random = SplitMix64(seed: 30)
+        var expected: [(night: Int, books: Set<Int>)] = []
+        for night in 0..<30 {
+            var changed = Set<Int>()
+            if night > 0 {
+                // Most nights change a few books; some change none.
+                let library = server.server.library
+                let ids = library.books.map(\.id)
+                for _ in 0..<Int.random(in: 0..<4, using: &random) {
+                    let id = ids[Int.random(in: 0..<ids.count, using: &random)]
+                    guard !changed.contains(id) else { continue }
+                    changed.insert(id)
+                    switch Int.random(in: 0..<5, using: &random) {
+                    case 0: server.server.update { $0.updateBook(id: id) { $0.comments += "<div>Night \(night).</div>" } }
+                    case 1: server.server.update { $0.updateBook(id: id) { $0.title += " (night \(night))" } }
+                    case 2:
+                        let shelf = library.shelves[Int.random(in: 0..<library.shelves.count, using: &random)].id
+                        if library.book(id: id)?.shelfID == shelf { changed.remove(id); continue }
+                        server.server.update { $0.updateBook(id: id) { $0.shelfID = shelf } }
+                    case 3: server.server.update { $0.books.removeAll { $0.id == id } }
+                    default:
+                        changed.remove(id)
+                        var new = 0
+                        server.server.update { new = $0.addBook(title: "Added on night \(night)", shelfID: library.shelves[0].id) }
+                        changed.insert(new)
+                    }
+                }
+            }
+            let run = try await Self.export(server, to: output, night: night)
+            #expect(run.status == 0, "night \(night): \(run.output)")
+            if night == 0 || !changed.isEmpty { expected.append((night, changed)) }
+        }
+        await server.stop()
+        #expect(try await Self.git(output, ["fsck", "--strict"]).status == 0)
+        #expect(try await Self.git(output, ["status", "--porcelain"]).output == "", "the last commit is the snapshot")
+        let log = try await Self.git(output, ["log", "--reverse", "--format=%H %at"]).output.split(separator: "\n")
+        #expect(log.count == expected.count, "one commit a night that changed something, none for the others")
+        for (line, night) in zip(log, expected) {
+            let fields = line.split(separator: " ")
+            let commit = String(fields[0])
+            #expect(Int(fields[1]) == Self.firstNight + night.night * Self.day, "dated by the snapshot")
+            if night.night == 0 { continue }
+            #expect(try await Self.booksChanged(in: commit, output) == night.books, "night \(night.night)")
+        }
+        // Each cover's bytes once, whatever the nights.
+        let covers = try await Self.git(output, ["rev-list", "--objects", "--all", "--", "covers"]).output
+            .split(separator: "\n").filter { $0.contains(" covers/") }
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("covers").path)
+        #expect(covers.count == onDisk.count && !onDisk.isEmpty)
+        // The history command reads it back.
+        let history = try await ToolRunner.run(["history", output.path])
+        #expect(history.status == 0 && history.stdout.split(separator: "\n").filter { $0.first?.isNumber == true }.count == expected.count,
+                "\(history.output)")
+    }
+
+    @Test func oneBooksStoryAndTheNightsSinceADate() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        #expect(try await Self.export(server, to: output, night: 0).status == 2)
+        server.server.update { $0.updateBook(id: 103) { $0.comments += "<div>Reread in winter.</div>" } }
+        #expect(try await Self.export(server, to: output, night: 1).status == 2)
+        server.server.update { $0.updateBook(id: 103) { $0.shelfID = 2 } }
+        server.server.update { $0.books.removeAll { $0.id == 104 } }
+        #expect(try await Self.export(server, to: output, night: 2).status == 2)
+        await server.stop()
+        #expect(try await Self.git(output, ["rev-list", "--count", "main"]).output == "3")
+
+        let story = try await ToolRunner.run(["history", output.path, "--book", "103"])
+        #expect(story.status == 0, "\(story.output)")
+        let lines = story.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("2025-10-09  added: Frankenstein") == true, "\(story.stdout)")
+        #expect(lines.contains { $0.hasPrefix("2025-10-10  note:") })
+        #expect(lines.contains { $0.hasSuffix("+Reread in winter.") })
+        #expect(lines.contains { $0.hasPrefix("2025-10-11  shelf: ") })
+        let gone = try await ToolRunner.run(["history", output.path, "--book", "104"])
+        #expect(gone.stdout.contains("2025-10-11  removed from the library"), "\(gone.output)")
+
+        let since = try await ToolRunner.run(["history", output.path, "--since", "2025-10-10"])
+        #expect(since.stdout.hasPrefix("2025-10-11  1 removed, 1 moved"), "\(since.output)")
+        #expect(since.stdout.contains("removed: Dracula") && !since.stdout.contains("first snapshot"))
+        let unknown = try await ToolRunner.run(["history", output.path, "--book", "99999"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("book 99999 is in no night"))
+        let none = try await ToolRunner.run(["history", folder.path("nowhere").path])
+        #expect(none.status == 64 && none.stderr.contains("no history here"))
+    }
+
+    @Test func datedSnapshotsShareOneHistoryBesideThem() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        for night in 0..<3 {
+            server.server.update { $0.updateBook(id: 101) { $0.comments += "<div>Night \(night).</div>" } }
+            #expect(try await Self.export(server, to: output, night: night, extra: ["--keep", "2", "--history-author", "Ada <ada@example.org>"]).status == 2)
+        }
+        await server.stop()
+        let repository = output.appendingPathComponent("history.git")
+        #expect(try await Self.git(repository, ["log", "--format=%an <%ae>"]).output.split(separator: "\n") == Array(repeating: "Ada <ada@example.org>", count: 3))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("snapshots").path).count == 2, "--keep 2")
+        #expect(try await Self.git(repository, ["fsck", "--strict"]).status == 0)
+        let story = try await ToolRunner.run(["history", output.path, "--book", "101"])
+        #expect(story.stdout.split(separator: "\n").filter { $0.contains("note:") }.count == 2, "\(story.output)")
+    }
+
+    /// A run killed at random moments of its commit (with its git) leaves a valid repository,
+    /// and the next run completes the history.
+    @Test func aRunKilledDuringItsCommitLeavesAValidRepositoryAndTheNextRunCompletesIt() async throws {
+        let server = try await Self.startServer(books: 600, seed: 4)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        #expect(try await Self.export(server, to: output, night: 0).status == 0)
+        var random = SplitMix64(seed: 9)
+        var night = 0, killedInCommit = 0, leftPending = 0
+        for attempt in 0..<20 {
+            night += 1
+            server.server.update { $0.updateBook(id: 1 + attempt) { $0.comments += "<div>Attempt \(attempt).</div>" } }
+            let process = try Self.startExport(server, to: output, night: night)
+            let gitPID = await Self.waitForGit(under: process.processIdentifier)
+            if let gitPID {
+                // Somewhere in the commit's few git commands.
+                try await Task.sleep(for: .microseconds(Int.random(in: 0..<25_000, using: &random)))
+                kill(gitPID, SIGKILL)
+                for child in Self.children(of: process.processIdentifier) { kill(child, SIGKILL) }
+                kill(process.processIdentifier, SIGKILL)
+                killedInCommit += 1
+            }
+            await ToolRunner.wait(for: process)
+            if FileManager.default.fileExists(atPath: output.appendingPathComponent(".git/reader-snapshot-pending.json").path) { leftPending += 1 }
+            let fsck = try await Self.git(output, ["fsck", "--strict", "--no-dangling"])
+            #expect(fsck.status == 0, "attempt \(attempt): \(fsck.output)")
+            let published = try String(contentsOf: output.appendingPathComponent("library.json"), encoding: .utf8)
+                .contains("Attempt \(attempt).")
+            night += 1
+            let next = try await Self.export(server, to: output, night: night)
+            #expect(next.status == 0, "attempt \(attempt): \(next.output)")
+            #expect(try await Self.git(output, ["status", "--porcelain"]).output == "", "attempt \(attempt)")
+            #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent(".git/reader-snapshot-pending.json").path))
+            // The killed night's snapshot has its commit: made by it, or by the next run.
+            let dates = try await Self.git(output, ["log", "--format=%at"]).output.split(separator: "\n").compactMap { Int($0) }
+            if published { #expect(dates.contains(Self.firstNight + (night - 1) * Self.day), "attempt \(attempt)") }
+        }
+        await server.stop()
+        #expect(killedInCommit >= 10, "most attempts were killed while git ran")
+        #expect(leftPending >= 5, "and many before their commit was made: \(leftPending)")
+        #expect(try await Self.git(output, ["fsck", "--strict"]).status == 0)
+    }
+
+    static func startExport(_ server: RunningSampleServer, to output: URL, night: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = ToolRunner.executable
+        process.arguments = ["export", "--server", server.url, "--email", SampleLibrary.demoEmail, "--output", output.path,
+                             "--history", "--quiet"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["READER_PASSWORD"] = SampleLibrary.demoPassword
+        environment["SOURCE_DATE_EPOCH"] = String(firstNight + night * day)
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// The pids whose parent is `pid`, from /proc.
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { child in
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[1]) == pid
+        }
+    }
+
+    /// The first git the tool starts, or nil if the tool ends first.
+    static func waitForGit(under pid: Int32) async -> Int32? {
+        while kill(pid, 0) == 0 {
+            for child in children(of: pid) {
+                if let name = try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8), name.hasPrefix("git") { return child }
+            }
+            // A zombie (finished, not yet reaped) answers kill(pid, 0) too.
+            if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), stat.contains(") Z ") { return nil }
+            try? await Task.sleep(for: .microseconds(500))
+        }
+        return nil
+    }
+}
