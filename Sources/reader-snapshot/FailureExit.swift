@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import ReaderAPI
+import History
 import Support
 
 /// An error the tool knows, with the documented exit code it ends the run with.
@@ -33,6 +34,22 @@ extension SnapshotError: ExitingError {
     }
 
     var advice: String? { nil }
+}
+
+extension HistoryError: ExitingError {
+    var exitCode: Int32 {
+        switch reason {
+        // A commit git could not make (a full disk, a damaged repository): the history not written.
+        case .gitFailed: return ExitCodes.outputNotWritable
+        case .noHistory, .noLibrary, .bookNotFound, .badDate: return ExitCodes.badUsage
+        case .gitMissing: return 1
+        }
+    }
+
+    var advice: String? {
+        if case .gitFailed = reason { return "The snapshot itself is published; the next run makes its commit." }
+        return nil
+    }
 }
 
 /// Turns an error into a message on standard error and the documented exit code.

@@ -61,10 +61,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     private func failure(_ error: HistoryError) -> ExitCode {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-        switch error.reason {
-        case .noHistory, .noLibrary, .bookNotFound, .badDate: return ExitCode(ExitCodes.badUsage)
-        case .gitMissing, .gitFailed: return .failure
-        }
+        return ExitCode(error.exitCode)
     }
 
     static let margin = String(repeating: " ", count: 12)

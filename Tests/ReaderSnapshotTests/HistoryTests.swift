@@ -196,6 +196,63 @@ struct HistoryTests {
         #expect(try await Self.git(output, ["fsck", "--strict"]).status == 0)
     }
 
+    /// Whether this machine lets the tests mount a tmpfs (root, with the right to mount): the way to
+    /// a full disk without filling the real one.
+    static let canMountTmpfs: Bool = {
+        guard getuid() == 0, let folder = try? TemporaryFolder() else { return false }
+        defer { folder.remove() }
+        let point = folder.path("probe").path
+        try? FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        guard Self.shell("mount -t tmpfs -o size=64k tmpfs \(point)") == 0 else { return false }
+        return Self.shell("umount \(point)") == 0
+    }()
+
+    @discardableResult
+    static func shell(_ command: String) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// The repository's objects on a full disk: the night's snapshot is published, the run fails
+    /// with the output code and says so, and once there is room the next run makes the commit.
+    @Test(.enabled(if: canMountTmpfs)) func aFullDiskFailsTheCommitAndTheNextRunMakesIt() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        let options = ["--keep", "3"]
+        #expect(try await Self.export(server, to: output, night: 0, extra: options).status == 2)
+        let objects = output.appendingPathComponent("history.git/objects")
+        let saved = folder.path("objects")
+        try FileManager.default.moveItem(at: objects, to: saved)
+        try FileManager.default.createDirectory(at: objects, withIntermediateDirectories: false)
+        #expect(Self.shell("mount -t tmpfs -o size=2m tmpfs \(objects.path) && cp -a \(saved.path)/. \(objects.path)/") == 0)
+        defer { Self.shell("umount \(objects.path)") }
+        let filler = objects.appendingPathComponent("info/filler")
+        Self.shell("dd if=/dev/zero of=\(filler.path) bs=4k 2>/dev/null")
+        server.server.update { $0.updateBook(id: 101) { $0.comments += "<div>On a full disk.</div>" } }
+        let full = try await Self.export(server, to: output, night: 1, extra: options)
+        #expect(full.status == 73, "\(full.output)")
+        #expect(full.stderr.contains("the next run makes its commit"), "\(full.output)")
+        let latest = try String(contentsOf: output.appendingPathComponent("latest/library.json"), encoding: .utf8)
+        #expect(latest.contains("On a full disk."), "the snapshot is published all the same")
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("history.git/reader-snapshot-pending.json").path))
+        try FileManager.default.removeItem(at: filler)
+        let next = try await Self.export(server, to: output, night: 2, extra: options)
+        await server.stop()
+        #expect(next.status == 2, "\(next.output)")
+        let repository = output.appendingPathComponent("history.git")
+        let dates = try await Self.git(repository, ["log", "--format=%at"]).output.split(separator: "\n").compactMap { Int($0) }
+        #expect(dates == [Self.firstNight + Self.day, Self.firstNight], "the full night's commit, made by the next run")
+        #expect(try await Self.git(repository, ["fsck", "--strict"]).status == 0)
+    }
+
     static func startExport(_ server: RunningSampleServer, to output: URL, night: Int) throws -> Process {
         let process = Process()
         process.executableURL = ToolRunner.executable

@@ -305,4 +305,27 @@ struct SampleServerTests {
             }
         }
     }
+
+    /// --editable: renamed, moved, deleted and added books, as between two nights of `--history`.
+    @Test func anEditableServerRenamesMovesDeletesAndAddsBooks() async throws {
+        var options = SampleServer.Options()
+        options.editable = true
+        let server = SampleServer(library: try SampleLibrary.bundled(), options: options)
+        let title = try #require(server.library.book(id: 102)).title
+        try await Application(router: server.makeRouter()).test(.router) { client in
+            for (uri, status) in [("/_sample/books/102/edit?what=title", HTTPResponse.Status.ok), ("/_sample/books/103/edit?what=move&shelf=2", .ok),
+                                  ("/_sample/books/103/edit?what=move&shelf=999", .unprocessableContent), ("/_sample/books/104/edit?what=delete", .ok),
+                                  ("/_sample/books/101/edit?what=nonsense", .badRequest), ("/_sample/books?shelf=3&title=New", .ok)] {
+                try await client.execute(uri: uri, method: .post) { response in
+                    #expect(response.status == status, "\(uri)")
+                }
+            }
+        }
+        let library = server.library
+        #expect(library.book(id: 102)?.title == title + " (revised)")
+        #expect(library.book(id: 103)?.shelfID == 2)
+        #expect(library.book(id: 104) == nil)
+        let added = try #require(library.books.last)
+        #expect(added.title == "New" && added.shelfID == 3 && added.id == library.books.map(\.id).max())
+    }
 }
