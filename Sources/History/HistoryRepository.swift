@@ -135,7 +135,10 @@ package struct HistoryRepository: Sendable {
     private func commit(_ snapshot: URL, _ commit: Commit) async throws -> Recorded {
         clearStaleLocks()
         var git = Git(gitDirectory: gitDirectory, workTree: snapshot)
-        try await git.run(["add", "--all", "."])
+        // Every new blob into one pack rather than a file each: a first commit of 10,000 books took
+        // 6.2 s of mostly kernel time as loose objects, 1.6 s this way. Only on this command: set in
+        // the configuration, the threshold would make `git diff` call every file binary.
+        try await git.run(["-c", "core.bigFileThreshold=1", "add", "--all", "."])
         let tree = try await git.run(["write-tree"])
         let parent = try await git.verify(Self.branch)
         if let parent, try await git.verify("\(parent)^{tree}") == tree { return .same }

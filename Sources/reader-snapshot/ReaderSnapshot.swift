@@ -103,7 +103,7 @@ func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>
         Covers: \(network.coversDownloaded) fetched, \(network.coversReused) unchanged, \(network.coversFailed) failed. \
         Requests: \(network.requests) (\(network.notModified) not modified, \(network.retries) retries), \
         \(formatBytes(network.bytesReceived)) received in \(String(format: "%.1f", seconds)) s. \
-        Changes: \(outcome.unchanged ? "none since the last run" : outcome.changes.summary).
+        Changes: \(outcome.unchanged ? "none since the last run" : outcome.changes.summary)\(vaultConflicts(outcome)).
         """)
     if showPath && formats.contains(.html) {
         logger.info("Open \(output.appendingPathComponent("index.html").path)")
@@ -112,6 +112,12 @@ func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>
     let coverProblems = library.problems.filter { $0.kind == .cover }.count
     logger.warning("Published with gaps: \(incomplete) books without details, \(coverProblems) covers not fetched (listed in the snapshot).")
     return ExitCode(ExitCodes.publishedWithGaps)
+}
+
+/// The change report's word on the vault: the notes edited there that changed on the server too.
+private func vaultConflicts(_ outcome: Exporter.Outcome) -> String {
+    guard let count = outcome.vault?.conflicts.count, count > 0 else { return "" }
+    return "; \(count) of them in conflict with your edits in the Markdown folder (yours kept, the server's beside them)"
 }
 
 func formatBytes(_ bytes: Int) -> String {

@@ -114,6 +114,9 @@ struct HistoryTests {
         #expect(try await Self.export(server, to: output, night: 2).status == 2)
         await server.stop()
         #expect(try await Self.git(output, ["rev-list", "--count", "main"]).output == "3")
+        // No secret in any version of any file, nor in a message.
+        let everything = try await Self.git(output, ["log", "-p", "--all", "--format=%B"]).output
+        #expect(!everything.contains(SampleLibrary.demoPassword) && !everything.contains(server.server.apiKey) && everything.contains("Frankenstein"))
 
         let story = try await ToolRunner.run(["history", output.path, "--book", "103"])
         #expect(story.status == 0, "\(story.output)")

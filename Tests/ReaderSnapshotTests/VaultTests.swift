@@ -169,9 +169,15 @@ struct VaultTests {
             library.updateBook(id: 101) { $0.comments += "<div>A line from the server.</div>" }
         }
         let second = try await EndToEndTests.export(server, to: output, extra: ["--markdown-into", vault.path, "--quiet"])
-        await server.stop()
         #expect(second.status == 2, "\(second.output)")
         #expect(second.stderr.contains("warning: 1 notes you edited"), "\(second.output)")
+        // The server's next version: a conflict again, in the run's change report too.
+        server.server.update { library in
+            library.updateBook(id: 101) { $0.comments += "<div>Another line from the server.</div>" }
+        }
+        let third = try await EndToEndTests.export(server, to: output, extra: ["--markdown-into", vault.path])
+        await server.stop()
+        #expect(third.stderr.contains("1 edited; 1 of them in conflict with your edits"), "\(third.output)")
         #expect(try String(contentsOf: note, encoding: .utf8).hasSuffix("My own line.\n"))
         let beside = vault.appendingPathComponent("Reader/markdown/books/101-pride-and-prejudice.reader.md")
         #expect(try String(contentsOf: beside, encoding: .utf8).contains("A line from the server."))
