@@ -1,5 +1,6 @@
 import Foundation
 import SampleServer
+import SnapshotStore
 import Testing
 
 /// `--history`: a commit for each night that changed something, holding exactly that night's
@@ -197,6 +198,23 @@ struct HistoryTests {
         #expect(killedInCommit >= 10, "most attempts were killed while git ran")
         #expect(leftPending >= 5, "and many before their commit was made: \(leftPending)")
         #expect(try await Self.git(output, ["fsck", "--strict"]).status == 0)
+    }
+
+    /// A run killed after it took the history out of the output for the swap, and before the swap:
+    /// the next run puts it back before it clears what the killed one left.
+    @Test func aHistoryCaughtInAKilledSwapGoesBackIntoTheOutput() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        try FileManager.default.createDirectory(at: output.appendingPathComponent(".reader-snapshot"), withIntermediateDirectories: true)
+        let held = folder.path(".library.staging-killed0/.git")
+        try FileManager.default.createDirectory(at: held, withIntermediateDirectories: true)
+        try Data("ref: refs/heads/main\n".utf8).write(to: held.appendingPathComponent("HEAD"))
+        let publisher = try Publisher(output: output)
+        publisher.discard()
+        publisher.finish()
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(".git/HEAD").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.path(".library.staging-killed0").path))
     }
 
     /// Whether this machine lets the tests mount a tmpfs (root, with the right to mount): the way to
