@@ -103,7 +103,10 @@ package struct Exporter: Sendable {
         // Held until the run is over: the history's commit is this run's too.
         defer { publisher.finish() }
         let history = options.historyAuthor.map { _ in HistoryRepository.of(output: dated?.root ?? target, dated: dated != nil) }
-        if let history { try await finishLastCommit(history, snapshot: dated?.newest ?? publisher.previous) }
+        if let history {
+            do { try await history.checkOwned() } catch { publisher.discard(); throw error }
+            await finishLastCommit(history, snapshot: dated?.newest ?? publisher.previous)
+        }
         let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency, connectTimeout: options.connectTimeout)
         var outcome: (result: Outcome, state: SnapshotState)
         do {
@@ -113,6 +116,11 @@ package struct Exporter: Sendable {
                 // Nothing changed and the pages are made the same way: the snapshot stays as it is.
                 publisher.discard()
             } else {
+                // Said before the swap: a run killed between the swap and its commit leaves the
+                // commit to the next run, even when that run finds nothing new.
+                if let history, let author = options.historyAuthor, history.exists, !outcome.result.linked {
+                    history.markPending(nightCommit(outcome.result, history: history, author: author))
+                }
                 try publisher.publish()
                 try dated?.finish(publishing: target)
                 if let cacheDirectory = options.cacheDirectory {
@@ -125,29 +133,53 @@ package struct Exporter: Sendable {
             throw error
         }
         let snapshot = dated?.newest ?? target
-        // A night whose files are the last night's has nothing to commit: no git is started.
-        if let history, let author = options.historyAuthor, !(outcome.result.untouched || outcome.result.linked) || !history.exists {
-            outcome.result.history = try await commit(outcome.result, to: history, snapshot: snapshot, author: author)
-        }
+        // The snapshot is published: the vault and the history are each tried, whatever the other does.
+        var failure: Error?
         if let vault = options.vault {
             logger.info("Keeping the Markdown in \(vault.root.path)")
-            outcome.result.vault = try vault.sync(from: snapshot)
+            do { outcome.result.vault = try vault.sync(from: snapshot) } catch { failure = error }
         }
+        // A night whose files are the last night's has nothing to commit: no git is started.
+        if let history, let author = options.historyAuthor, !(outcome.result.untouched || outcome.result.linked) || !history.exists {
+            do {
+                outcome.result.history = try await commit(outcome.result, to: history, snapshot: snapshot, author: author)
+            } catch {
+                let detail = (error as? HistoryError)?.description ?? "\(error)"
+                failure = failure ?? HistoryError(.commitFailed(detail: detail), path: history.gitDirectory.path)
+            }
+        }
+        if let failure { throw failure }
         outcome.result.duration = ContinuousClock.now - started
         return outcome.result
     }
 
     /// The commit a killed or failed run could not make, made from the snapshot it was for
     /// before this run replaces it.
-    private func finishLastCommit(_ history: HistoryRepository, snapshot: URL?) async throws {
+    /// Not a reason to stop the night: when git fails here too, this run's own commit, after the
+    /// snapshot is published, says so.
+    private func finishLastCommit(_ history: HistoryRepository, snapshot: URL?) async {
         guard let pending = history.pending, let snapshot else { return }
         logger.info("History: making the commit the last run could not (\(pending.message.subject))")
-        _ = try await history.record(snapshot, as: pending)
+        do {
+            _ = try await history.record(snapshot, as: pending)
+        } catch {
+            logger.warning("History: the last run's commit could not be made (\(error)); this run's commit will hold its changes")
+        }
     }
 
     /// The snapshot's text, committed if it changed; the message is the change report in short.
     private func commit(_ result: Outcome, to history: HistoryRepository, snapshot: URL,
                         author: HistoryRepository.Author) async throws -> HistoryRepository.Recorded {
+        let commit = nightCommit(result, history: history, author: author)
+        let recorded = try await history.record(snapshot, as: commit)
+        if case .committed(let id) = recorded {
+            logger.info("History: committed \(id.prefix(12)), \(commit.message.subject)")
+        }
+        return recorded
+    }
+
+    /// The night's commit: the change report in short, dated by the snapshot.
+    private func nightCommit(_ result: Outcome, history: HistoryRepository, author: HistoryRepository.Author) -> HistoryRepository.Commit {
         let date = result.catalog.frame.generatedAt
         var changes = result.changes
         // The same library, rendered anew (other templates): the report kept is the night before's.
@@ -155,12 +187,7 @@ package struct Exporter: Sendable {
         // The first commit holds the whole library, whatever the report says of the night before.
         if !history.exists { changes.firstRun = true }
         let message = CommitMessage(changes: changes, date: date, books: result.catalog.count)
-        let commit = HistoryRepository.Commit(message: message, date: Self.seconds(of: date) ?? 0, author: author)
-        let recorded = try await history.record(snapshot, as: commit)
-        if case .committed(let id) = recorded {
-            logger.info("History: committed \(id.prefix(12)), \(message.subject)")
-        }
-        return recorded
+        return HistoryRepository.Commit(message: message, date: Self.seconds(of: date) ?? 0, author: author)
     }
 
     /// The last snapshot, as the run found it: its state (ETags, covers, how it was made) and its library.

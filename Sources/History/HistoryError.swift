@@ -1,9 +1,13 @@
 /// A failure of the history step, or of reading the history back.
 package struct HistoryError: Error, Sendable, CustomStringConvertible {
     package enum Reason: Sendable {
-        /// git could not be started.
+        /// git could not be run, or its output read.
         case gitMissing(detail: String)
         case gitFailed(command: String, status: Int32, said: String)
+        /// The night's commit, after the snapshot was published.
+        case commitFailed(detail: String)
+        /// A repository reader-snapshot did not make.
+        case notOurs
         /// No history kept in that folder.
         case noHistory
         /// The history was kept without library.json (`--format` without json).
@@ -24,9 +28,13 @@ package struct HistoryError: Error, Sendable, CustomStringConvertible {
     package var description: String {
         switch reason {
         case .gitMissing(let detail):
-            return "\(path): --history needs git, which could not be started (\(detail)); install git (apt-get install git)"
+            return "\(path): git could not be run (\(detail)); --history needs git on the PATH (apt-get install git)"
         case .gitFailed(let command, let status, let said):
             return "\(path): \(command) failed (exit \(status))\(said.isEmpty ? "" : ": \(said)")"
+        case .commitFailed(let detail):
+            return "the history's commit failed: \(detail)"
+        case .notOurs:
+            return "\(path): a git repository that reader-snapshot did not make; --history keeps one of its own there. Move yours away, or export without --history"
         case .noHistory:
             return "\(path): no history here; an export with --history keeps one"
         case .noLibrary:

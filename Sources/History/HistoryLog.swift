@@ -29,7 +29,8 @@ package struct HistoryLog: Sendable {
         var arguments = ["log", "--format=%x1e%H%x1f%at%x1f%B"]
         if !newestFirst { arguments.append("--reverse") }
         arguments.append(HistoryRepository.branch)
-        if let path { arguments += ["--", path] }
+        // Not the commits that removed it (a night without the json format): there is nothing to read there.
+        if let path { arguments += ["--diff-filter=ACMRT", "--", path] }
         let text = try await git.run(arguments)
         return text.split(separator: "\u{1E}").compactMap { record in
             let fields = record.split(separator: "\u{1F}", maxSplits: 2, omittingEmptySubsequences: false)
@@ -64,7 +65,8 @@ package struct HistoryLog: Sendable {
         let nights = try await commits(newestFirst: false, touching: "library.json")
         guard !nights.isEmpty else { throw HistoryError(.noLibrary, path: repository.gitDirectory.path) }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reader-snapshot-history-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        // The notes of every night pass through it: for the owner alone, as the history is.
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: scratch) }
         let git = Git(gitDirectory: repository.gitDirectory)
         var changes: [BookNight] = []

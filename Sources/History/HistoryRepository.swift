@@ -100,6 +100,24 @@ package struct HistoryRepository: Sendable {
         return try? JSONDecoder().decode(Commit.self, from: data)
     }
 
+    /// Says which commit a run is about to make, before it swaps the snapshot: a run killed between
+    /// the two leaves it for the next. Best effort: without it, the next run that changes something commits all.
+    package func markPending(_ commit: Commit) {
+        guard exists, let data = try? JSONEncoder().encode(commit) else { return }
+        try? data.write(to: pendingFile, options: .atomic)
+    }
+
+    /// The key in the repository's config that says reader-snapshot made it.
+    static let ownerKey = "reader-snapshot.history"
+
+    /// Refuses a repository that reader-snapshot did not make (a `.git` of the user's in the output
+    /// folder): its branch, index and exclude file would be rewritten.
+    package func checkOwned() async throws {
+        guard exists else { return }
+        let value = try await Git(gitDirectory: gitDirectory).run(["config", "--get", Self.ownerKey], acceptingOne: true)
+        guard value == "true" else { throw HistoryError(.notOurs, path: gitDirectory.path) }
+    }
+
     /// Commits `snapshot` as it is now, unless the last commit holds the same.
     package func record(_ snapshot: URL, as commit: Commit) async throws -> Recorded {
         try await prepare()
@@ -123,6 +141,7 @@ package struct HistoryRepository: Sendable {
             // Packing runs in the run, not in a process of its own left behind.
             try await git.run(["config", "gc.autoDetach", "false"])
             try await git.run(["config", "core.autocrlf", "false"])
+            try await git.run(["config", Self.ownerKey, "true"])
         }
         let info = gitDirectory.appendingPathComponent("info")
         try manager.createDirectory(at: info, withIntermediateDirectories: true)

@@ -78,7 +78,9 @@ package final class Publisher: @unchecked Sendable {
             let held = parent.appendingPathComponent(leftover).appendingPathComponent(carried)
             if manager.fileExists(atPath: held.path) { try? manager.moveItem(at: held, to: history) }
         }
-        for leftover in leftovers where manager.fileExists(atPath: parent.appendingPathComponent(leftover).path) {
+        // A leftover that still holds a history (it could not be moved back) is kept: never deleted with it.
+        for leftover in leftovers where manager.fileExists(atPath: parent.appendingPathComponent(leftover).path)
+            && !manager.fileExists(atPath: parent.appendingPathComponent(leftover).appendingPathComponent(carried).path) {
             try? manager.removeItem(at: parent.appendingPathComponent(leftover))
         }
     }
@@ -159,6 +161,9 @@ package final class Publisher: @unchecked Sendable {
     /// Removes the staging folder after a failure, or when nothing changed; the previous snapshot
     /// is untouched.
     package func discard() {
+        putHistoryBack()
+        // A history that could not be moved back stays in the staging folder for `recover`, not deleted with it.
+        guard !FileManager.default.fileExists(atPath: staging.appendingPathComponent(Self.carried).path) else { return }
         try? FileManager.default.removeItem(at: staging)
     }
 

@@ -135,7 +135,8 @@ package struct Vault: Sendable {
             let mine = Vault.digest(read(entry.path) ?? Data())
             if mine == entry.written || mine == digest {
                 // Not edited here (or edited to what the server now has): it follows the server.
-                if entry.path == entry.serverPath && path != entry.path {
+                // Renamed on the server: the file follows, unless a file of the user's has that name.
+                if entry.path == entry.serverPath && path != entry.path && !exists(path) {
                     try vault.write(content, to: path)
                     try FileManager.default.removeItem(at: vault.root.appendingPathComponent(entry.path))
                     entry.path = path

@@ -40,14 +40,14 @@ extension HistoryError: ExitingError {
     var exitCode: Int32 {
         switch reason {
         // A commit git could not make (a full disk, a damaged repository): the history not written.
-        case .gitFailed: return ExitCodes.outputNotWritable
-        case .noHistory, .noLibrary, .bookNotFound, .badDate: return ExitCodes.badUsage
-        case .gitMissing: return 1
+        case .commitFailed: return ExitCodes.outputNotWritable
+        case .noHistory, .noLibrary, .bookNotFound, .badDate, .notOurs: return ExitCodes.badUsage
+        case .gitMissing, .gitFailed: return 1
         }
     }
 
     var advice: String? {
-        if case .gitFailed = reason { return "The snapshot itself is published; the next run makes its commit." }
+        if case .commitFailed = reason { return "The snapshot itself is published; the next run makes its commit." }
         return nil
     }
 }

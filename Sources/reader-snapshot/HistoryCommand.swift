@@ -37,7 +37,10 @@ struct HistoryCommand: AsyncParsableCommand {
               (1...12).contains(month), (1...31).contains(day) else { return nil }
         var fields = tm()
         (fields.tm_year, fields.tm_mon, fields.tm_mday) = (year - 1900, month - 1, day)
-        return Int(timegm(&fields))
+        let seconds = timegm(&fields)
+        // timegm rolls 2026-02-31 into March: such a day is not a date.
+        guard fields.tm_mday == day, fields.tm_mon == month - 1 else { return nil }
+        return Int(seconds)
     }
 
     func run() async throws {

@@ -117,7 +117,7 @@ func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>
 /// The change report's word on the vault: the notes edited there that changed on the server too.
 private func vaultConflicts(_ outcome: Exporter.Outcome) -> String {
     guard let count = outcome.vault?.conflicts.count, count > 0 else { return "" }
-    return "; \(count) of them in conflict with your edits in the Markdown folder (yours kept, the server's beside them)"
+    return "; \(count) \(count == 1 ? "file" : "files") in conflict with your edits in the Markdown folder (yours kept, the server's beside them)"
 }
 
 func formatBytes(_ bytes: Int) -> String {

@@ -136,6 +136,8 @@ struct HistoryTests {
         #expect(unknown.status == 64 && unknown.stderr.contains("book 99999 is in no night"))
         let none = try await ToolRunner.run(["history", folder.path("nowhere").path])
         #expect(none.status == 64 && none.stderr.contains("no history here"))
+        let badDay = try await ToolRunner.run(["history", output.path, "--since", "2025-02-31"])
+        #expect(badDay.status == 64 && badDay.stderr.contains("not a date"), "\(badDay.output)")
     }
 
     @Test func datedSnapshotsShareOneHistoryBesideThem() async throws {
@@ -274,6 +276,70 @@ struct HistoryTests {
         #expect(try await Self.git(repository, ["fsck", "--strict"]).status == 0)
     }
 
+    /// git failing after the swap (here a `git` on the PATH that fails its first `write-tree`): the
+    /// run says so with 73, the snapshot is published, and the next run, which finds nothing new,
+    /// makes the commit all the same.
+    @Test func aCommitThatFailsAfterTheSwapIsMadeByTheNextRunEvenWithNothingNew() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        #expect(try await Self.export(server, to: output, night: 0).status == 2)
+        let bin = folder.path("bin"), flag = folder.path("fail-once")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let realGit = try await ToolRunner.runChecker("/usr/bin/env", ["sh", "-c", "command -v git"]).1
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let wrapper = bin.appendingPathComponent("git")
+        try """
+            #!/bin/sh
+            for argument in "$@"; do
+              if [ "$argument" = write-tree ] && [ -e '\(flag.path)' ]; then rm -f '\(flag.path)'; echo "fatal: no space left" >&2; exit 128; fi
+            done
+            exec '\(realGit)' "$@"
+
+            """.write(to: wrapper, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
+        FileManager.default.createFile(atPath: flag.path, contents: Data())
+        server.server.update { $0.updateBook(id: 101) { $0.comments += "<div>After the swap.</div>" } }
+        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let failed = try await EndToEndTests.export(server, to: output, extra: ["--history", "--quiet"],
+                                                    environment: ["SOURCE_DATE_EPOCH": String(Self.firstNight + Self.day), "PATH": path])
+        #expect(failed.status == 73, "\(failed.output)")
+        #expect(failed.stderr.contains("the next run makes its commit"), "\(failed.output)")
+        #expect(try String(contentsOf: output.appendingPathComponent("library.json"), encoding: .utf8).contains("After the swap."))
+        let repository = output.appendingPathComponent(".git")
+        #expect(FileManager.default.fileExists(atPath: repository.appendingPathComponent("reader-snapshot-pending.json").path))
+        // Nothing new on the server: this run publishes nothing, and commits what the last run could not.
+        let next = try await Self.export(server, to: output, night: 2)
+        await server.stop()
+        #expect(next.status == 2, "\(next.output)")
+        let dates = try await Self.git(repository, ["log", "--format=%at"]).output.split(separator: "\n").compactMap { Int($0) }
+        #expect(dates == [Self.firstNight + Self.day, Self.firstNight], "\(next.output)")
+        let shown = try await Self.git(repository, ["show", "main:library.json"]).output
+        #expect(shown.contains("After the swap."))
+    }
+
+    /// A `.git` of the user's in the output folder is theirs: --history refuses it, without --history it is kept.
+    @Test func aRepositoryOfTheUsersIsNeitherUsedNorLost() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        let plain = try await EndToEndTests.export(server, to: output, extra: ["--quiet"])
+        #expect(plain.status == 2, "\(plain.output)")
+        #expect(try await Self.git(output, ["init", "--quiet"]).status == 0)
+        #expect(try await Self.git(output, ["config", "user.name", "Mine"]).status == 0)
+        let refused = try await Self.export(server, to: output, night: 1)
+        #expect(refused.status == 64, "\(refused.output)")
+        #expect(refused.stderr.contains("a git repository that reader-snapshot did not make"), "\(refused.output)")
+        server.server.update { $0.updateBook(id: 101) { $0.comments += "<div>Kept.</div>" } }
+        let again = try await EndToEndTests.export(server, to: output, extra: ["--quiet"])
+        await server.stop()
+        #expect(again.status == 2, "\(again.output)")
+        #expect(try await Self.git(output, ["config", "user.name"]).output == "Mine", "carried across the swap untouched")
+        #expect(try await Self.git(output, ["rev-parse", "--verify", "--quiet", "main"]).status != 0, "no commit made in it")
+    }
+
     static func startExport(_ server: RunningSampleServer, to output: URL, night: Int) throws -> Process {
         let process = Process()
         process.executableURL = ToolRunner.executable
@@ -300,11 +366,14 @@ struct HistoryTests {
         }
     }
 
-    /// The first git the tool starts, or nil if the tool ends first.
+    /// The first git of the commit the tool starts (not the check of the repository's owner
+    /// before the crawl), or nil if the tool ends first.
     static func waitForGit(under pid: Int32) async -> Int32? {
         while kill(pid, 0) == 0 {
             for child in children(of: pid) {
-                if let name = try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8), name.hasPrefix("git") { return child }
+                guard let name = try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8), name.hasPrefix("git"),
+                      let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/cmdline")) else { continue }
+                if !String(decoding: command, as: UTF8.self).contains("reader-snapshot.history") { return child }
             }
             // A zombie (finished, not yet reaped) answers kill(pid, 0) too.
             if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), stat.contains(") Z ") { return nil }

@@ -177,7 +177,7 @@ struct VaultTests {
         }
         let third = try await EndToEndTests.export(server, to: output, extra: ["--markdown-into", vault.path])
         await server.stop()
-        #expect(third.stderr.contains("1 edited; 1 of them in conflict with your edits"), "\(third.output)")
+        #expect(third.stderr.contains("1 edited; 1 file in conflict with your edits"), "\(third.output)")
         #expect(try String(contentsOf: note, encoding: .utf8).hasSuffix("My own line.\n"))
         let beside = vault.appendingPathComponent("Reader/markdown/books/101-pride-and-prejudice.reader.md")
         #expect(try String(contentsOf: beside, encoding: .utf8).contains("A line from the server."))
