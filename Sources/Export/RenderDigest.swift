@@ -53,6 +53,7 @@ enum RenderDigest {
             case .json: file = "library.json"
             case .csv: file = "library.csv"
             case .feed: file = "feed.xml"
+            case .opds: file = "opds/index.xml"
             }
             guard lstat(base + "/" + file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
         }

@@ -16,13 +16,27 @@ package enum CMark {
     /// Renders GitHub-flavoured Markdown to an HTML fragment. Raw HTML in the input is replaced by
     /// a comment and unsafe link targets (`javascript:` …) are emptied: safe mode, no `CMARK_OPT_UNSAFE`.
     package static func html(fromMarkdown markdown: String) -> String {
+        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_GITHUB_PRE_LANG
+        return render(markdown, options: options) { document, parser in
+            // Without the parser's extension list, tagfilter is silently skipped.
+            cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser))
+        }
+    }
+
+    /// The text of the Markdown without its markup, for a catalog's summary: no line wrapping.
+    package static func plainText(fromMarkdown markdown: String) -> String {
+        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
+        return render(markdown, options: options) { document, _ in cmark_render_plaintext(document, options, 0) }
+    }
+
+    private static func render(_ markdown: String, options: Int32,
+                               _ renderer: (OpaquePointer, OpaquePointer) -> UnsafeMutablePointer<CChar>?) -> String {
         lock.lock()
         defer { lock.unlock() }
         if !registered {
             cmark_gfm_core_extensions_ensure_registered()
             registered = true
         }
-        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_GITHUB_PRE_LANG
         guard let parser = cmark_parser_new(options) else { return "" }
         defer { cmark_parser_free(parser) }
         for name in extensionNames {
@@ -34,10 +48,7 @@ package enum CMark {
         markdown.withCString { cmark_parser_feed(parser, $0, length) }
         guard let document = cmark_parser_finish(parser) else { return "" }
         defer { cmark_node_free(document) }
-        // Without the parser's extension list, tagfilter is silently skipped.
-        guard let rendered = cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser)) else {
-            return ""
-        }
+        guard let rendered = renderer(document, parser) else { return "" }
         defer { cmark_get_default_mem_allocator().pointee.free(rendered) }
         return String(cString: rendered)
     }

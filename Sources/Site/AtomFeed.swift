@@ -9,21 +9,34 @@ enum AtomFeed {
     static let size = 50
 
     static func render(_ model: SiteModel) throws -> String {
+        try render(model, books: model.recent, title: "\(model.site.title): recently added", id: "feed", page: "index.html", root: "")
+    }
+
+    /// A shelf's feed, beside its page (`shelves/NAME.xml`): its books added last.
+    static func render(_ model: SiteModel, shelf: SiteModel.ShelfEntry) throws -> String {
         let cards = model.catalog.cards
-        let recent = cards.indices
+        let books = shelf.books
             .compactMap { place in cards[place].createdAt.map { (added: $0, id: cards.id(at: place), place: place) } }
             .sorted { ($0.added, $1.id) > ($1.added, $0.id) }
             .prefix(size).map(\.place)
+        return try render(model, books: books, title: "\(model.site.title): \(shelf.shelf.name)", id: "shelf:\(shelf.shelf.id)",
+                          page: shelf.view.href, root: "../")
+    }
+
+    /// `books` newest first; `page` the site page the feed stands for; `root` from the feed to the site's root.
+    private static func render(_ model: SiteModel, books recent: [Int], title: String, id: String, page: String, root: String) throws -> String {
+        let cards = model.catalog.cards
         // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them.
         let updated = recent.first.flatMap { cards[$0].createdAt } ?? model.library.generatedAt
         let host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
+        let base = model.site.url ?? root
         var xml = """
         <?xml version="1.0" encoding="utf-8"?>
         <feed xmlns="http://www.w3.org/2005/Atom">
-          <title>\(escape(model.site.title)): recently added</title>
-          <id>tag:reader-snapshot,2024:\(escape(host)):feed</id>
+          <title>\(escape(title))</title>
+          <id>tag:reader-snapshot,2024:\(escape(host)):\(escape(id))</id>
           <updated>\(escape(updated))</updated>
-          <link rel="alternate" href="\(escape((model.site.url ?? "") + "index.html"))"/>
+          <link rel="alternate" href="\(escape(base + page))"/>
           <generator>reader-snapshot</generator>
 
         """
@@ -36,7 +49,7 @@ enum AtomFeed {
                 <title>\(escape(view.title))</title>
                 <id>tag:reader-snapshot,2024:\(escape(host)):book:\(book.id)</id>
                 <updated>\(escape(book.createdAt!))</updated>
-                <link rel="alternate" href="\(escape((model.site.url ?? "") + view.href))"/>
+                <link rel="alternate" href="\(escape(base + view.href))"/>
             \(view.author.map { "    <author><name>\(escape($0))</name></author>\n" } ?? "")\
                 <summary>\(escape([view.author.map { "by \($0)" }, view.shelf.map { "on \($0.name)" }].compactMap { $0 }.joined(separator: ", ")))</summary>
             \(note.isEmpty ? "" : "    <content type=\"html\">\(escape(CMark.html(fromMarkdown: note)))</content>\n")\

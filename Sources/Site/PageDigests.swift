@@ -198,7 +198,7 @@ protocol MustacheParentValues {
 extension SiteView: MustacheParentValues {
     /// Every name `child(named:)` answers.
     static let names = ["url", "title", "titleMarkdown", "user", "server", "generatedAt", "bookCount", "shelfCount", "noteCount",
-                        "coverCount", "unshelvedCount", "problemCount", "hasProblems", "hasChanges"]
+                        "coverCount", "unshelvedCount", "problemCount", "hasProblems", "hasChanges", "hasFeed", "hasOPDS"]
 }
 
 extension ShelfView: MustacheParentValues {

@@ -19,6 +19,8 @@ extension SiteView: MustacheParent {
         case "problemCount": return self.problemCount
         case "hasProblems": return self.hasProblems
         case "hasChanges": return self.hasChanges
+        case "hasFeed": return self.hasFeed
+        case "hasOPDS": return self.hasOPDS
         default: return nil
         }
     }
@@ -64,6 +66,8 @@ extension BookView: MustacheParent {
         case "author": return self.author.map(Text.init)
         case "authorMarkdown": return self.authorMarkdown.map(Text.init)
         case "authorYAML": return Text(self.authorYAML)
+        case "authorHref": return self.authorHref.map(Text.init)
+        case "authorMarkdownHref": return self.authorMarkdownHref.map(Text.init)
         case "isbn": return self.isbn.map(Text.init)
         case "isbnYAML": return Text(self.isbnYAML)
         case "href": return Text(self.href)
@@ -105,6 +109,8 @@ extension IndexPage: MustacheParent {
         case "unshelved": return self.unshelved.map(Ref.init)
         case "hasUnshelved": return self.hasUnshelved
         case "problems": return self.problems.map(Ref.init)
+        case "recent": return self.recent.map(Ref.init)
+        case "hasRecent": return !self.recent.isEmpty
         default: return nil
         }
     }
@@ -156,6 +162,7 @@ extension ShelfPage: MustacheParent {
         case "shelf": return Ref(self.shelf)
         case "books": return self.books.map(Ref.init)
         case "isEmpty": return self.isEmpty
+        case "feedHref": return self.feedHref.map(Text.init)
         default: return nil
         }
     }

@@ -59,8 +59,11 @@ final class SiteView: Sendable {
     let problemCount: Int
     let hasProblems: Bool
     let hasChanges: Bool
+    /// The snapshot has `feed.xml` and the shelves' feeds; `opds/`.
+    let hasFeed: Bool
+    let hasOPDS: Bool
 
-    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String, generatedAt: String?, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool) {
+    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String, generatedAt: String?, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool, hasFeed: Bool = true, hasOPDS: Bool = false) {
         self.url = url
         self.title = title
         self.titleMarkdown = titleMarkdown
@@ -75,6 +78,8 @@ final class SiteView: Sendable {
         self.problemCount = problemCount
         self.hasProblems = hasProblems
         self.hasChanges = hasChanges
+        self.hasFeed = hasFeed
+        self.hasOPDS = hasOPDS
     }
 }
 
@@ -127,6 +132,9 @@ final class BookView: Sendable {
     /// The title as the book gives it (the YAML front matter keeps an empty one empty).
     let givenTitle: String
     let author: String?
+    /// The author's page, from the site's root (also for a book with no author: "Unknown author").
+    let authorHref: String?
+    let authorMarkdownHref: String?
     let isbn: String?
     let href: String
     let markdownHref: String
@@ -140,13 +148,15 @@ final class BookView: Sendable {
     let hasNote: Bool
     let complete: Bool
 
-    init(id: Int, title: String, givenTitle: String, author: String? = nil, isbn: String? = nil, href: String, markdownHref: String,
+    init(id: Int, title: String, givenTitle: String, author: String? = nil, authorFile: String? = nil, isbn: String? = nil, href: String, markdownHref: String,
          cover: CoverView? = nil, shelf: ShelfView? = nil, shelfName: String?, missingShelfName: String? = nil, createdAt: String? = nil,
          hasNote: Bool, complete: Bool) {
         self.id = id
         self.title = title
         self.givenTitle = givenTitle
         self.author = author
+        authorHref = authorFile.map { "authors/\($0).html" }
+        authorMarkdownHref = authorFile.map { "authors/\($0).md" }
         self.isbn = isbn
         self.href = href
         self.markdownHref = markdownHref
@@ -192,8 +202,10 @@ final class IndexPage: Sendable {
     let unshelved: [BookView]
     let hasUnshelved: Bool
     let problems: [ProblemView]
+    /// The most recently added books, newest first.
+    let recent: [BookView]
 
-    init(root: String, site: SiteView, changes: ChangesView? = nil, shelves: [ShelfView], unshelved: [BookView], hasUnshelved: Bool, problems: [ProblemView]) {
+    init(root: String, site: SiteView, changes: ChangesView? = nil, shelves: [ShelfView], unshelved: [BookView], hasUnshelved: Bool, problems: [ProblemView], recent: [BookView] = []) {
         self.root = root
         self.site = site
         self.changes = changes
@@ -201,6 +213,7 @@ final class IndexPage: Sendable {
         self.unshelved = unshelved
         self.hasUnshelved = hasUnshelved
         self.problems = problems
+        self.recent = recent
     }
 }
 
@@ -258,13 +271,16 @@ final class ShelfPage: Sendable {
     let shelf: ShelfView
     let books: [BookView]
     let isEmpty: Bool
+    /// The shelf's Atom feed, from the site's root, when the snapshot has feeds.
+    let feedHref: String?
 
-    init(root: String, site: SiteView, shelf: ShelfView, books: [BookView], isEmpty: Bool) {
+    init(root: String, site: SiteView, shelf: ShelfView, books: [BookView], isEmpty: Bool, feedHref: String? = nil) {
         self.root = root
         self.site = site
         self.shelf = shelf
         self.books = books
         self.isEmpty = isEmpty
+        self.feedHref = feedHref
     }
 }
 

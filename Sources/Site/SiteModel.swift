@@ -33,8 +33,16 @@ struct SiteModel {
     let listingShelf: [Int: Int]
     let placeByID: [Int: Int]
     let problemsByBook: [Int: [Problem]]
+    let authors: AuthorIndex
+    let years: YearIndex
+    /// The most recently added books, newest first (`recentCount` of them): the feed, the index, the catalog.
+    let recent: [Int]
+    static let recentCount = 50
+    /// What the snapshot holds besides pages: the feeds and the OPDS catalog are linked from the pages.
+    let formats: Set<OutputFormat>
 
-    init(_ catalog: Catalog, changes: ChangeReport? = nil, siteURL: URL? = nil) {
+    init(_ catalog: Catalog, changes: ChangeReport? = nil, siteURL: URL? = nil, formats: Set<OutputFormat> = Set(OutputFormat.allCases)) {
+        self.formats = formats
         self.catalog = catalog
         let library = catalog.frame
         let cards = catalog.cards
@@ -64,6 +72,12 @@ struct SiteModel {
         }
         self.listingShelf = listingShelf
         unshelved = books.filter { listingShelf[cards.id(at: $0)] == nil }
+        authors = AuthorIndex(books: books, count: cards.count) { cards[$0].author }
+        years = YearIndex(cards: cards)
+        recent = cards.indices
+            .compactMap { place in cards[place].createdAt.map { (added: $0, id: cards.id(at: place), place: place) } }
+            .sorted { ($0.added, $1.id) > ($1.added, $0.id) }
+            .prefix(Self.recentCount).map(\.place)
         let title = library.user.map { "Library of \($0)" } ?? "Library"
         let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
         site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
@@ -73,11 +87,11 @@ struct SiteModel {
                         coverCount: cards.lazy.filter { $0.cover != nil }.count,
                         unshelvedCount: unshelved.count,
                         problemCount: library.problems.count, hasProblems: !library.problems.isEmpty,
-                        hasChanges: changes != nil)
+                        hasChanges: changes != nil, hasFeed: formats.contains(.feed), hasOPDS: formats.contains(.opds))
         undatedSite = SiteView(url: site.url, title: site.title, titleMarkdown: site.titleMarkdown, user: site.user, server: site.server,
                                generatedAt: nil, bookCount: site.bookCount, shelfCount: site.shelfCount, noteCount: site.noteCount,
                                coverCount: site.coverCount, unshelvedCount: site.unshelvedCount, problemCount: site.problemCount,
-                               hasProblems: site.hasProblems, hasChanges: site.hasChanges)
+                               hasProblems: site.hasProblems, hasChanges: site.hasChanges, hasFeed: site.hasFeed, hasOPDS: site.hasOPDS)
         changesView = changes.map { report in
             func item(_ id: Int, _ title: String, detail: String?) -> ChangeItemView {
                 let file = placeByID[id].map { fileNames[$0] }
@@ -126,7 +140,8 @@ struct SiteModel {
         let shelf = shelf(of: book)?.view
         let title = book.title.isEmpty ? "Untitled (book \(book.id))" : book.title
         let cover = book.cover.map { CoverView(src: $0.path, alt: "Cover of \(title)", width: $0.width, height: $0.height) }
-        return BookView(id: book.id, title: title, givenTitle: book.title, author: book.author, isbn: book.isbn,
+        return BookView(id: book.id, title: title, givenTitle: book.title, author: book.author,
+                        authorFile: authors.author(of: place)?.fileName, isbn: book.isbn,
                         href: "books/\(fileName).html", markdownHref: "books/\(fileName).md", cover: cover,
                         shelf: shelf, shelfName: shelf?.name ?? book.shelfName,
                         missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { "shelf \($0)" }) : nil,
@@ -154,11 +169,37 @@ struct SiteModel {
     func indexPage(root: String) -> IndexPage {
         let unshelvedViews = unshelved.map(bookView)
         return IndexPage(root: root, site: site, changes: changesView, shelves: shelves.map(\.view), unshelved: unshelvedViews,
-                         hasUnshelved: !unshelvedViews.isEmpty, problems: problemViews(library.problems))
+                         hasUnshelved: !unshelvedViews.isEmpty, problems: problemViews(library.problems),
+                         recent: recent.prefix(Self.recentOnIndex).map(bookView))
     }
 
+    /// Covers on the index: two rows on a desktop.
+    static let recentOnIndex = 12
+
     func shelfPage(_ entry: ShelfEntry, root: String) -> ShelfPage {
-        ShelfPage(root: root, site: undatedSite, shelf: entry.view, books: entry.books.map(bookView), isEmpty: entry.books.isEmpty)
+        ShelfPage(root: root, site: undatedSite, shelf: entry.view, books: entry.books.map(bookView), isEmpty: entry.books.isEmpty,
+                  feedHref: formats.contains(.feed) ? Self.shelfFeedFile(entry) : nil)
+    }
+
+    /// A shelf's Atom feed, beside its page.
+    static func shelfFeedFile(_ entry: ShelfEntry) -> String { "shelves/\(entry.fileName).xml" }
+
+    func authorsPage(root: String) -> AuthorsPage {
+        AuthorsPage(root: root, site: site, letters: authors.letters.map { LetterView(letter: $0.letter, authors: $0.authors.map(AuthorView.init)) },
+                    count: authors.authors.count)
+    }
+
+    func authorPage(_ author: AuthorIndex.Author, root: String) -> AuthorPage {
+        AuthorPage(root: root, site: site, author: AuthorView(author), books: author.books.map(bookView),
+                   opdsHref: formats.contains(.opds) ? "opds/authors/\(author.fileName).xml" : nil)
+    }
+
+    func yearPage(_ index: Int, root: String) -> YearPage {
+        let year = years.years[index]
+        func link(_ other: Int) -> YearLinkView? {
+            years.years.indices.contains(other) ? YearLinkView(year: years.years[other].year, count: years.years[other].books.count) : nil
+        }
+        return YearPage(root: root, site: site, year: year.year, books: year.books.map(bookView), previous: link(index - 1), next: link(index + 1))
     }
 
     /// Books per page of the list of all books (`SiteRenderer.booksPerPage`).
@@ -230,7 +271,10 @@ struct SiteModel {
         guard let base = site.url else { return nil }
         var pages = ["index.html"] + (1...booksPageCount).map(Self.booksPageFile) + ["stats.html"]
         if changesView != nil { pages.append("changes.html") }
+        pages.append("authors.html")
         pages += shelves.map { "shelves/\($0.fileName).html" }
+        pages += authors.authors.map { "authors/\($0.fileName).html" }
+        pages += years.years.map { "years/\($0.year).html" }
         pages += books.map { "books/\(fileNames[$0]).html" }
         let entries = pages.map { "  <url><loc>\(AtomFeed.escape(base + $0))</loc></url>\n" }.joined()
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n" + entries + "</urlset>\n"

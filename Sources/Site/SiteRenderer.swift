@@ -67,11 +67,22 @@ package struct SiteRenderer: Sendable {
             }
         }
         // The pages' model (views, orders, file names) only for the formats that have pages.
-        if !formats.isDisjoint(with: [.csv, .feed, .html, .markdown]) {
-            var model = SiteModel(catalog, changes: changes, siteURL: siteURL)
+        if !formats.isDisjoint(with: [.csv, .feed, .html, .markdown, .opds]) {
+            var model = SiteModel(catalog, changes: changes, siteURL: siteURL, formats: formats)
             model.booksPerPage = max(1, booksPerPage)
             if formats.contains(.csv) { jobs.append { try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, to: $0) } } }
-            if formats.contains(.feed) { jobs.append { try writer.write(try AtomFeed.render(model), to: "feed.xml") } }
+            if formats.contains(.feed) {
+                jobs.append { try writer.write(try AtomFeed.render(model), to: "feed.xml") }
+                for shelf in model.shelves {
+                    jobs.append { try writer.write(try AtomFeed.render(model, shelf: shelf), to: SiteModel.shelfFeedFile(shelf)) }
+                }
+            }
+            if formats.contains(.opds) {
+                // The notes' summaries first, on every core; then each feed is a job of its own.
+                let catalog = try OPDSCatalog(model)
+                for feed in catalog.feeds() { jobs.append { try writer.write(feed.xml(), to: feed.path) } }
+            }
+            jobs += browseJobs(model, into: writer)
             let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
             if formats.contains(.html) { jobs += htmlJobs(model, into: writer) }
             if formats.contains(.markdown) {
@@ -134,6 +145,30 @@ package struct SiteRenderer: Sendable {
         return jobs
     }
 
+    /// The authors' index and pages, and a page for each year, in HTML and Markdown. Pages of
+    /// the whole library: made every run.
+    private func browseJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        var jobs: [Job] = []
+        for format in [OutputFormat.html, .markdown] where formats.contains(format) {
+            let folder = format == .html ? "" : "markdown/", ext = format == .html ? "html" : "md"
+            jobs.append { try writer.write(try templates.render(model.authorsPage(root: ""), format, template: "authors"), to: "\(folder)authors.\(ext)") }
+            for author in model.authors.authors {
+                jobs.append {
+                    try writer.write(try templates.render(model.authorPage(author, root: "../"), format, template: "author"),
+                                     to: "\(folder)authors/\(author.fileName).\(ext)")
+                }
+            }
+            for index in model.years.years.indices {
+                jobs.append {
+                    try writer.write(try templates.render(model.yearPage(index, root: "../"), format, template: "year"),
+                                     to: "\(folder)years/\(model.years.years[index].year).\(ext)")
+                }
+            }
+        }
+        return jobs
+    }
+
     /// Each shelf's HTML and Markdown pages.
     private func shelfJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
                            into writer: SnapshotWriter) -> [Job] {
@@ -166,7 +201,9 @@ package struct SiteRenderer: Sendable {
                 let fileName = model.fileNames[place]
                 let element = try model.catalog.element(at: place)
                 entries[place] = PageDigests.Digest(of: element)
-                let digest = inputs.book(entry: entries[place], fileName: fileName, shelf: model.shelfView(of: place), problems: model.problems(of: place))
+                // The author's page's name is the book page's too: it can change with other books' authors.
+                let digest = inputs.book(entry: entries[place], fileName: fileName + "\u{0}" + (model.authors.author(of: place)?.fileName ?? ""),
+                                         shelf: model.shelfView(of: place), problems: model.problems(of: place))
                 var note: String?
                 func noteMarkdown() throws -> String {
                     if let note { return note }

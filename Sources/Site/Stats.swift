@@ -10,6 +10,8 @@ struct StatsPage {
     struct Bar {
         var label: String
         var count: Int
+        /// The page the bar opens: a year's books.
+        var href: String? = nil
         /// Geometry in the SVG's own units.
         var x: Int
         var y: Int
@@ -24,6 +26,7 @@ struct StatsPage {
     struct Author {
         var name: String
         var count: Int
+        var href: String
     }
 
     var root: String
@@ -66,16 +69,16 @@ struct StatsPage {
             let count = perYear[year]!
             let height = max(2, count * plotHeight / mostInYear)
             let x = index * columnWidth + 8
-            return Bar(label: year, count: count, x: x, y: plotHeight - height + 20, width: columnWidth - 12, height: height,
+            return Bar(label: year, count: count, href: "years/\(year).html", x: x, y: plotHeight - height + 20, width: columnWidth - 12, height: height,
                        labelX: x + (columnWidth - 12) / 2, labelY: plotHeight + 38, countX: x + (columnWidth - 12) / 2,
                        countY: plotHeight - height + 14)
         }
         yearChartWidth = max(1, years.count * columnWidth + 16)
         hasYears = !years.isEmpty
 
-        var authors: [String: Int] = [:]
-        for book in model.catalog.cards { if let author = book.author { authors[author, default: 0] += 1 } }
-        topAuthors = authors.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(10).map { Author(name: $0.key, count: $0.value) }
+        topAuthors = model.authors.authors.filter { $0.name != nil }
+            .sorted { ($1.books.count, $0.displayName) < ($0.books.count, $1.displayName) }.prefix(10)
+            .map { Author(name: $0.displayName, count: $0.books.count, href: "authors/\($0.fileName).html") }
         withNotes = model.site.noteCount
         withCovers = model.site.coverCount
         withoutShelf = model.unshelved.count

@@ -15,6 +15,13 @@ package struct TemplateSet: Sendable {
         .markdown: ["index", "shelf", "book"],
     ]
 
+    /// Pages added since templates were first copied: a set without them gets the bundled ones,
+    /// which then use its own layout and partials.
+    package static let addedTemplates: [OutputFormat: [String]] = [
+        .html: ["authors", "author", "year"],
+        .markdown: ["authors", "author", "year"],
+    ]
+
     package let directory: URL
     /// One Mustache library per kind, loaded from `html/` and `markdown/`: a template names the
     /// others of its kind as `layout` or `partials/book-list`.
@@ -53,7 +60,15 @@ package struct TemplateSet: Sendable {
             for name in names where library.getTemplate(named: name) == nil {
                 throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
             }
-            libraries[format] = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder) : library
+            var withEscaping = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder) : library
+            for name in addedTemplates[format] ?? [] where library.getTemplate(named: name) == nil {
+                guard let bundled = bundledDirectory?.appendingPathComponent(format.rawValue).appendingPathComponent(name + ".mustache"),
+                      let text = try? String(contentsOf: bundled, encoding: .utf8) else {
+                    throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
+                }
+                try withEscaping.register((format == .html ? "{{%CONTENT_TYPE:\(HTMLEscaping.name)}}\n" : "") + text, named: name)
+            }
+            libraries[format] = withEscaping
         }
         let assetsDirectory = directory.appendingPathComponent("assets")
         var assets: [String] = []

@@ -33,7 +33,7 @@ struct SnapshotOptions: ParsableArguments {
     var templates: String?
 
     @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json, csv (Goodreads' layout), feed (Atom).", valueName: "list"))
-    var format: String = "html,markdown,json,csv,feed"
+    var format: String = "html,markdown,json,csv,feed,opds"
 
     @Option(name: .long, help: ArgumentHelp("Where the site will be served, like https://example.org/books/: adds sitemap.xml, Open Graph tags and absolute links in feed.xml.", valueName: "url"))
     var siteURL: String?
@@ -62,11 +62,11 @@ struct SnapshotOptions: ParsableArguments {
         var result = Set<OutputFormat>()
         for part in format.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !part.isEmpty {
             guard let value = OutputFormat(rawValue: part) else {
-                throw ValidationError("Unknown format '\(part)' in --format: use html, markdown, json, csv and/or feed.")
+                throw ValidationError("Unknown format '\(part)' in --format: use html, markdown, json, csv, feed and/or opds.")
             }
             result.insert(value)
         }
-        guard !result.isEmpty else { throw ValidationError("--format needs at least one of html, markdown, json, csv, feed.") }
+        guard !result.isEmpty else { throw ValidationError("--format needs at least one of html, markdown, json, csv, feed, opds.") }
         return result
     }
 

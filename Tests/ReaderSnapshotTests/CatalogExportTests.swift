@@ -17,8 +17,11 @@ struct CatalogExportTests {
         await server.stop()
         #expect(run.status == 2, "\(run.output)")
         let site = SiteInspector(root: output)
-        #expect(site.files().filter { !$0.hasPrefix(".reader-snapshot/") && !$0.hasPrefix("covers/") }.sorted()
+        // With the site's feed, a feed for each shelf beside where its page would be.
+        #expect(site.files().filter { !$0.hasPrefix(".reader-snapshot/") && !$0.hasPrefix("covers/") && !$0.hasPrefix("shelves/") }.sorted()
                 == ["changes.json", "feed.xml", "library.csv"])
+        #expect(site.files().filter { $0.hasPrefix("shelves/") }.allSatisfy { $0.hasSuffix(".xml") })
+        #expect(site.files().filter { $0.hasPrefix("shelves/") }.count == 6)
 
         let csv = try #require(site.text("library.csv"))
         let lines = csv.components(separatedBy: "\r\n")

@@ -63,7 +63,8 @@ def check_page(driver, root, path):
         if entry["level"] == "SEVERE":
             problems.append(f"console error: {entry['message'][:200]}")
     # Every link of the page leads to a file of the snapshot, or out to the web on purpose.
-    links = driver.execute_script("return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
+    # An SVG link's href is an SVGAnimatedString: resolved here as the browser would.
+    links = driver.execute_script("return Array.from(document.querySelectorAll('a[href]')).map(a => typeof a.href === 'string' ? a.href : new URL(a.href.baseVal, document.baseURI).href)")
     for link in links:
         parsed = urlparse(link)
         if parsed.scheme == "file":

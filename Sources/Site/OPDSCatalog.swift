@@ -1,0 +1,255 @@
+import Foundation
+import LibraryArchive
+import Notes
+import SnapshotStore
+import Support
+
+/// `opds/`: the library as an OPDS 1.2 catalog, for e-reader apps. A root navigation feed (the
+/// shelves, all books, the authors, the recently added), an acquisition feed for each shelf and
+/// author and for all books, each paged so that no feed grows with the library. There are no book
+/// files to acquire: each entry links its cover, its thumbnail and its page.
+///
+/// Links are relative to the feed's own address (the folder works from any path of any web
+/// server, or from disk); with --site-url they are absolute.
+struct OPDSCatalog {
+    static let entriesPerPage = 100
+    static let navigation = "application/atom+xml;profile=opds-catalog;kind=navigation"
+    static let acquisition = "application/atom+xml;profile=opds-catalog;kind=acquisition"
+    static let summaryLength = 400
+
+    let model: SiteModel
+    /// Each book's note as plain text, by place (nil without a note).
+    let summaries: [String?]
+    let host: String
+    /// The catalog's date: the newest book's, so that it stays the same while the library does.
+    let updated: String
+
+    init(_ model: SiteModel) throws {
+        self.model = model
+        let cards = model.catalog.cards
+        let places = cards.indices.filter { cards[$0].hasNote }
+        let texts = try EveryCore.map(places.count, worker: {}) { _, index in
+            Self.summary(CMark.plainText(fromMarkdown: try model.catalog.noteMarkdown(at: places[index])))
+        }
+        var summaries = [String?](repeating: nil, count: cards.count)
+        for (index, place) in places.enumerated() where !texts[index].isEmpty { summaries[place] = texts[index] }
+        self.summaries = summaries
+        host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
+        // The dates the list of books gives (the same in a crawl and in library.json): when each book was added.
+        let dates = cards.indices.compactMap { Self.atomDate(cards[$0].createdAt) }
+        updated = dates.max() ?? Self.atomDate(model.library.generatedAt) ?? "1970-01-01T00:00:00Z"
+    }
+
+    /// A feed: its path in the snapshot, and what makes its text (when it is written: a big
+    /// library's feeds are never all in memory at once).
+    typealias Feed = (path: String, xml: () -> String)
+
+    /// Every feed.
+    func feeds() -> [Feed] {
+        var feeds: [Feed] = []
+        let root = "opds/index.xml"
+        var entries = [
+            navigationEntry(title: "All books", detail: "Every book, by title.", id: "books", href: "opds/books.xml",
+                            type: Self.acquisition, rel: "subsection", from: root),
+            navigationEntry(title: "Recently added", detail: "The \(SiteModel.recentCount) books added last, newest first.", id: "new",
+                            href: "opds/new.xml", type: Self.acquisition, rel: "http://opds-spec.org/sort/new", from: root),
+            navigationEntry(title: "Shelves", detail: "\(model.shelves.count) shelves.", id: "shelves", href: "opds/shelves.xml",
+                            type: Self.navigation, rel: "subsection", from: root),
+            navigationEntry(title: "Authors", detail: "\(model.authors.authors.count) authors, by surname.", id: "authors",
+                            href: "opds/authors.xml", type: Self.navigation, rel: "subsection", from: root),
+        ]
+        if model.shelves.isEmpty { entries.remove(at: 2) }
+        feeds.append((root, { feed(path: root, kind: Self.navigation, id: "root", title: model.site.title, up: nil, entries: entries) }))
+
+        feeds += paged(base: "opds/books", kind: Self.acquisition, id: "books", title: "All books", up: root, count: model.books.count) { range, path in
+            model.books[range].map { bookEntry($0, from: path) }
+        }
+        feeds.append(("opds/new.xml", {
+            feed(path: "opds/new.xml", kind: Self.acquisition, id: "new", title: "Recently added", up: root,
+                 entries: model.recent.map { bookEntry($0, from: "opds/new.xml") })
+        }))
+        if !model.shelves.isEmpty {
+            feeds += paged(base: "opds/shelves", kind: Self.navigation, id: "shelves", title: "Shelves", up: root, count: model.shelves.count) { range, path in
+                model.shelves[range].map { shelf in
+                    navigationEntry(title: shelf.shelf.name, detail: shelf.view.countLabel, id: "shelf:\(shelf.shelf.id)",
+                                    href: "opds/shelves/\(shelf.fileName).xml", type: Self.acquisition, rel: "subsection", from: path)
+                }
+            }
+        }
+        feeds += paged(base: "opds/authors", kind: Self.navigation, id: "authors", title: "Authors", up: root,
+                       count: model.authors.authors.count) { range, path in
+            model.authors.authors[range].map { author in
+                navigationEntry(title: author.displayName, detail: author.books.count == 1 ? "1 book" : "\(author.books.count) books",
+                                id: "author:\(author.fileName)", href: "opds/authors/\(author.fileName).xml", type: Self.acquisition,
+                                rel: "subsection", from: path)
+            }
+        }
+        for shelf in model.shelves {
+            feeds += paged(base: "opds/shelves/\(shelf.fileName)", kind: Self.acquisition, id: "shelf:\(shelf.shelf.id)", title: shelf.shelf.name,
+                           up: "opds/shelves.xml", count: shelf.books.count) { range, path in
+                shelf.books[range].map { bookEntry($0, from: path) }
+            }
+        }
+        for author in model.authors.authors {
+            feeds += paged(base: "opds/authors/\(author.fileName)", kind: Self.acquisition, id: "author:\(author.fileName)",
+                           title: author.displayName, up: "opds/authors.xml", count: author.books.count) { range, path in
+                author.books[range].map { bookEntry($0, from: path) }
+            }
+        }
+        return feeds
+    }
+
+    /// `base.xml`, `base-2.xml`, …: each a page of the list, linked first/previous/next/last.
+    private func paged(base: String, kind: String, id: String, title: String, up: String?, count: Int,
+                       entries: @escaping (Range<Int>, String) -> [String]) -> [Feed] {
+        let pages = max(1, (count + Self.entriesPerPage - 1) / Self.entriesPerPage)
+        func path(_ number: Int) -> String { number == 1 ? base + ".xml" : "\(base)-\(number).xml" }
+        return (1...pages).map { number in
+            let start = (number - 1) * Self.entriesPerPage
+            let here = path(number)
+            var links: [(String, String)] = []
+            if pages > 1 {
+                links.append(("first", path(1)))
+                if number > 1 { links.append(("previous", path(number - 1))) }
+                if number < pages { links.append(("next", path(number + 1))) }
+                links.append(("last", path(pages)))
+            }
+            let pageTitle = pages > 1 ? "\(title) (\(number) of \(pages))" : title
+            return (here, {
+                feed(path: here, kind: kind, id: number == 1 ? id : "\(id):page:\(number)", title: pageTitle, up: up,
+                     entries: entries(start..<min(start + Self.entriesPerPage, count), here), paging: links.map { ($0.0, $0.1, kind) })
+            })
+        }
+    }
+
+    private func feed(path: String, kind: String, id: String, title: String, up: String?, entries: [String],
+                      paging: [(rel: String, path: String, type: String)] = []) -> String {
+        var links = [("self", path, kind), ("start", "opds/index.xml", Self.navigation)]
+        if let up { links.append(("up", up, Self.navigation)) }
+        links += paging
+        if model.formats.contains(.html) {
+            links.append(("alternate", "index.html", "text/html"))
+        }
+        var xml = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <feed xmlns="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/terms/" xmlns:opds="http://opds-spec.org/2010/catalog">
+          <id>\(tag(id))</id>
+          <title>\(AtomFeed.escape(title))</title>
+          <updated>\(updated)</updated>
+          <author><name>\(AtomFeed.escape(model.library.user ?? "reader-snapshot"))</name></author>
+          <generator>reader-snapshot</generator>
+
+        """
+        for link in links {
+            xml += "  <link rel=\"\(link.0)\" href=\"\(AtomFeed.escape(href(link.1, from: path)))\" type=\"\(link.2)\"/>\n"
+        }
+        for entry in entries { xml += entry }
+        return xml + "</feed>\n"
+    }
+
+    private func navigationEntry(title: String, detail: String, id: String, href target: String, type: String, rel: String,
+                                 from path: String) -> String {
+        """
+          <entry>
+            <title>\(AtomFeed.escape(title))</title>
+            <id>\(tag(id))</id>
+            <updated>\(updated)</updated>
+            <link rel="\(rel)" href="\(AtomFeed.escape(href(target, from: path)))" type="\(type)"/>
+            <content type="text">\(AtomFeed.escape(detail))</content>
+          </entry>
+
+        """
+    }
+
+    private func bookEntry(_ place: Int, from path: String) -> String {
+        let card = model.catalog.cards[place]
+        let view = model.bookView(place)
+        var xml = """
+          <entry>
+            <title>\(AtomFeed.escape(view.title))</title>
+            <id>\(tag("book:\(card.id)"))</id>
+            <updated>\(Self.atomDate(card.createdAt) ?? updated)</updated>
+
+        """
+        if let author = view.author?.trimmingSpaces(), !author.isEmpty {
+            xml += "    <author><name>\(AtomFeed.escape(author))</name></author>\n"
+        }
+        if let isbn = GoodreadsCSV.isbns(view.isbn).1 ?? GoodreadsCSV.isbns(view.isbn).0 {
+            xml += "    <dc:identifier>urn:isbn:\(isbn)</dc:identifier>\n"
+        }
+        if let added = Self.atomDate(card.createdAt) { xml += "    <published>\(added)</published>\n" }
+        if let shelf = model.shelfName(of: place) {
+            xml += "    <category term=\"\(AtomFeed.escape(shelf))\" label=\"\(AtomFeed.escape(shelf))\"/>\n"
+        }
+        if let summary = summaries[place] { xml += "    <summary type=\"text\">\(AtomFeed.escape(summary))</summary>\n" }
+        if let cover = view.cover {
+            let type = Self.imageType(cover.src)
+            // The cover itself is the thumbnail until the snapshot makes smaller ones.
+            xml += "    <link rel=\"http://opds-spec.org/image\" href=\"\(AtomFeed.escape(href(cover.src, from: path)))\" type=\"\(type)\"/>\n"
+            xml += "    <link rel=\"http://opds-spec.org/image/thumbnail\" href=\"\(AtomFeed.escape(href(cover.src, from: path)))\" type=\"\(type)\"/>\n"
+        }
+        if model.formats.contains(.html) {
+            xml += "    <link rel=\"alternate\" href=\"\(AtomFeed.escape(href(view.href, from: path)))\" type=\"text/html\" title=\"The book's page\"/>\n"
+        } else if model.formats.contains(.markdown) {
+            xml += "    <link rel=\"alternate\" href=\"\(AtomFeed.escape(href("markdown/" + view.markdownHref, from: path)))\" type=\"text/markdown\"/>\n"
+        } else {
+            xml += "    <content type=\"text\">\(AtomFeed.escape(summaries[place] ?? view.title))</content>\n"
+        }
+        return xml + "  </entry>\n"
+    }
+
+    private func tag(_ id: String) -> String {
+        "tag:reader-snapshot,2024:\(AtomFeed.escape(host)):opds:\(AtomFeed.escape(id))"
+    }
+
+    /// `target` (a path from the site's root) as the feed at `path` links it.
+    private func href(_ target: String, from path: String) -> String {
+        if let base = model.site.url { return base + target }
+        let here = path.split(separator: "/").dropLast(), there = target.split(separator: "/")
+        var common = 0
+        while common < here.count, common < there.count - 1, here[here.startIndex + common] == there[common] { common += 1 }
+        return String(repeating: "../", count: here.count - common) + there[common...].joined(separator: "/")
+    }
+
+    /// The server's date if it is one Atom takes (RFC 3339), else nil: it is untrusted text.
+    static func atomDate(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let bytes = Array(text.utf8)
+        func digits(_ range: Range<Int>) -> Bool { range.upperBound <= bytes.count && bytes[range].allSatisfy { (0x30...0x39).contains($0) } }
+        guard bytes.count >= 20, bytes.count <= 35, digits(0..<4), bytes[4] == 0x2D, digits(5..<7), bytes[7] == 0x2D, digits(8..<10),
+              bytes[10] == 0x54 || bytes[10] == 0x74, digits(11..<13), bytes[13] == 0x3A, digits(14..<16), bytes[16] == 0x3A, digits(17..<19)
+        else { return nil }
+        var rest = bytes[19...]
+        if rest.first == 0x2E {
+            rest = rest.dropFirst()
+            let fraction = rest.prefix { (0x30...0x39).contains($0) }
+            guard !fraction.isEmpty else { return nil }
+            rest = rest.dropFirst(fraction.count)
+        }
+        let zone = Array(rest)
+        let valid = zone == [0x5A] || zone == [0x7A]
+            || (zone.count == 6 && (zone[0] == 0x2B || zone[0] == 0x2D) && zone[3] == 0x3A
+                && [1, 2, 4, 5].allSatisfy { (0x30...0x39).contains(zone[$0]) })
+        return valid ? text : nil
+    }
+
+    static func imageType(_ path: String) -> String {
+        switch path.split(separator: ".").last?.lowercased() {
+        case "png": return "image/png"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        default: return "image/jpeg"
+        }
+    }
+
+    /// Plain text, spaces collapsed, cut at a word near `summaryLength` characters.
+    static func summary(_ text: String) -> String {
+        let words = text.split(whereSeparator: \.isWhitespace)
+        var result = ""
+        for word in words {
+            if result.count + word.count + 1 > summaryLength { return result + "…" }
+            result += result.isEmpty ? String(word) : " " + word
+        }
+        return result
+    }
+}
