@@ -9,6 +9,7 @@
 #   CURL_LEVELS="4 8"                the fixed levels curl is run at, beside our crawl (its best counts)
 #   HUGO=0 scripts/bench.sh          leave out the render against Hugo (HUGO_BOOKS, 10,000 by default)
 #   HISTORY=0 scripts/bench.sh       leave out the cost of --history (HISTORY_BOOKS, 10,000 by default)
+#   BROWSE=0 scripts/bench.sh        leave out the OPDS catalog and pages table (BROWSE_SIZES, the sizes by default)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -240,6 +241,42 @@ if [ "${HISTORY:-1}" = 1 ] && command -v git >/dev/null; then
     "$p" "$k" "$(awk -v a="$k" -v b="$p" 'BEGIN { print a / b }')" "$(peak_mb "$work/plain.time")" "$(peak_mb "$work/kept.time")" "$git_size" "${plain[*]}" "${kept[*]}"
   printf '  no change: %.2f s without, %.2f s with (x%.2f); commits after it: %s; repository touched: %s\n' \
     "$ps" "$ks" "$(awk -v a="$ks" -v b="$ps" 'BEGIN { print a / b }')" "$commits" "$([ "$before" = "$after" ] && echo no || echo yes)"
+fi
+
+# The ways in beside the shelves: the OPDS catalog alone, and the pages (html,markdown) with the
+# authors' and years' pages among them, rendered from one library.
+if [ "${BROWSE:-1}" = 1 ]; then
+  echo
+  echo "The OPDS catalog and the pages, rendered from one exported library (render --from):"
+  for books in ${BROWSE_SIZES:-${sizes[@]+"${sizes[@]}"}}; do
+    start_server "$books"
+    source_out=$(fresh)
+    export_run "$source_out" "$work/browse.time" --concurrency $concurrency
+    stop_server
+    opds=() opds_peak=() paged=() paged_peak=()
+    for run in $(seq "$runs"); do
+      out=$(fresh)
+      /usr/bin/time -v "$bin" render --from "$source_out/library.json" --output "$out" --format opds -q 2>"$work/opds.time" || true
+      opds+=("$(seconds "$work/opds.time")"); opds_peak+=("$(peak_mb "$work/opds.time")")
+      feeds=$(find "$out/opds" -name '*.xml' | wc -l)
+      biggest=$(find "$out/opds" -name '*.xml' -printf '%s\n' | sort -n | tail -1)
+      opds_mb=$(du -sm "$out/opds" | awk '{ print $1 }')
+      rm -rf "$out"
+      out=$(fresh)
+      /usr/bin/time -v "$bin" render --from "$source_out/library.json" --output "$out" --format html,markdown -q 2>"$work/paged.time" || true
+      paged+=("$(seconds "$work/paged.time")"); paged_peak+=("$(peak_mb "$work/paged.time")")
+      all_pages=$(find "$out" -name '*.html' -o -name '*.md' | wc -l)
+      browse_pages=$(find "$out/authors" "$out/years" "$out/markdown/authors" "$out/markdown/years" -type f | wc -l)
+      rm -rf "$out"
+    done
+    o=$(printf '%s\n' "${opds[@]}" | median) g=$(printf '%s\n' "${paged[@]}" | median)
+    printf '  %-7s opds: %.2f s, %s feeds (%.3f ms/feed, %.3f ms/book), %s MB, the biggest feed %s KB, peak %s MB; runs: %s\n' \
+      "$books" "$o" "$feeds" "$(awk -v t="$o" -v n="$feeds" 'BEGIN { print t * 1000 / n }')" "$(awk -v t="$o" -v n="$books" 'BEGIN { print t * 1000 / n }')" \
+      "$opds_mb" "$(( biggest / 1024 ))" "$(printf '%s\n' "${opds_peak[@]}" | median)" "${opds[*]}"
+    printf '  %-7s pages: %.2f s, %s pages (%.3f ms/page), %s of them authors'"'"' and years'"'"', peak %s MB; runs: %s\n' \
+      "" "$g" "$all_pages" "$(awk -v t="$g" -v n="$all_pages" 'BEGIN { print t * 1000 / n }')" "$browse_pages" \
+      "$(printf '%s\n' "${paged_peak[@]}" | median)" "${paged[*]}"
+  done
 fi
 
 [ "$capacity_table" = 1 ] || exit 0

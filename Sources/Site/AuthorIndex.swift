@@ -75,8 +75,9 @@ struct AuthorIndex {
         self.authorOfPlace = authorOfPlace.map { made.isEmpty ? 0 : newIndex[$0] }
     }
 
-    /// Words that start a surname ("Ursula K. Le Guin", "Ludwig van Beethoven"): filed under the surname's first word.
-    static let particles: Set<String> = ["de", "da", "del", "della", "der", "di", "du", "la", "le", "van", "von", "ten", "ter", "st.", "mac"]
+    /// Words that start a surname in English filing ("Ursula K. Le Guin", "Daphne du Maurier"); "de", "van" and the like are
+    /// filed under the name after them (Cervantes, Gogh), as most English-language libraries do.
+    static let particles: Set<String> = ["du", "la", "le", "st."]
 
     /// "Ursula K. Le Guin" → "Le Guin, Ursula K."; a name of one word as it is.
     static func surnameFirst(_ name: String) -> String {

@@ -172,6 +172,18 @@ struct PageInputs: Sendable {
         return Self.digest(hasher)
     }
 
+    /// An author's or a year's page (`kind`, `key` naming it and what else it shows): every book on
+    /// it in order, with the name of the shelf its card shows.
+    func list(_ kind: String, key: String, books: [(fileName: String, entry: PageDigests.Digest, shelf: String)]) -> PageDigests.Digest {
+        var hasher = SHA256()
+        add(&hasher, seed, site, kind, key)
+        for book in books {
+            add(&hasher, book.fileName, book.shelf)
+            add(&hasher, book.entry)
+        }
+        return Self.digest(hasher)
+    }
+
     private func add(_ hasher: inout SHA256, _ digest: PageDigests.Digest) {
         withUnsafeBytes(of: (digest.high.bigEndian, digest.low.bigEndian)) { hasher.update(bufferPointer: $0) }
     }

@@ -190,7 +190,7 @@ struct SiteModel {
     }
 
     func authorPage(_ author: AuthorIndex.Author, root: String) -> AuthorPage {
-        AuthorPage(root: root, site: site, author: AuthorView(author), books: author.books.map(bookView),
+        AuthorPage(root: root, site: undatedSite, author: AuthorView(author), books: author.books.map(bookView),
                    opdsHref: formats.contains(.opds) ? "opds/authors/\(author.fileName).xml" : nil)
     }
 
@@ -199,7 +199,7 @@ struct SiteModel {
         func link(_ other: Int) -> YearLinkView? {
             years.years.indices.contains(other) ? YearLinkView(year: years.years[other].year, count: years.years[other].books.count) : nil
         }
-        return YearPage(root: root, site: site, year: year.year, books: year.books.map(bookView), previous: link(index - 1), next: link(index + 1))
+        return YearPage(root: root, site: undatedSite, year: year.year, books: year.books.map(bookView), previous: link(index - 1), next: link(index + 1))
     }
 
     /// Books per page of the list of all books (`SiteRenderer.booksPerPage`).

@@ -45,7 +45,7 @@ package struct SiteRenderer: Sendable {
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         var jobs: [Job] = [], shelves: [Job] = []
         let pageFormats = formats.intersection([.html, .markdown]).count
-        let gathered = PageDigests.Gathered(pages: (catalog.count + catalog.frame.shelves.count) * pageFormats)
+        let gathered = PageDigests.Gathered(pages: (catalog.count * 2 + catalog.frame.shelves.count) * pageFormats)
         if let changes {
             jobs.append {
                 let encoder = JSONEncoder()
@@ -82,7 +82,7 @@ package struct SiteRenderer: Sendable {
                 let catalog = try OPDSCatalog(model)
                 for feed in catalog.feeds() { jobs.append { try writer.write(feed.xml(), to: feed.path) } }
             }
-            jobs += browseJobs(model, into: writer)
+            jobs += authorsIndexJobs(model, into: writer)
             let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
             if formats.contains(.html) { jobs += htmlJobs(model, into: writer) }
             if formats.contains(.markdown) {
@@ -94,6 +94,7 @@ package struct SiteRenderer: Sendable {
                 jobs += bookJobs(model, inputs: inputs, entries: entries, gathered: gathered, into: writer)
                 // Then the shelves, from the digests of their books' entries, each read once.
                 shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, into: writer)
+                shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, into: writer)
             }
         }
         _ = try EveryCore.map(jobs.count, worker: {}) { _, index in try jobs[index]() }
@@ -145,24 +146,48 @@ package struct SiteRenderer: Sendable {
         return jobs
     }
 
-    /// The authors' index and pages, and a page for each year, in HTML and Markdown. Pages of
-    /// the whole library: made every run.
-    private func browseJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+    /// The authors' index, in HTML and Markdown: a page of the whole library, made every run.
+    private func authorsIndexJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
-        var jobs: [Job] = []
-        for format in [OutputFormat.html, .markdown] where formats.contains(format) {
-            let folder = format == .html ? "" : "markdown/", ext = format == .html ? "html" : "md"
-            jobs.append { try writer.write(try templates.render(model.authorsPage(root: ""), format, template: "authors"), to: "\(folder)authors.\(ext)") }
-            for author in model.authors.authors {
-                jobs.append {
-                    try writer.write(try templates.render(model.authorPage(author, root: "../"), format, template: "author"),
-                                     to: "\(folder)authors/\(author.fileName).\(ext)")
+        return [OutputFormat.html, .markdown].filter(formats.contains).map { format in
+            { try writer.write(try templates.render(model.authorsPage(root: ""), format, template: "authors"),
+                               to: format == .html ? "authors.html" : "markdown/authors.md") }
+        }
+    }
+
+    /// Each author's page and each year's, in HTML and Markdown: like a shelf's, made from its
+    /// books' entries, and linked from the last snapshot when they are as they were.
+    private func browseJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
+                            into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        let kinds = [OutputFormat.html, .markdown].filter(formats.contains)
+        guard !kinds.isEmpty else { return [] }
+        func books(_ places: [Int]) -> [(fileName: String, entry: PageDigests.Digest, shelf: String)] {
+            places.map { (model.fileNames[$0], entries[$0], model.shelfView(of: $0)?.name ?? model.shelfName(of: $0) ?? "\u{0}") }
+        }
+        func path(_ format: OutputFormat, _ name: String) -> String {
+            format == .html ? name + ".html" : "markdown/" + name + ".md"
+        }
+        var jobs: [Job] = model.authors.authors.map { author in
+            {
+                let digest = inputs.list("author", key: author.displayName + "\u{0}" + author.fileName, books: books(author.books))
+                for format in kinds {
+                    try page(path(format, "authors/\(author.fileName)"), digest: digest, gathered: gathered, into: writer) {
+                        try templates.render(model.authorPage(author, root: "../"), format, template: "author")
+                    }
                 }
             }
-            for index in model.years.years.indices {
-                jobs.append {
-                    try writer.write(try templates.render(model.yearPage(index, root: "../"), format, template: "year"),
-                                     to: "\(folder)years/\(model.years.years[index].year).\(ext)")
+        }
+        let years = model.years.years
+        jobs += years.indices.map { index in
+            {
+                // The links to the years before and after are on the page too.
+                let around = [index - 1, index + 1].map { years.indices.contains($0) ? years[$0].year : "" }.joined(separator: ",")
+                let digest = inputs.list("year", key: years[index].year + "\u{0}" + around, books: books(years[index].books))
+                for format in kinds {
+                    try page(path(format, "years/\(years[index].year)"), digest: digest, gathered: gathered, into: writer) {
+                        try templates.render(model.yearPage(index, root: "../"), format, template: "year")
+                    }
                 }
             }
         }
