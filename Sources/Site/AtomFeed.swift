@@ -26,8 +26,9 @@ enum AtomFeed {
     /// `books` newest first; `page` the site page the feed stands for; `root` from the feed to the site's root.
     private static func render(_ model: SiteModel, books recent: [Int], title: String, id: String, page: String, root: String) throws -> String {
         let cards = model.catalog.cards
-        // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them.
-        let updated = recent.first.flatMap { cards[$0].createdAt } ?? model.library.generatedAt
+        // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them; others are left out.
+        let updated = recent.first.flatMap { OPDSCatalog.atomDate(cards[$0].createdAt) } ?? OPDSCatalog.atomDate(model.library.generatedAt)
+            ?? "1970-01-01T00:00:00Z"
         let host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
         let base = model.site.url ?? root
         var xml = """
@@ -36,6 +37,7 @@ enum AtomFeed {
           <title>\(escape(title))</title>
           <id>tag:reader-snapshot,2024:\(escape(host)):\(escape(id))</id>
           <updated>\(escape(updated))</updated>
+          <author><name>\(escape(model.library.user ?? "reader-snapshot"))</name></author>
           <link rel="alternate" href="\(escape(base + page))"/>
           <generator>reader-snapshot</generator>
 
@@ -48,7 +50,7 @@ enum AtomFeed {
               <entry>
                 <title>\(escape(view.title))</title>
                 <id>tag:reader-snapshot,2024:\(escape(host)):book:\(book.id)</id>
-                <updated>\(escape(book.createdAt!))</updated>
+                <updated>\(escape(OPDSCatalog.atomDate(book.createdAt) ?? updated))</updated>
                 <link rel="alternate" href="\(escape(base + view.href))"/>
             \(view.author.map { "    <author><name>\(escape($0))</name></author>\n" } ?? "")\
                 <summary>\(escape([view.author.map { "by \($0)" }, view.shelf.map { "on \($0.name)" }].compactMap { $0 }.joined(separator: ", ")))</summary>

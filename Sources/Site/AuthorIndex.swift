@@ -56,11 +56,13 @@ struct AuthorIndex {
             var fileName = slugs[index]
             if fileName.isEmpty || slugCount[fileName, default: 0] > 1 || fileName == "unknown-author" && author.name != nil {
                 let digest = SHA256.hash(data: Data((author.name ?? "").utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
-                fileName = fileName.isEmpty ? "author-\(digest)" : "\(fileName)-\(digest)"
+                // "--" is in no slug (its words are joined by one "-"): no other author's name can be this one.
+                fileName = fileName.isEmpty ? "author--\(digest)" : "\(fileName)--\(digest)"
             }
             let sortKey = author.name.map { SiteModel.sortKey(Self.surnameFirst($0)) } ?? ""
-            let first = sortKey.unicodeScalars.first.map { Character($0).uppercased() } ?? "#"
-            let letter = author.name != nil && ("A"..."Z").contains(first) && first.count == 1 ? first : "#"
+            // From the key the index is sorted by: a name that sorts after "z" ("ıșık") is filed under "#".
+            let first = sortKey.unicodeScalars.first
+            let letter = author.name != nil && first.map({ ("a"..."z").contains($0) }) == true ? String(first!).uppercased() : "#"
             return Author(name: author.name, displayName: author.name ?? Self.unknownName, fileName: fileName, sortKey: sortKey,
                           letter: letter, books: author.books)
         }
@@ -120,9 +122,8 @@ struct YearIndex {
     init(cards: CardList) {
         var byYear: [String: [(added: String, id: Int, place: Int)]] = [:]
         for place in cards.indices {
-            guard let added = cards[place].createdAt else { continue }
-            let year = String(added.prefix(4))
-            guard year.count == 4, year.allSatisfy(\.isASCII), year.allSatisfy(\.isNumber) else { continue }
+            guard let added = cards[place].createdAt, let day = SiteModel.day(added) else { continue }
+            let year = String(day.prefix(4))
             byYear[year, default: []].append((added, cards.id(at: place), place))
         }
         years = byYear.keys.sorted().map { year in

@@ -124,6 +124,7 @@ extension LetterView: MustacheParent {
         switch name {
         case "letter": return Text(letter)
         case "anchor": return Text(anchor)
+        case "letterMarkdown": return Text(letter == "#" ? "\\#" : letter)
         case "authors": return authors.map(Ref.init)
         default: return nil
         }

@@ -62,8 +62,9 @@ enum GoodreadsCSV {
 
     /// The ISBN-10 and ISBN-13 of what the server gave, each derived from the other where it can be.
     static func isbns(_ isbn: String?) -> (String?, String?) {
-        let digits = (isbn ?? "").filter { $0.isNumber || $0 == "X" || $0 == "x" }.uppercased()
-        if digits.count == 13, digits.allSatisfy(\.isNumber) {
+        // ASCII digits only: other scripts' digits (and "½") are numbers to Swift, not to an ISBN.
+        let digits = (isbn ?? "").filter { ("0"..."9").contains($0) || $0 == "X" || $0 == "x" }.uppercased()
+        if digits.count == 13, digits.allSatisfy({ ("0"..."9").contains($0) }) {
             return (digits.hasPrefix("978") ? isbn10(from: digits) : nil, digits)
         }
         if digits.count == 10 {

@@ -91,7 +91,8 @@ struct OPDSCatalog {
             }
         }
         for author in model.authors.authors {
-            feeds += paged(base: "opds/authors/\(author.fileName)", kind: Self.acquisition, id: "author:\(author.fileName)",
+            // Pages after the first as "NAME--2.xml": "-2" could be another author's own name.
+            feeds += paged(base: "opds/authors/\(author.fileName)", separator: "--", kind: Self.acquisition, id: "author:\(author.fileName)",
                            title: author.displayName, up: "opds/authors.xml", count: author.books.count) { range, path in
                 author.books[range].map { bookEntry($0, from: path) }
             }
@@ -100,10 +101,10 @@ struct OPDSCatalog {
     }
 
     /// `base.xml`, `base-2.xml`, …: each a page of the list, linked first/previous/next/last.
-    private func paged(base: String, kind: String, id: String, title: String, up: String?, count: Int,
+    private func paged(base: String, separator: String = "-", kind: String, id: String, title: String, up: String?, count: Int,
                        entries: @escaping (Range<Int>, String) -> [String]) -> [Feed] {
         let pages = max(1, (count + Self.entriesPerPage - 1) / Self.entriesPerPage)
-        func path(_ number: Int) -> String { number == 1 ? base + ".xml" : "\(base)-\(number).xml" }
+        func path(_ number: Int) -> String { number == 1 ? base + ".xml" : "\(base)\(separator)\(number).xml" }
         return (1...pages).map { number in
             let start = (number - 1) * Self.entriesPerPage
             let here = path(number)
@@ -230,7 +231,15 @@ struct OPDSCatalog {
         let valid = zone == [0x5A] || zone == [0x7A]
             || (zone.count == 6 && (zone[0] == 0x2B || zone[0] == 0x2D) && zone[3] == 0x3A
                 && [1, 2, 4, 5].allSatisfy { (0x30...0x39).contains(zone[$0]) })
-        return valid ? text : nil
+        // What xsd:dateTime takes: a real day of the month, 00:00:00 to 23:59:59, a zone within 14 hours.
+        func number(_ range: Range<Int>, _ from: [UInt8] = bytes) -> Int { from[range].reduce(0) { $0 * 10 + Int($1 - 0x30) } }
+        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard valid, (1...12).contains(month), (1...days[month - 1]).contains(day), number(11..<13) < 24, number(14..<16) < 60,
+              number(17..<19) < 60, zone.count != 6 || (number(1..<3, zone) <= 14 && number(4..<6, zone) < 60)
+        else { return nil }
+        return text
     }
 
     static func imageType(_ path: String) -> String {

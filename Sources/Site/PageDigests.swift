@@ -105,7 +105,7 @@ struct PageInputs: Sendable {
         var names = Set<String>()
         for format in OutputFormat.allCases {
             let folder = templates.directory.appendingPathComponent(format.rawValue)
-            var pending = ["book", "shelf"], seen = Set<String>()
+            var pending = ["book", "shelf", "author", "year"], seen = Set<String>()
             while let name = pending.popLast() {
                 guard seen.insert(name).inserted,
                       let text = try? String(contentsOf: folder.appendingPathComponent(name + ".mustache"), encoding: .utf8) else { continue }

@@ -115,6 +115,17 @@ struct SiteModel {
         return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
     }
 
+    /// "2024-01-03T09:30:00.000Z" → "2024-01-03"; nil for what is not a date (the server's text is untrusted).
+    static func day(_ text: String) -> String? {
+        let day = text.prefix(10)
+        let bytes = Array(day.utf8)
+        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D,
+              [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy({ (0x30...0x39).contains(bytes[$0]) }),
+              let month = Int(day.dropFirst(5).prefix(2)), let date = Int(day.suffix(2)), (1...12).contains(month), (1...31).contains(date)
+        else { return nil }
+        return String(day)
+    }
+
     /// "2026-11-21T23:57:00Z" → "2026-11-21 23:57 UTC"
     static func displayDate(_ iso: String) -> String {
         guard iso.count >= 16, iso.hasSuffix("Z") else { return iso }
@@ -145,7 +156,7 @@ struct SiteModel {
                         href: "books/\(fileName).html", markdownHref: "books/\(fileName).md", cover: cover,
                         shelf: shelf, shelfName: shelf?.name ?? book.shelfName,
                         missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { "shelf \($0)" }) : nil,
-                        createdAt: book.createdAt.map { String($0.prefix(10)) },
+                        createdAt: book.createdAt.flatMap(Self.day),
                         hasNote: book.hasNote, complete: book.complete)
     }
 

@@ -163,7 +163,8 @@ package struct SiteRenderer: Sendable {
         let kinds = [OutputFormat.html, .markdown].filter(formats.contains)
         guard !kinds.isEmpty else { return [] }
         func books(_ places: [Int]) -> [(fileName: String, entry: PageDigests.Digest, shelf: String)] {
-            places.map { (model.fileNames[$0], entries[$0], model.shelfView(of: $0)?.name ?? model.shelfName(of: $0) ?? "\u{0}") }
+            // The shelf a card shows ("No shelf" when the book's shelf is gone).
+            places.map { (model.fileNames[$0], entries[$0], model.shelfView(of: $0)?.name ?? "\u{0}") }
         }
         func path(_ format: OutputFormat, _ name: String) -> String {
             format == .html ? name + ".html" : "markdown/" + name + ".md"

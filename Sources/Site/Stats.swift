@@ -60,7 +60,8 @@ struct StatsPage {
 
         var perYear: [String: Int] = [:]
         for book in model.catalog.cards {
-            if let year = book.createdAt?.prefix(4), year.count == 4, year.allSatisfy(\.isNumber) { perYear[String(year), default: 0] += 1 }
+            // The years that have pages (YearIndex): a bar links its year's.
+            if let day = book.createdAt.flatMap(SiteModel.day) { perYear[String(day.prefix(4)), default: 0] += 1 }
         }
         let years = perYear.keys.sorted()
         let mostInYear = max(1, perYear.values.max() ?? 1)

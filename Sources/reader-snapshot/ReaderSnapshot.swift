@@ -32,10 +32,10 @@ struct SnapshotOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A folder of templates to use instead of the bundled ones (see copy-templates).", valueName: "dir"))
     var templates: String?
 
-    @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json, csv (Goodreads' layout), feed (Atom).", valueName: "list"))
+    @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json, csv (Goodreads' layout), feed (Atom), opds (a catalog for e-reader apps).", valueName: "list"))
     var format: String = "html,markdown,json,csv,feed,opds"
 
-    @Option(name: .long, help: ArgumentHelp("Where the site will be served, like https://example.org/books/: adds sitemap.xml, Open Graph tags and absolute links in feed.xml.", valueName: "url"))
+    @Option(name: .long, help: ArgumentHelp("Where the site will be served, like https://example.org/books/: adds sitemap.xml, Open Graph tags and absolute links in the feeds and the OPDS catalog.", valueName: "url"))
     var siteURL: String?
 
     @Flag(name: .shortAndLong, help: "Print only warnings and errors.")

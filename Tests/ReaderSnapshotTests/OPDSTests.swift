@@ -139,6 +139,9 @@ import Testing
                 Book(id: 3, title: "Blank author", author: "  ", shelfID: 1, createdAt: "2024-03-02T10:00:00Z"),
                 Book(id: 5, title: "Emoji", author: "📚🦄", shelfID: 2),
                 Book(id: 6, title: "Empty", author: "", shelfID: 2),
+                // What a server could send: digits of another script, dates that are none.
+                Book(id: 10, title: "Odd ISBN", author: "ıșık", isbn: "٩٧٨٠٤٤١٠١٣٥٩٣", shelfID: 2, createdAt: "2024\n# x"),
+                Book(id: 11, title: "Odd date", author: "Zed", shelfID: 2, createdAt: "2024-13-45T99:99:99Z"),
             ], problems: [])
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -146,7 +149,13 @@ import Testing
         let site = SiteInspector(root: folder.url)
         let files = Set(site.files())
         let authorPages = files.filter { $0.hasPrefix("authors/") }.sorted()
-        #expect(authorPages.count == 3, "\(authorPages)")
+        #expect(authorPages.count == 5, "\(authorPages)")
+        // Every feed is valid all the same, the site's and the shelves' too.
+        let feeds = files.filter { $0.hasSuffix(".xml") && $0 != "sitemap.xml" }.map { folder.url.appendingPathComponent($0) }
+        let (status, said) = try await Self.validate(feeds)
+        #expect(status == 0, "\(said)")
+        #expect(!(site.text("markdown/years/2024.md") ?? "").contains("\n# x"))
+        #expect(!(site.text("opds/books.xml") ?? "").contains("urn:isbn:"))
         let leGuin = try #require(site.text("authors/le-guin-ursula-k.html"))
         #expect(leGuin.contains("The Dispossessed") && leGuin.contains("The Lathe of Heaven") && leGuin.contains("2 books"))
         let unknown = try #require(site.text("authors/unknown-author.html"))
@@ -157,8 +166,10 @@ import Testing
         #expect(files.contains("opds/" + emoji.replacingOccurrences(of: ".html", with: ".xml")))
         // The index by surname: L before # (emoji), the unknown author last.
         let index = try #require(site.text("authors.html"))
-        let order = ["le-guin-ursula-k.html", emoji.dropFirst("authors/".count), "unknown-author.html"].map { index.range(of: String($0))?.lowerBound }
-        #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!, "\(index)")
+        let order = ["le-guin-ursula-k.html", "zed.html", emoji.dropFirst("authors/".count), "unknown-author.html"].map { index.range(of: String($0))?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]! && order[2]! < order[3]!, "\(index)")
+        #expect(index.components(separatedBy: #"id="letter-"#).count == 4, "L, Z and # once each: \(index)")
+        #expect(try #require(site.text("markdown/authors.md")).contains("\n## \\#\n"))
         #expect(index.contains(##"href="#letter-L""##) && index.contains(#"id="letter-L""#))
         // Book pages link their author; years have pages, linked from the stats chart.
         #expect(try #require(site.text("books/4-the-lathe-of-heaven.html")).contains(#"<a href="../authors/le-guin-ursula-k.html">"#))
