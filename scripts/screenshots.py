@@ -23,7 +23,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     url = lambda page: "file://" + os.path.join(root, page)
     pages = [("index.html", "index"), ("books/104-dracula.html", "book"), ("stats.html", "stats"),
-             ("shelves/2-classics.html", "shelf")]
+             ("shelves/2-classics.html", "shelf"), ("authors.html", "authors"), ("authors/austen-jane.html", "author"),
+             ("years/2023.html", "year")]
     for width, height, kind in [(1200, 900, "desktop"), (390, 844, "phone")]:
         browser = driver(width, height)
         for page, name in pages:
