@@ -6,20 +6,13 @@ import Support
 /// `feed.xml`: an Atom feed of the most recently added books. It is the same from run to run
 /// when the library is: its date is the newest book's, not the run's.
 enum AtomFeed {
-    static let size = 50
-
     static func render(_ model: SiteModel) throws -> String {
         try render(model, books: model.recent, title: "\(model.site.title): recently added", id: "feed", page: "index.html", root: "")
     }
 
     /// A shelf's feed, beside its page (`shelves/NAME.xml`): its books added last.
     static func render(_ model: SiteModel, shelf: SiteModel.ShelfEntry) throws -> String {
-        let cards = model.catalog.cards
-        let books = shelf.books
-            .compactMap { place in cards[place].createdAt.map { (added: $0, id: cards.id(at: place), place: place) } }
-            .sorted { ($0.added, $1.id) > ($1.added, $0.id) }
-            .prefix(size).map(\.place)
-        return try render(model, books: books, title: "\(model.site.title): \(shelf.shelf.name)", id: "shelf:\(shelf.shelf.id)",
+        try render(model, books: SiteModel.newestFirst(shelf.books, in: model.catalog.cards), title: "\(model.site.title): \(shelf.shelf.name)", id: "shelf:\(shelf.shelf.id)",
                           page: shelf.view.href, root: "../")
     }
 

@@ -175,7 +175,8 @@ struct OPDSCatalog {
         if let author = view.author?.trimmingSpaces(), !author.isEmpty {
             xml += "    <author><name>\(AtomFeed.escape(author))</name></author>\n"
         }
-        if let isbn = GoodreadsCSV.isbns(view.isbn).1 ?? GoodreadsCSV.isbns(view.isbn).0 {
+        let isbns = GoodreadsCSV.isbns(view.isbn)
+        if let isbn = isbns.1 ?? isbns.0 {
             xml += "    <dc:identifier>urn:isbn:\(isbn)</dc:identifier>\n"
         }
         if let added = Self.atomDate(card.createdAt) { xml += "    <published>\(added)</published>\n" }

@@ -74,10 +74,7 @@ struct SiteModel {
         unshelved = books.filter { listingShelf[cards.id(at: $0)] == nil }
         authors = AuthorIndex(books: books, count: cards.count) { cards[$0].author }
         years = YearIndex(cards: cards)
-        recent = cards.indices
-            .compactMap { place in cards[place].createdAt.map { (added: $0, id: cards.id(at: place), place: place) } }
-            .sorted { ($0.added, $1.id) > ($1.added, $0.id) }
-            .prefix(Self.recentCount).map(\.place)
+        recent = Self.newestFirst(cards.indices, in: cards)
         let title = library.user.map { "Library of \($0)" } ?? "Library"
         let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
         site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
@@ -113,6 +110,13 @@ struct SiteModel {
         // Foundation's folding goes through ICU: only text outside ASCII needs it.
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
         return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// The `recentCount` books of `places` added last, newest first (books without a date left out).
+    static func newestFirst<Places: Sequence<Int>>(_ places: Places, in cards: CardList) -> [Int] {
+        places.compactMap { place in cards[place].createdAt.map { (added: $0, id: cards.id(at: place), place: place) } }
+            .sorted { ($0.added, $1.id) > ($1.added, $0.id) }
+            .prefix(recentCount).map(\.place)
     }
 
     /// "2024-01-03T09:30:00.000Z" → "2024-01-03"; nil for what is not a date (the server's text is untrusted).
