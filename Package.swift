@@ -33,10 +33,18 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        // libvips, for covers' thumbnails, from Debian's libvips-dev.
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"]), .brew(["vips"])]
+        ),
+        // libvips' variadic operations, behind calls Swift can make.
+        .target(name: "CThumbnail", dependencies: ["CVips"]),
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
-        // Support ← ReaderAPI, Notes ← LibraryArchive ← SnapshotStore ← Crawl, Site, History, Vault ← Export ← the CLI.
+        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Crawl ← Enrich; Site, History, Vault ← Export ← the CLI.
         // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
         .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
@@ -54,12 +62,21 @@ let package = Package(
             name: "SnapshotStore",
             dependencies: ["CFileSwap", "LibraryArchive", "ReaderAPI", "Support", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // Covers' thumbnails at the sizes the pages show (libvips).
+        .target(name: "Thumbnails", dependencies: ["CThumbnail", "LibraryArchive"]),
         // Walks every shelf, book and cover, and makes the books.
         .target(
             name: "Crawl",
-            dependencies: ["LibraryArchive", "Notes", "ReaderAPI", "SnapshotStore", "Support",
+            dependencies: ["LibraryArchive", "Notes", "ReaderAPI", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        // --enrich openlibrary: what Open Library knows of a book by its ISBN, and its cover.
+        .target(
+            name: "Enrich",
+            dependencies: ["Crawl", "LibraryArchive", "ReaderAPI", "SnapshotStore", "Support", "Thumbnails",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         // The HTML site, the Markdown tree, the feed, the CSV and the search index, from templates.
@@ -72,7 +89,7 @@ let package = Package(
         // One export, step by step: log in, crawl, compare, render, publish.
         .target(
             name: "Export",
-            dependencies: ["Crawl", "History", "LibraryArchive", "ReaderAPI", "Site", "SnapshotStore", "Support", "Vault",
+            dependencies: ["Crawl", "Enrich", "History", "LibraryArchive", "ReaderAPI", "Site", "SnapshotStore", "Support", "Thumbnails", "Vault",
                            // History's module needs its C shims' module map in sight (in debug builds).
                            .product(name: "Subprocess", package: "swift-subprocess"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -97,6 +114,7 @@ let package = Package(
         .target(
             name: "SampleServer",
             dependencies: [
+                "Thumbnails",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -108,8 +126,8 @@ let package = Package(
         .executableTarget(
             name: "reader-snapshot",
             dependencies: [
-                "Crawl", "Export", "History", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
-                "SampleServer", "Vault",
+                "Crawl", "Enrich", "Export", "History", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
+                "SampleServer", "Thumbnails", "Vault",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,8 +138,8 @@ let package = Package(
         .testTarget(
             name: "ReaderSnapshotTests",
             dependencies: [
-                "Crawl", "Export", "History", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
-                "SampleServer", "Vault",
+                "Crawl", "Enrich", "Export", "History", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
+                "SampleServer", "Thumbnails", "Vault",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

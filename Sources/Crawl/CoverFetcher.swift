@@ -7,6 +7,7 @@ import Notes
 import ReaderAPI
 import SnapshotStore
 import Support
+import Thumbnails
 
 /// Why a cover is not in the snapshot.
 package struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -14,11 +15,33 @@ package struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible
     /// The address itself is unusable (not a URL, not http): no later run can do better, and
     /// finding out costs nothing, so it is not put off to a later run.
     package var inTheAddress = false
+    /// The host asked us to slow down (403 or 429 from Open Library): ask it nothing more this run.
+    package var throttled = false
     package var description: String { message }
 
-    init(message: String, inTheAddress: Bool = false) {
+    init(message: String, inTheAddress: Bool = false, throttled: Bool = false) {
         self.message = UntrustedText.displayable(message)
         self.inTheAddress = inTheAddress
+        self.throttled = throttled
+    }
+}
+
+/// Where covers come from when it is not the Reader server: Open Library's covers service, named
+/// by the user and trusted like the server, whose covers by id never change, asked at its pace.
+package struct CoverOrigin: Sendable {
+    package var base: URL
+    package var userAgent: String
+    /// Waited on before each request.
+    package var pace: Pace
+
+    package init(base: URL, userAgent: String, pace: Pace) {
+        self.base = base
+        self.userAgent = userAgent
+        self.pace = pace
+    }
+
+    func isSameOrigin(_ url: URL) -> Bool {
+        url.scheme?.lowercased() == base.scheme?.lowercased() && url.host?.lowercased() == base.host?.lowercased() && url.port == base.port
     }
 }
 
@@ -26,11 +49,15 @@ package struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible
 /// the api key (covers need none, wherever they live). A cover the last run kept is reused: without
 /// a request when its URL is an Active Storage blob (a new image gets a new blob), with a
 /// conditional request otherwise.
-struct CoverFetcher: Sendable {
+package struct CoverFetcher: Sendable {
     let client: ReaderClient
     let writer: SnapshotWriter
     /// The last run's covers, by URL (their files are in `writer.previous`).
     let previous: CoverRecords?
+    /// Open Library's covers, rather than the server's.
+    var origin: CoverOrigin?
+    /// Makes each new cover's thumbnails; nil: none are made (`--no-thumbnails`).
+    let thumbnails: Thumbnailer?
     /// Each third-party host's verdict, looked up once a run: a real library had 52 covers on a
     /// host that is gone, and a resolver can take seconds to say so, each time it is asked.
     let hosts = HostVerdicts()
@@ -47,27 +74,49 @@ struct CoverFetcher: Sendable {
         return URL(string: trimmed, relativeTo: client.server.url(path: "/"))?.absoluteURL
     }
 
-    /// Active Storage blob URLs on the Reader server name one image for good.
+    package init(client: ReaderClient, writer: SnapshotWriter, previous: CoverRecords?, thumbnails: Thumbnailer?, origin: CoverOrigin? = nil) {
+        self.client = client
+        self.writer = writer
+        self.previous = previous
+        self.thumbnails = thumbnails
+        self.origin = origin
+    }
+
+    /// Whether the last run kept a cover from this address (it may be linked without a request).
+    package func hasKept(_ url: String) -> Bool { previous?.recordAndLine(url) != nil }
+
+    /// Active Storage blob URLs on the Reader server name one image for good, and so do Open
+    /// Library's covers by id.
     func isImmutable(_ url: URL) -> Bool {
-        client.server.isSameOrigin(url) && url.path.contains("/rails/active_storage/blobs/")
+        if let origin { return origin.isSameOrigin(url) }
+        return client.server.isSameOrigin(url) && url.path.contains("/rails/active_storage/blobs/")
     }
 
     /// The cover, how many requests it took (a blob kept from the last run takes none), and the
     /// last run's line for it when the record is that one unchanged.
-    func fetch(_ imageURL: String) async -> (result: Result<CoverRecord, CoverProblem>, requests: Int, line: Data?) {
+    package func fetch(_ imageURL: String) async -> (result: Result<CoverRecord, CoverProblem>, requests: Int, line: Data?) {
         guard let url = resolve(imageURL) else {
             return (.failure(CoverProblem(message: "the cover URL is not a URL", inTheAddress: true)), 0, nil)
         }
         var kept: (record: CoverRecord, line: Data)?
         if let last = previous?.recordAndLine(imageURL), CoverFile.isWellFormed(path: last.record.file.path) {
             // Linking checks the kept file as well: a night with nothing changed links every cover.
-            if isImmutable(url), reuse(last.record) {
-                return (.success(last.record), 0, last.line)
+            if isImmutable(url), let record = await reuseWithThumbnails(last.record) {
+                return (.success(record), 0, record == last.record ? last.line : nil)
             }
             if writer.previousFile(last.record.file.path) != nil { kept = last }
         }
         var requests = 0
-        let result = await client.retrying { await download(url, kept: kept?.record, requests: &requests) }
+        // Open Library is asked once: a 403 or 429 there means "no more for now".
+        let result: Result<CoverRecord, CoverProblem>
+        if origin != nil {
+            switch await download(url, kept: kept?.record, requests: &requests) {
+            case .done(let done): result = done
+            case .again(let problem, _): result = .failure(problem)
+            }
+        } else {
+            result = await client.retrying { await download(url, kept: kept?.record, requests: &requests) }
+        }
         let unchanged = if let kept, case .success(kept.record) = result { kept.line } else { Data?.none }
         return (result, requests, unchanged)
     }
@@ -80,7 +129,7 @@ struct CoverFetcher: Sendable {
         var redirects = 0
         // The Reader server's own URLs, and where it sends us, are its business; a third-party
         // URL must not lead to this machine or the local network.
-        let trusted = client.server.isSameOrigin(start)
+        let trusted = client.server.isSameOrigin(start) || origin?.isSameOrigin(start) == true
         while true {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
                 return .done(.failure(CoverProblem(message: "the cover URL is not http or https", inTheAddress: true)))
@@ -90,6 +139,10 @@ struct CoverFetcher: Sendable {
             }
             var request = HTTPClientRequest(url: url.absoluteString)
             request.headers.add(name: "Accept", value: "image/*")
+            if let origin {
+                request.headers.add(name: "User-Agent", value: origin.userAgent)
+                await origin.pace.wait()
+            }
             if let kept, url.absoluteString == (kept.finalURL ?? start.absoluteString) {
                 if let etag = kept.etag { request.headers.add(name: "If-None-Match", value: etag) }
                 if let lastModified = kept.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
@@ -133,6 +186,8 @@ struct CoverFetcher: Sendable {
                 return .done(.success(kept))
             }
             return .done(.failure(CoverProblem(message: "\(place): 304 for a cover that was not kept")))
+        case .busy where origin != nil && status == 429, .final where origin != nil && status == 403:
+            return .done(.failure(CoverProblem(message: "\(place): HTTP \(status)", throttled: true)))
         case .busy(let retryAfter):
             return .again(CoverProblem(message: "\(place): HTTP \(status)"), retryAfter: retryAfter)
         case .crash:
@@ -164,12 +219,30 @@ struct CoverFetcher: Sendable {
             download.discard()
             return .done(.failure(CoverProblem(message: "\(place): not a JPEG, PNG, GIF or WebP image")))
         }
-        return .done(store(download, format: format).map { file in
+        return .done(await store(download, format: format, place: place).map { file in
             client.metrics.record { $0.coversDownloaded += 1 }
             return CoverRecord(file: file, etag: response.headers.first(name: "ETag"),
                                lastModified: response.headers.first(name: "Last-Modified"),
                                finalURL: url.query == nil ? url.absoluteString : nil)
         })
+    }
+
+    /// The kept cover, linked with its thumbnails; those it lacks (a snapshot made before them, or
+    /// with `--no-thumbnails`) are made from it, and those not wanted are dropped. Nil when the
+    /// kept file is gone.
+    private func reuseWithThumbnails(_ record: CoverRecord) async -> CoverRecord? {
+        guard reuse(record) else { return nil }
+        var record = record
+        guard let thumbnails else {
+            record.file.thumbnails = nil
+            return record
+        }
+        if let kept = record.file.thumbnails, kept.count == ThumbnailBox.all.count,
+           kept.allSatisfy({ CoverFile.isWellFormed(thumbnailPath: $0.path) && writer.linkFromPrevious($0.path, size: $0.bytes) }) {
+            return record
+        }
+        record.file.thumbnails = try? await makeThumbnails(record.file, with: thumbnails).get()
+        return record
     }
 
     /// Links the kept file into the new snapshot.
@@ -179,7 +252,14 @@ struct CoverFetcher: Sendable {
         return true
     }
 
-    private func store(_ download: CoverDownload, format: ImageFormat) -> Result<CoverFile, CoverProblem> {
+    private func store(_ download: CoverDownload, format: ImageFormat, place: String) async -> Result<CoverFile, CoverProblem> {
+        let size = ImageFormat.dimensions(of: download.head, format: format)
+        // A few kilobytes can claim 60,000 × 60,000 pixels: such an image would take gigabytes in
+        // any browser that opened it, and is refused before anything decodes it.
+        if let size, size.width * size.height > Thumbnailer.pixelLimit {
+            download.discard()
+            return .failure(CoverProblem(message: "\(place): the image claims \(size.width) × \(size.height) pixels, more than \(Thumbnailer.pixelLimit / 1_000_000) million: refused"))
+        }
         let path = "covers/\(download.sha256.prefix(32)).\(format.fileExtension)"
         do {
             try writer.place(download.file, at: path)
@@ -187,9 +267,37 @@ struct CoverFetcher: Sendable {
             download.discard()
             return .failure(CoverProblem(message: "could not write \(path): \(error)"))
         }
-        let size = ImageFormat.dimensions(of: download.head, format: format)
-        return .success(CoverFile(path: path, format: format, bytes: download.bytes, sha256: download.sha256,
-                                  width: size?.width, height: size?.height))
+        var file = CoverFile(path: path, format: format, bytes: download.bytes, sha256: download.sha256,
+                             width: size?.width, height: size?.height, source: origin == nil ? nil : .openLibrary)
+        if let thumbnails {
+            switch await makeThumbnails(file, with: thumbnails) {
+            case .success(let made): file.thumbnails = made
+            case .failure(let problem):
+                // An image no decoder can read is no cover: a browser would show a broken one.
+                return .failure(CoverProblem(message: "\(place): \(problem.message)"))
+            }
+        }
+        return .success(file)
+    }
+
+    /// The cover's thumbnails, written beside it (content-named: made once, linked on later nights).
+    private func makeThumbnails(_ file: CoverFile, with thumbnails: Thumbnailer) async -> Result<[Thumbnail], ThumbnailProblem> {
+        let source: URL
+        do { source = try writer.url(for: file.path) } catch { return .failure(ThumbnailProblem(message: "\(error)")) }
+        let made: [Thumbnailer.Made]
+        switch await thumbnails.make(from: source) {
+        case .success(let result): made = result
+        case .failure(let problem): return .failure(problem)
+        }
+        var kept: [Thumbnail] = []
+        for (box, image) in zip(ThumbnailBox.all, made) {
+            let path = box.path(forCover: file.path, png: image.isPNG)
+            do { try writer.writeOnce(image.data, to: path) } catch {
+                return .failure(ThumbnailProblem(message: "could not write \(path): \(error)"))
+            }
+            kept.append(Thumbnail(path: path, width: image.width, height: image.height, bytes: image.data.count))
+        }
+        return .success(kept)
     }
 
     /// Host and path only: signed storage URLs carry tokens in the query. The path stays

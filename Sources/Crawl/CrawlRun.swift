@@ -68,7 +68,7 @@ final class CrawlRun {
     init(crawler: Crawler, shelves: [ShelfSummary], writer: SnapshotWriter, previousCovers: CoverRecords?) throws {
         self.crawler = crawler
         client = crawler.client
-        fetcher = CoverFetcher(client: client, writer: writer, previous: previousCovers)
+        fetcher = CoverFetcher(client: client, writer: writer, previous: previousCovers, thumbnails: crawler.thumbnails)
         spill = try SpillFile(in: writer.root)
         coverRecords = try CoverRecords(spillIn: writer.root)
         madeBooks = Crawler.MadeBooks(pieces: try SpillFile(in: writer.root))

@@ -5,6 +5,7 @@ import Notes
 import ReaderAPI
 import SnapshotStore
 import Support
+import Thumbnails
 
 /// Walks the whole library through the API: shelves, every shelf, every book, every cover.
 ///
@@ -38,6 +39,8 @@ package struct Crawler: Sendable {
     var detailsHeldAtMost = 4096
     /// What failed in the last runs and when to ask for it again; the run's date.
     package var retry = Retry()
+    /// Makes each new cover's thumbnails as it arrives; nil: none (`--no-thumbnails`).
+    package var thumbnails: Thumbnailer? = Thumbnailer()
 
     /// The last runs' failures, and this run's date (seconds since 1970) to weigh them against.
     package struct Retry: Sendable {

@@ -48,7 +48,8 @@ extension Exporter {
         do {
             let writer = publisher.writer
             var missing = 0
-            for path in Set(catalog.cards.compactMap { $0.cover?.path }).sorted() {
+            let files = catalog.cards.compactMap(\.cover).flatMap { cover in [cover.path] + ThumbnailBox.all.compactMap(cover.thumbnail) }
+            for path in Set(files).sorted() {
                 let file = source.appendingPathComponent(path)
                 if FileManager.default.fileExists(atPath: file.path) {
                     try writer.link(file, to: path)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Crawl
+import Enrich
 import Foundation
 import History
 import LibraryArchive
@@ -9,6 +10,7 @@ import ReaderAPI
 import Site
 import SnapshotStore
 import Support
+import Thumbnails
 import Vault
 
 /// One export: crawl → library → render → publish.
@@ -43,6 +45,10 @@ package struct Exporter: Sendable {
         package var historyAuthor: HistoryRepository.Author?
         /// `--markdown-into`: the Markdown tree kept in a folder of the user's.
         package var vault: Vault?
+        /// Make covers' thumbnails (`--no-thumbnails` turns it off).
+        package var thumbnails = true
+        /// `--enrich openlibrary`: what Open Library knows, for books with an ISBN.
+        package var openLibrary: OpenLibraryOptions?
 
         package init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
                     formats: Set<OutputFormat> = Set(OutputFormat.allCases), concurrency: Int = 8,
@@ -75,6 +81,8 @@ package struct Exporter: Sendable {
         package var history: HistoryRepository.Recorded?
         /// What `--markdown-into` did.
         package var vault: Vault.Report?
+        /// What `--enrich openlibrary` did.
+        package var openLibrary: OpenLibraryEnricher.Report?
     }
 
     package var options: Options
@@ -208,6 +216,14 @@ package struct Exporter: Sendable {
         var last = try await logIn(client, readingLastSnapshot: lastState, from: stateFolder)
         let crawl = try await crawl(client, last: last, into: publisher.writer)
         let library = crawl.catalog
+        var openLibraryCache: OpenLibraryCache?
+        var openLibraryReport: OpenLibraryEnricher.Report?
+        if let openLibrary = options.openLibrary {
+            var cache = stateFolder.map(OpenLibraryCache.read) ?? OpenLibraryCache()
+            openLibraryReport = try await enrich(library, with: openLibrary, cache: &cache, http: http, client: client, last: last,
+                                                 writer: publisher.writer, records: crawl.covers)
+            openLibraryCache = cache
+        }
         if let folder = last.libraryLater {
             last.library = try? await EveryCore.onThreadOfItsOwn("reader-snapshot library") { try SnapshotState.readLibrary(from: folder) }
         }
@@ -224,6 +240,15 @@ package struct Exporter: Sendable {
         state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
         state.writtenBy = RenderDigest.thisBuild
         var outcome = Outcome(catalog: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
+        outcome.openLibrary = openLibraryReport
+        // Open Library's answers are kept wherever the state goes, even on a night that leaves the
+        // snapshot as it was (an ISBN it does not know is not asked again for a week).
+        func keepOpenLibraryAnswers(in folder: URL) throws {
+            guard let openLibraryCache else { return }
+            do { try openLibraryCache.write(to: folder) } catch {
+                throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
+            }
+        }
 
         if unchanged, options.reuseUnchanged, let previous = publisher.previous, last.state.renderedWith == state.renderedWith,
            RenderDigest.isIntact(previous, formats: options.formats) {
@@ -231,6 +256,9 @@ package struct Exporter: Sendable {
                 outcome.untouched = true
                 // What was asked for again and failed again, or waited its turn, counts all the same.
                 if state.retry != last.state.retry, let stateFolder { try state.writeAnswers(to: stateFolder) }
+                if let stateFolder, openLibraryCache != nil, openLibraryCache != OpenLibraryCache.read(from: stateFolder) {
+                    try keepOpenLibraryAnswers(in: stateFolder)
+                }
                 return (outcome, state)
             }
             // A new dated folder: yesterday's files, linked.
@@ -248,6 +276,10 @@ package struct Exporter: Sendable {
         if options.cacheDirectory == nil {
             let published = options.formats.contains(.json) ? publisher.staging.appendingPathComponent("library.json") : nil
             try state.write(to: publisher.staging.appendingPathComponent(SnapshotState.folderName), library: library, published: published)
+            try keepOpenLibraryAnswers(in: publisher.staging.appendingPathComponent(SnapshotState.folderName))
+        } else if let cacheDirectory = options.cacheDirectory {
+            // Beside the state, which the run writes there once the snapshot is published.
+            try keepOpenLibraryAnswers(in: cacheDirectory)
         }
         outcome.network = client.metrics.snapshot
         return (outcome, state)
@@ -299,6 +331,7 @@ package struct Exporter: Sendable {
         crawler.concurrencyMode = options.concurrencyMode
         crawler.privacy = options.privacy
         crawler.noteLimit = options.noteLimit
+        crawler.thumbnails = options.thumbnails ? Thumbnailer() : nil
         // --full asks for everything, what failed last time included.
         crawler.retry = Crawler.Retry(schedule: options.reuseUnchanged ? last.state.retry : RetrySchedule(),
                                       now: Self.seconds(of: options.generatedAt) ?? 0)
@@ -309,6 +342,19 @@ package struct Exporter: Sendable {
         let result = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: last.state.covers)
         if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
         return result
+    }
+
+    /// `--enrich openlibrary`, between the crawl and the render: Open Library's covers are checked,
+    /// thumbnailed and kept like the server's.
+    private func enrich(_ library: Catalog, with openLibrary: OpenLibraryOptions, cache: inout OpenLibraryCache, http: HTTPClient,
+                        client: ReaderClient, last: LastSnapshot, writer: SnapshotWriter, records: CoverRecords?) async throws -> OpenLibraryEnricher.Report {
+        live?.begin("Open Library", total: 0)
+        let enricher = OpenLibraryEnricher(options: openLibrary, logger: logger, now: Self.seconds(of: options.generatedAt) ?? 0,
+                                           wantsCovers: options.privacy.covers)
+        let pace = Pace(interval: openLibrary.interval)
+        let covers = enricher.coverFetcher(client: client, writer: writer, previous: last.state.covers,
+                                           thumbnails: options.thumbnails ? Thumbnailer() : nil, pace: pace)
+        return try await enricher.enrich(library, cache: &cache, http: http, redactor: client.redactor, covers: covers, records: records, pace: pace)
     }
 
     /// What changed since the last snapshot. Nothing: the snapshot keeps its date and its change

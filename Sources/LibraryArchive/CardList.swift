@@ -8,6 +8,8 @@ package struct CardList: RandomAccessCollection, Sendable {
     private var ids: [Int] = []
     private var shelfIDs: [Int] = []
     private var coverSizes: [(width: Int32, height: Int32)] = []
+    /// Open Library's year and pages, -1 for none.
+    private var openLibraryNumbers: [(year: Int32, pages: Int32)] = []
     private var flags: [UInt16] = []
     /// The text fields of every card, one after another in chunks of a megabyte that a card never
     /// straddles, each card's chunk, and where each field starts in it: `fieldsPerCard` per card.
@@ -22,6 +24,10 @@ package struct CardList: RandomAccessCollection, Sendable {
     /// The text a card keeps, in the order each card's fields are packed.
     private enum Text: Int, CaseIterable {
         case title, author, isbn, shelfName, createdAt, coverPath, updatedAt, imageURL
+        case openLibraryKey, publisher, subjects
+
+        /// Subjects are kept one after another, each ended by this (a control character no name holds).
+        static let subjectEnd: Character = "\u{1F}"
 
         func of(_ card: BookCard) -> String {
             switch self {
@@ -33,6 +39,9 @@ package struct CardList: RandomAccessCollection, Sendable {
             case .coverPath: return card.cover?.path ?? ""
             case .updatedAt: return card.updatedAt ?? ""
             case .imageURL: return card.imageURL ?? ""
+            case .openLibraryKey: return card.openLibrary?.key ?? ""
+            case .publisher: return card.openLibrary?.publisher ?? ""
+            case .subjects: return card.openLibrary?.subjects.map { $0 + String(Self.subjectEnd) }.joined() ?? ""
             }
         }
     }
@@ -41,6 +50,8 @@ package struct CardList: RandomAccessCollection, Sendable {
     private enum Flag {
         static let note: UInt16 = 1, complete: UInt16 = 2, cover: UInt16 = 4, author: UInt16 = 8, isbn: UInt16 = 16, shelfName: UInt16 = 32
         static let createdAt: UInt16 = 64, updatedAt: UInt16 = 128, imageURL: UInt16 = 256
+        static let openLibrary: UInt16 = 512, openLibraryKey: UInt16 = 1024, publisher: UInt16 = 2048
+        static let thumbnails: UInt16 = 4096, thumbnailsPNG: UInt16 = 8192, coverFromOpenLibrary: UInt16 = 16384
     }
 
     package var startIndex: Int { 0 }
@@ -63,9 +74,21 @@ package struct CardList: RandomAccessCollection, Sendable {
 
     package mutating func append(_ card: BookCard) {
         precondition(slots == nil, "cards appended before they are arranged")
+        pack(card)
+    }
+
+    /// Puts `card` at `place` in place of the card there (its old fields stay packed, unused).
+    package mutating func replace(at place: Int, with card: BookCard) {
+        if slots == nil { slots = (0..<Int32(ids.count)).map { $0 } }
+        pack(card)
+        slots![place] = Int32(ids.count - 1)
+    }
+
+    private mutating func pack(_ card: BookCard) {
         ids.append(card.id)
         shelfIDs.append(card.shelfID ?? Self.noShelf)
         coverSizes.append((Int32(clamping: card.cover?.width ?? -1), Int32(clamping: card.cover?.height ?? -1)))
+        openLibraryNumbers.append((Int32(clamping: card.openLibrary?.year ?? -1), Int32(clamping: card.openLibrary?.pages ?? -1)))
         var flag: UInt16 = 0
         if card.hasNote { flag |= Flag.note }
         if card.complete { flag |= Flag.complete }
@@ -76,6 +99,13 @@ package struct CardList: RandomAccessCollection, Sendable {
         if card.createdAt != nil { flag |= Flag.createdAt }
         if card.updatedAt != nil { flag |= Flag.updatedAt }
         if card.imageURL != nil { flag |= Flag.imageURL }
+        if let found = card.openLibrary {
+            flag |= Flag.openLibrary
+            if found.key != nil { flag |= Flag.openLibraryKey }
+            if found.publisher != nil { flag |= Flag.publisher }
+        }
+        if let png = card.cover?.thumbnailsArePNG { flag |= png ? Flag.thumbnails | Flag.thumbnailsPNG : Flag.thumbnails }
+        if card.cover?.fromOpenLibrary == true { flag |= Flag.coverFromOpenLibrary }
         flags.append(flag)
         let fields = Text.allCases.map { $0.of(card) }
         let size = fields.reduce(0) { $0 + $1.utf8.count }
@@ -106,13 +136,22 @@ package struct CardList: RandomAccessCollection, Sendable {
             return chunks[chunk].withUnsafeBufferPointer { String(decoding: $0[Int(starts[at])..<end], as: UTF8.self) }
         }
         let size = coverSizes[index]
+        var openLibrary: OpenLibraryFields?
+        if flag & Flag.openLibrary != 0 {
+            let numbers = openLibraryNumbers[index]
+            openLibrary = OpenLibraryFields(key: field(.openLibraryKey, if: Flag.openLibraryKey), publisher: field(.publisher, if: Flag.publisher),
+                                            year: numbers.year < 0 ? nil : Int(numbers.year), pages: numbers.pages < 0 ? nil : Int(numbers.pages),
+                                            subjects: field(.subjects)!.split(separator: Text.subjectEnd).map(String.init))
+        }
         return BookCard(id: ids[index], title: field(.title)!, author: field(.author, if: Flag.author), isbn: field(.isbn, if: Flag.isbn),
                         shelfID: shelfIDs[index] == Self.noShelf ? nil : shelfIDs[index], shelfName: field(.shelfName, if: Flag.shelfName),
                         createdAt: field(.createdAt, if: Flag.createdAt), updatedAt: field(.updatedAt, if: Flag.updatedAt),
                         imageURL: field(.imageURL, if: Flag.imageURL),
                         cover: field(.coverPath, if: Flag.cover).map { CoverCard(path: $0, width: size.width < 0 ? nil : Int(size.width),
-                                                                         height: size.height < 0 ? nil : Int(size.height)) },
-                        hasNote: flag & Flag.note != 0, complete: flag & Flag.complete != 0)
+                                                                         height: size.height < 0 ? nil : Int(size.height),
+                                                                         thumbnailsArePNG: flag & Flag.thumbnails == 0 ? nil : flag & Flag.thumbnailsPNG != 0,
+                                                                         fromOpenLibrary: flag & Flag.coverFromOpenLibrary != 0) },
+                        hasNote: flag & Flag.note != 0, complete: flag & Flag.complete != 0, openLibrary: openLibrary)
     }
 
     /// Without making the card.

@@ -13,7 +13,7 @@ package final class Catalog: @unchecked Sendable {
     package private(set) var cards: CardList
     /// Covers that `removeCover` left out.
     private var refusedCovers = Set<Int>()
-    private let store: Store
+    private var store: Store
 
     private enum Store {
         case memory([Book])
@@ -207,6 +207,31 @@ package final class Catalog: @unchecked Sendable {
         for index in 0..<count where cards.id(at: index) != other.cards.id(at: index) { return false }
         for index in 0..<count where try element(at: index) != other.element(at: index) { return false }
         return true
+    }
+
+    /// Puts `book` in place of the book at `index`: the crawl's books are changed after it (what
+    /// Open Library adds), one at a time and before the library is shared between threads.
+    package func replace(at index: Int, with book: Book) throws {
+        precondition(book.id == cards.id(at: index), "a book replaced by itself")
+        switch store {
+        case .memory(var books):
+            books[index] = book
+            store = .memory(books)
+        case .pieces(let spill, var ranges):
+            ranges[index] = try spill.append(try LibraryLayout.entry(book, encoder: LibraryLayout.encoder()))
+            store = .pieces(spill, ranges: ranges)
+        case .file:
+            var books = try (0..<count).map { try self.book(at: $0) }
+            books[index] = book
+            store = .memory(books)
+        }
+        var card = BookCard(book)
+        let kept = cards[index]
+        // Dates and addresses on the crawl's cards serve the next run.
+        card.updatedAt = kept.updatedAt
+        card.imageURL = kept.imageURL
+        cards.replace(at: index, with: card)
+        refusedCovers.remove(index)
     }
 
     /// Leaves a book's cover out of every page (and of `library.json` written from here).

@@ -74,17 +74,19 @@ package struct Book: Codable, Sendable, Equatable {
     package var complete: Bool
     /// Every field the server gave for this book (list and detail merged; notes are under `note`).
     package var serverFields: [String: JSONValue]
+    /// What Open Library knows of the book by its ISBN and the server did not say (`--enrich openlibrary`).
+    package var openLibrary: OpenLibraryFields?
 
     enum CodingKeys: String, CodingKey {
         case id, title, author, isbn, shelfID = "shelf_id", shelfName = "shelf_name"
         case createdAt = "created_at", updatedAt = "updated_at", imageURL = "image_url"
-        case cover, note, complete, serverFields = "server_fields"
+        case cover, note, complete, serverFields = "server_fields", openLibrary = "open_library"
     }
 
     package init(id: Int, title: String, author: String? = nil, isbn: String? = nil, shelfID: Int? = nil,
                 shelfName: String? = nil, createdAt: String? = nil, updatedAt: String? = nil,
                 imageURL: String? = nil, cover: CoverFile? = nil, note: Note = Note(receiving: nil),
-                complete: Bool = true, serverFields: [String: JSONValue] = [:]) {
+                complete: Bool = true, serverFields: [String: JSONValue] = [:], openLibrary: OpenLibraryFields? = nil) {
         self.id = id
         self.title = title
         self.author = author
@@ -98,6 +100,7 @@ package struct Book: Codable, Sendable, Equatable {
         self.note = note
         self.complete = complete
         self.serverFields = serverFields
+        self.openLibrary = openLibrary
     }
 }
 
@@ -121,4 +124,28 @@ package struct Problem: Codable, Sendable, Equatable {
         self.shelfID = shelfID
         self.message = message
     }
+}
+
+/// What Open Library's Books API says of an edition, for the fields the Reader server does not
+/// have. Everything here came from Open Library; nothing the server gave is ever replaced.
+package struct OpenLibraryFields: Codable, Sendable, Equatable {
+    /// The edition's key, like "/books/OL22853304M": its page is openlibrary.org + key.
+    package var key: String?
+    package var publisher: String?
+    /// The year of `publish_date`, which Open Library keeps as free text.
+    package var year: Int?
+    package var pages: Int?
+    package var subjects: [String]
+
+    enum CodingKeys: String, CodingKey { case key, publisher, year, pages, subjects }
+
+    package init(key: String? = nil, publisher: String? = nil, year: Int? = nil, pages: Int? = nil, subjects: [String] = []) {
+        self.key = key
+        self.publisher = publisher
+        self.year = year
+        self.pages = pages
+        self.subjects = subjects
+    }
+
+    package var isEmpty: Bool { publisher == nil && year == nil && pages == nil && subjects.isEmpty }
 }

@@ -46,6 +46,8 @@ struct FaultMiddleware: RouterMiddleware {
             counters.requests += 1
             if request.uri.path.hasPrefix("/api/") { counters.apiRequests += 1 }
         }
+        // The Open Library double stands for another service: its own faults, none of the Reader server's.
+        if request.uri.path.hasPrefix("/openlibrary/") { return try await next(request, context) }
         guard let capacity else {
             return try await answer(request, since: ArrivalStamp.arrival(of: request), context: context, next: next)
         }

@@ -30,6 +30,8 @@ public final class SampleServer: Sendable {
         /// owner would in the web app (tests, benchmarks and demos of a night with a change).
         public var editable = false
         public var faults = FaultPlan()
+        /// An Open Library double under `/openlibrary/` (`sample-server --openlibrary`): nil, none.
+        public var openLibrary: OpenLibraryDouble.Options?
         public init() {}
     }
 
@@ -41,8 +43,13 @@ public final class SampleServer: Sendable {
         self.state = ServerState(library: library, apiKey: options.apiKey ?? Self.randomKey(), faults: options.faults,
                                  latency: options.latency, latencyOnAverage: options.latencyOnAverage, costs: options.costs)
         self.capacity = options.capacity.map(ServerCapacity.init)
+        self.openLibrary = options.openLibrary.map(OpenLibraryRoutes.init)
     }
     let capacity: ServerCapacity?
+    let openLibrary: OpenLibraryRoutes?
+
+    /// What the Open Library double was asked.
+    public var openLibraryCounters: OpenLibraryDouble.Counters { openLibrary?.counters ?? .init() }
 
     /// The library as it is now (tests change it between runs with `update`).
     public var library: SampleLibrary { state.library }
@@ -58,7 +65,10 @@ public final class SampleServer: Sendable {
     public func revokeKey() { state.setAPIKey(Self.randomKey()) }
     public func setFaults(_ faults: FaultPlan) { state.setFaults(faults) }
     public func setLatency(_ latency: Duration) { state.setLatency(latency) }
-    public func resetCounters() { state.resetCounters() }
+    public func resetCounters() {
+        state.resetCounters()
+        openLibrary?.resetCounters()
+    }
 
     static func randomKey() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -79,6 +89,10 @@ public final class SampleServer: Sendable {
         router.get("/rails/active_storage/disk/:token/:file", use: covers.disk)
         router.get("/storage/:file", use: covers.objectStorage)
         router.get("/third-party/covers/:file", use: covers.thirdPartyPage)
+        if let openLibrary {
+            router.get("/openlibrary/api/books", use: openLibrary.books)
+            router.get("/openlibrary/covers/b/id/:file", use: openLibrary.cover)
+        }
         if options.editable {
             router.post("/_sample/books/:id/edit", use: api.editBook)
             router.post("/_sample/books", use: api.addBook)

@@ -31,7 +31,10 @@ enum GoodreadsCSV {
             let added: String = book.createdAt.map { String($0.prefix(10)).replacingOccurrences(of: "-", with: "/") } ?? ""
             let positions: String = shelf.isEmpty ? "" : "\(shelf) (#1)"
             var row: [String] = [String(book.id), book.title, author, authorLastFirst, ""]
-            row += [isbn10Cell, isbn13Cell, "0", "", "", "", "", "", "", ""]
+            // Publisher, pages and year are Open Library's (`--enrich openlibrary`): the server has none.
+            let found = book.openLibrary
+            row += [isbn10Cell, isbn13Cell, "0", "", found?.publisher ?? "", "", found?.pages.map(String.init) ?? "",
+                    found?.year.map(String.init) ?? "", "", ""]
             row += [added, shelf, positions, shelf, note, "", "", "0", "0"]
             let line = row.enumerated().map { index, value in
                 // The ISBN columns are formulas on purpose; anything else that looks like one is text.
@@ -61,29 +64,5 @@ enum GoodreadsCSV {
     }
 
     /// The ISBN-10 and ISBN-13 of what the server gave, each derived from the other where it can be.
-    static func isbns(_ isbn: String?) -> (String?, String?) {
-        // ASCII digits only: other scripts' digits (and "½") are numbers to Swift, not to an ISBN.
-        let digits = (isbn ?? "").filter { ("0"..."9").contains($0) || $0 == "X" || $0 == "x" }.uppercased()
-        if digits.count == 13, digits.allSatisfy({ ("0"..."9").contains($0) }) {
-            return (digits.hasPrefix("978") ? isbn10(from: digits) : nil, digits)
-        }
-        if digits.count == 10 {
-            return (digits, isbn13(from: digits))
-        }
-        return (nil, nil)
-    }
-
-    static func isbn10(from isbn13: String) -> String {
-        let core = Array(isbn13.dropFirst(3).prefix(9))
-        let sum = core.enumerated().reduce(0) { $0 + (10 - $1.offset) * Int(String($1.element))! }
-        let check = (11 - sum % 11) % 11
-        return String(core) + (check == 10 ? "X" : String(check))
-    }
-
-    static func isbn13(from isbn10: String) -> String? {
-        let core = "978" + isbn10.prefix(9)
-        guard core.allSatisfy(\.isNumber) else { return nil }
-        let sum = core.enumerated().reduce(0) { $0 + ($1.offset % 2 == 0 ? 1 : 3) * Int(String($1.element))! }
-        return core + String((10 - sum % 10) % 10)
-    }
+    static func isbns(_ isbn: String?) -> (String?, String?) { ISBN.forms(isbn) }
 }

@@ -186,9 +186,9 @@ struct OPDSCatalog {
         if let summary = summaries[place] { xml += "    <summary type=\"text\">\(AtomFeed.escape(summary))</summary>\n" }
         if let cover = view.cover {
             let type = Self.imageType(cover.src)
-            // The cover itself is the thumbnail until the snapshot makes smaller ones.
             xml += "    <link rel=\"http://opds-spec.org/image\" href=\"\(AtomFeed.escape(href(cover.src, from: path)))\" type=\"\(type)\"/>\n"
-            xml += "    <link rel=\"http://opds-spec.org/image/thumbnail\" href=\"\(AtomFeed.escape(href(cover.src, from: path)))\" type=\"\(type)\"/>\n"
+            // A list's 2× thumbnail (128 × 192 at most): what e-reader apps show in their lists.
+            xml += "    <link rel=\"http://opds-spec.org/image/thumbnail\" href=\"\(AtomFeed.escape(href(cover.list2x, from: path)))\" type=\"\(Self.imageType(cover.list2x))\"/>\n"
         }
         if model.formats.contains(.html) {
             xml += "    <link rel=\"alternate\" href=\"\(AtomFeed.escape(href(view.href, from: path)))\" type=\"text/html\" title=\"The book's page\"/>\n"

@@ -51,6 +51,12 @@ extension CoverView: MustacheParent {
         case "altMarkdown": return Text(self.altMarkdown)
         case "width": return self.width
         case "height": return self.height
+        case "list": return Text(self.list)
+        case "list2x": return Text(self.list2x)
+        case "page": return Text(self.page)
+        case "page2x": return Text(self.page2x)
+        case "hasThumbnails": return self.hasThumbnails
+        case "fromOpenLibrary": return self.fromOpenLibrary
         default: return nil
         }
     }
@@ -83,6 +89,27 @@ extension BookView: MustacheParent {
         case "sortTitle": return Text(self.sortTitle)
         case "sortAuthor": return Text(self.sortAuthor)
         case "sortShelf": return Text(self.sortShelf)
+        case "openLibrary": return self.openLibrary.map(Ref.init)
+        default: return nil
+        }
+    }
+}
+
+extension OpenLibraryView: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "publisher": return self.publisher.map(Text.init)
+        case "publisherMarkdown": return self.publisherMarkdown.map(Text.init)
+        case "publisherYAML": return Text(self.publisherYAML)
+        case "year": return self.year
+        case "pages": return self.pages
+        case "subjects": return self.subjects.map(Text.init)
+        case "hasSubjects": return self.hasSubjects
+        case "subjectList": return Text(self.subjectList)
+        case "subjectListMarkdown": return Text(self.subjectListMarkdown)
+        case "subjectsYAML": return Text(self.subjectsYAML)
+        case "href": return self.href.map(Text.init)
+        case "hrefYAML": return Text(self.hrefYAML)
         default: return nil
         }
     }

@@ -108,19 +108,63 @@ final class ShelfView: Sendable {
 }
 
 final class CoverView: Sendable {
+    /// The cover as it came, whole.
     let src: String
     let alt: String
     let width: Int?
     let height: Int?
+    /// Its thumbnails, when it has them: a list's 4 × 6 rem box at 1× and 2×, a book page's 12 × 18 rem
+    /// at 1× and 2×. Without them, each is the cover itself.
+    let list: String
+    let list2x: String
+    let page: String
+    let page2x: String
+    let hasThumbnails: Bool
+    /// Found in Open Library, not on the server.
+    let fromOpenLibrary: Bool
     /// Made when a template asks for it, as the other texts of a book for one kind of page.
     var altMarkdown: String { Markdown.text(alt) }
 
-    init(src: String, alt: String, width: Int? = nil, height: Int? = nil) {
+    init(src: String, alt: String, width: Int? = nil, height: Int? = nil, thumbnails: [String]? = nil, fromOpenLibrary: Bool = false) {
         self.src = src
         self.alt = alt
         self.width = width
         self.height = height
+        let sizes = thumbnails ?? []
+        hasThumbnails = sizes.count == 4
+        list = hasThumbnails ? sizes[0] : src
+        list2x = hasThumbnails ? sizes[1] : src
+        page = hasThumbnails ? sizes[2] : src
+        page2x = hasThumbnails ? sizes[3] : src
+        self.fromOpenLibrary = fromOpenLibrary
     }
+}
+
+/// What Open Library added to a book (`--enrich openlibrary`), as its pages show it, marked as
+/// Open Library's.
+final class OpenLibraryView: Sendable {
+    let publisher: String?
+    let year: Int?
+    let pages: Int?
+    let subjects: [String]
+    /// The edition's page on Open Library.
+    let href: String?
+
+    init(_ fields: OpenLibraryFields) {
+        publisher = fields.publisher
+        year = fields.year
+        pages = fields.pages
+        subjects = fields.subjects
+        href = fields.key.map { "https://openlibrary.org\($0)" }
+    }
+
+    var hasSubjects: Bool { !subjects.isEmpty }
+    var subjectList: String { subjects.joined(separator: " · ") }
+    var subjectListMarkdown: String { Markdown.text(subjectList) }
+    var publisherMarkdown: String? { publisher.map(Markdown.text) }
+    var publisherYAML: String { YAML.quoted(publisher) }
+    var subjectsYAML: String { "[" + subjects.map { YAML.quoted($0) }.joined(separator: ", ") + "]" }
+    var hrefYAML: String { YAML.quoted(href) }
 }
 
 /// A book as a page shows it. The texts for Markdown, YAML and sorting are made when a template
@@ -147,10 +191,11 @@ final class BookView: Sendable {
     let createdAt: String?
     let hasNote: Bool
     let complete: Bool
+    let openLibrary: OpenLibraryView?
 
     init(id: Int, title: String, givenTitle: String, author: String? = nil, authorFile: String? = nil, isbn: String? = nil, href: String, markdownHref: String,
          cover: CoverView? = nil, shelf: ShelfView? = nil, shelfName: String?, missingShelfName: String? = nil, createdAt: String? = nil,
-         hasNote: Bool, complete: Bool) {
+         hasNote: Bool, complete: Bool, openLibrary: OpenLibraryFields? = nil) {
         self.id = id
         self.title = title
         self.givenTitle = givenTitle
@@ -167,6 +212,7 @@ final class BookView: Sendable {
         self.createdAt = createdAt
         self.hasNote = hasNote
         self.complete = complete
+        self.openLibrary = openLibrary.map(OpenLibraryView.init)
     }
 
     var titleMarkdown: String { Markdown.text(title) }

@@ -17,6 +17,7 @@ enum SearchIndex {
         var s: String  // shelf
         var n: String  // notes, as text
         var h: String  // page, relative to the site's root
+        var j: String?  // subjects, from Open Library
     }
 
     /// The same bytes as encoding every entry at once, an entry at a time.
@@ -28,7 +29,8 @@ enum SearchIndex {
             let view = model.bookView(place)
             let note = try model.catalog.noteMarkdown(at: place)
             let entry = Entry(t: view.title, a: view.author ?? "", i: view.isbn ?? "", s: model.shelfName(of: place) ?? "",
-                              n: MarkdownPlainText.text(note, upTo: noteCharacters), h: view.href)
+                              n: MarkdownPlainText.text(note, upTo: noteCharacters), h: view.href,
+                              j: view.openLibrary.flatMap { $0.subjects.isEmpty ? nil : $0.subjects.joined(separator: " · ") })
             var piece = try encoder.encode(entry)
             if position > 0 { piece.insert(UInt8(ascii: ","), at: 0) }
             try sink(piece)

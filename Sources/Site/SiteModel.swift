@@ -154,14 +154,18 @@ struct SiteModel {
         let fileName = fileNames[place]
         let shelf = shelf(of: book)?.view
         let title = book.title.isEmpty ? "Untitled (book \(book.id))" : book.title
-        let cover = book.cover.map { CoverView(src: $0.path, alt: "Cover of \(title)", width: $0.width, height: $0.height) }
+        let cover = book.cover.map { cover in
+            CoverView(src: cover.path, alt: "Cover of \(title)", width: cover.width, height: cover.height,
+                      thumbnails: cover.thumbnailsArePNG == nil ? nil : ThumbnailBox.all.compactMap(cover.thumbnail),
+                      fromOpenLibrary: cover.fromOpenLibrary)
+        }
         return BookView(id: book.id, title: title, givenTitle: book.title, author: book.author,
                         authorFile: authors.author(of: place)?.fileName, isbn: book.isbn,
                         href: "books/\(fileName).html", markdownHref: "books/\(fileName).md", cover: cover,
                         shelf: shelf, shelfName: shelf?.name ?? book.shelfName,
                         missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { "shelf \($0)" }) : nil,
                         createdAt: book.createdAt.flatMap(Self.day),
-                        hasNote: book.hasNote, complete: book.complete)
+                        hasNote: book.hasNote, complete: book.complete, openLibrary: book.openLibrary)
     }
 
     /// The shelf a book's pages show, and the book's problems: with the book, what its pages are made from.

@@ -29,6 +29,13 @@ struct StatsPage {
         var href: String
     }
 
+    struct Subject {
+        var name: String
+        var count: Int
+    }
+
+    static let topSubjectCount = 15
+
     var root: String
     var site: SiteView
     var shelfBars: [Bar]
@@ -37,6 +44,8 @@ struct StatsPage {
     var yearChartWidth: Int
     var hasYears: Bool
     var topAuthors: [Author]
+    /// Open Library's subjects (`--enrich openlibrary`), the most common first.
+    var topSubjects: [Subject]
     var withNotes: Int
     var withCovers: Int
     var withoutShelf: Int
@@ -80,6 +89,15 @@ struct StatsPage {
         topAuthors = model.authors.authors.filter { $0.name != nil }
             .sorted { ($1.books.count, $0.displayName) < ($0.books.count, $1.displayName) }.prefix(10)
             .map { Author(name: $0.displayName, count: $0.books.count, href: "authors/\($0.fileName).html") }
+        var perSubject: [String: (name: String, count: Int)] = [:]
+        for book in model.catalog.cards {
+            for subject in book.openLibrary?.subjects ?? [] {
+                // "Fiction" and "fiction" are one subject, named as first met in id order.
+                perSubject[subject.lowercased(), default: (subject, 0)].count += 1
+            }
+        }
+        topSubjects = perSubject.values.sorted { ($1.count, $0.name) < ($0.count, $1.name) }.prefix(Self.topSubjectCount)
+            .map { Subject(name: $0.name, count: $0.count) }
         withNotes = model.site.noteCount
         withCovers = model.site.coverCount
         withoutShelf = model.unshelved.count
@@ -97,6 +115,8 @@ extension StatsPage: MustacheParent {
         case "yearChartWidth": return yearChartWidth
         case "hasYears": return hasYears
         case "topAuthors": return topAuthors
+        case "topSubjects": return topSubjects
+        case "hasSubjects": return !topSubjects.isEmpty
         case "withNotes": return withNotes
         case "withCovers": return withCovers
         case "withoutShelf": return withoutShelf

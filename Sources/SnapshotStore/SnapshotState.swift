@@ -152,7 +152,7 @@ package struct SnapshotState: Sendable {
         }
     }
 
-    static func makePrivateFolder(_ folder: URL) throws {
+    package static func makePrivateFolder(_ folder: URL) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
@@ -180,7 +180,7 @@ package struct SnapshotState: Sendable {
     }
 
     /// Written aside and renamed into place, readable by the owner alone from the start.
-    static func writePrivately(_ data: Data, to file: URL) throws {
+    package static func writePrivately(_ data: Data, to file: URL) throws {
         try writePrivately(to: file) { try $0(data) }
     }
 }

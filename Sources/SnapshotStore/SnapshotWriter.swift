@@ -153,7 +153,7 @@ package struct SnapshotWriter: Sendable {
     }
 
     /// Writes a content-named file once: if it is there, it is these bytes already.
-    func writeOnce(_ data: Data, to relativePath: String) throws {
+    package func writeOnce(_ data: Data, to relativePath: String) throws {
         let destination = try url(for: relativePath)
         guard !FileManager.default.fileExists(atPath: destination.path) else { return }
         try makeParent(of: destination)
@@ -285,7 +285,7 @@ package struct SnapshotWriter: Sendable {
         return Foundation.link(source, destination) == 0
     }
 
-    static func describe(_ error: Error) -> String {
+    package static func describe(_ error: Error) -> String {
         let nsError = error as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code)))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Crawl
+import Enrich
 import Export
 import Foundation
 import LibraryArchive
@@ -28,7 +29,9 @@ struct Demo: AsyncParsableCommand {
         live?.start()
         defer { live?.stop() }
         let formats = try snapshot.formats()
-        let server = SampleServer(library: try SampleLibrary.bundled())
+        var serverOptions = SampleServer.Options()
+        serverOptions.openLibrary = OpenLibraryDouble.Options()
+        let server = SampleServer(library: try SampleLibrary.bundled(), options: serverOptions)
         let running = try await server.start(host: "127.0.0.1", port: 0)
         logger.info("Sample Reader server on \(running.url) (account \(SampleLibrary.demoEmail))")
         logger.info("Its library has, on purpose, books on a deleted shelf and covers that cannot be fetched: the warnings about them are expected.")
@@ -39,6 +42,12 @@ struct Demo: AsyncParsableCommand {
                 credentials: .password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword),
                 output: outputURL, templates: try await snapshot.loadTemplates(), formats: formats)
             options.siteURL = try snapshot.site()
+            // The sample server's Open Library double: the demo shows enrichment, and asks nothing of the network.
+            var openLibrary = OpenLibraryOptions()
+            openLibrary.api = URL(string: running.url + "/openlibrary")!
+            openLibrary.covers = openLibrary.api.appendingPathComponent("covers")
+            openLibrary.interval = .milliseconds(50)
+            options.openLibrary = openLibrary
             let outcome = try await Exporter(options: options, logger: logger, live: live).run()
             await running.stop()
             _ = report(outcome, output: outputURL, formats: formats, logger: logger, showPath: false)
@@ -104,6 +113,18 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long a stalled answer hangs.", valueName: "ms"))
     var stallMs: Int = 30_000
 
+    @Flag(name: .long, help: "Covers of real sizes (photo-like JPEGs up to 1216 × 1824, most of them small), and a quarter of the books with none, as in a real library.")
+    var realCovers = false
+
+    @Flag(name: .long, help: "Also answer as Open Library does, under /openlibrary/ (export with --enrich openlibrary --openlibrary-url URL/openlibrary): batched ISBN lookups and covers by id, with its failures. What it knows of an ISBN is made from the ISBN.")
+    var openlibrary = false
+
+    @Option(name: .long, help: ArgumentHelp("With --openlibrary: answer 429 (covers: 403) to a request that comes sooner than this after the last.", valueName: "ms"))
+    var openlibraryMinIntervalMs: Int?
+
+    @Option(name: .long, help: ArgumentHelp("With --openlibrary: how long each of its answers takes.", valueName: "ms"))
+    var openlibraryDelayMs: Int = 0
+
     func validate() throws {
         if library != nil && books != nil { throw ValidationError("Use --library or --books, not both.") }
         if let books, !(0...1_000_000).contains(books) { throw ValidationError("--books must be between 0 and 1000000.") }
@@ -112,6 +133,10 @@ struct SampleServerCommand: AsyncParsableCommand {
         if realistic && latencyMs > 0 { throw ValidationError("Use --realistic or --latency-ms, not both.") }
         guard latencyMs >= 0, stallMs >= 0, loginDelayMs >= 0 else { throw ValidationError("Times must not be negative.") }
         _ = try faultKinds()
+        if !openlibrary && (openlibraryMinIntervalMs != nil || openlibraryDelayMs != 0) {
+            throw ValidationError("--openlibrary-min-interval-ms and --openlibrary-delay-ms go with --openlibrary.")
+        }
+        guard openlibraryDelayMs >= 0, (openlibraryMinIntervalMs ?? 0) >= 0 else { throw ValidationError("Times must not be negative.") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
     }
 
@@ -136,7 +161,14 @@ struct SampleServerCommand: AsyncParsableCommand {
         } else {
             sample = try SampleLibrary.bundled()
         }
+        let served = realCovers ? sample.withRealCovers(seed: seed) : sample
         var options = SampleServer.Options()
+        if openlibrary {
+            var double = OpenLibraryDouble.Options()
+            double.minimumInterval = openlibraryMinIntervalMs.map { .milliseconds($0) }
+            double.delay = .milliseconds(openlibraryDelayMs)
+            options.openLibrary = double
+        }
         options.loginDelay = .milliseconds(loginDelayMs)
         options.latency = .milliseconds(latencyMs)
         options.latencyOnAverage = true
@@ -145,7 +177,7 @@ struct SampleServerCommand: AsyncParsableCommand {
         options.listsShelfIDs = !booksWithoutShelfID
         options.editable = editable
         options.faults = FaultPlan(rate: faultRate, seed: faultSeed, kinds: try faultKinds(), stall: .milliseconds(stallMs))
-        let server = SampleServer(library: sample, options: options)
+        let server = SampleServer(library: served, options: options)
         let email = sample.account.email
         let password = sample.account.password
         let shelves = sample.shelves.count, count = sample.books.count
@@ -155,7 +187,7 @@ struct SampleServerCommand: AsyncParsableCommand {
             let banner = """
             Sample Reader server: \(url)
             Account: \(email) / password \(password) (\(count) books on \(shelves) shelves)
-            Export it: READER_PASSWORD=\(password) reader-snapshot export --server \(url) --email \(email) --output Output/sample
+            Export it: READER_PASSWORD=\(password) reader-snapshot export --server \(url) --email \(email) --output Output/sample\(openlibrary ? " --enrich openlibrary --openlibrary-url \(url)/openlibrary" : "")
 
             """
             FileHandle.standardOutput.write(Data(banner.utf8))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Crawl
+import Enrich
 import Export
 import Foundation
 import History
@@ -105,6 +106,24 @@ struct Export: AsyncParsableCommand {
     @Flag(name: .long, help: "With --markdown-into: write again the files you deleted from DIR/Reader/.")
     var restore = false
 
+    @Flag(name: .long, help: "Make no thumbnails: pages load every cover at full size.")
+    var noThumbnails = false
+
+    @Option(name: .long, help: ArgumentHelp("Fill in what the server does not have from another source, for books with an ISBN: 'openlibrary' (off by default). What leaves this machine: the books' ISBNs, sent to openlibrary.org (or --openlibrary-url), and requests for the covers it names; nothing else. Adds the cover where the server has none, the publisher, the year published, the number of pages and the subjects, each marked as Open Library's; never replaces what the server gave. At most one request a second; answers are kept for 30 days (7 for an ISBN it does not know).", valueName: "source"))
+    var enrich: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --enrich openlibrary: an e-mail address Open Library can reach you at, sent in the User-Agent as it asks of regular users.", valueName: "email"))
+    var contact: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --enrich openlibrary: where its Books API is (a mirror, or the sample server's double; default https://openlibrary.org).", valueName: "url"))
+    var openlibraryURL: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --enrich openlibrary: where its covers are (default https://covers.openlibrary.org; with --openlibrary-url alone, URL/covers).", valueName: "url"))
+    var openlibraryCoversURL: String?
+
+    @Option(name: .long, help: .hidden)
+    var openlibraryIntervalMs: Int?
+
     @OptionGroup var snapshot: SnapshotOptions
 
     func validate() throws {
@@ -126,6 +145,7 @@ struct Export: AsyncParsableCommand {
             }
         }
         if restore && markdownInto == nil { throw ValidationError("--restore goes with --markdown-into.") }
+        _ = try openLibraryOptions()
         if let markdownInto {
             let vault = URL(fileURLWithPath: markdownInto).standardizedFileURL.resolvingSymlinksInPath().path + "/"
             let out = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path + "/"
@@ -161,6 +181,46 @@ struct Export: AsyncParsableCommand {
                 throw ValidationError("No password: set READER_PASSWORD, or use --password-file FILE or --password-stdin.")
             }
         }
+    }
+
+    /// `--enrich openlibrary` and the options that go with it, checked; nil without `--enrich`.
+    func openLibraryOptions() throws -> OpenLibraryOptions? {
+        guard let enrich else {
+            if contact != nil || openlibraryURL != nil || openlibraryCoversURL != nil || openlibraryIntervalMs != nil {
+                throw ValidationError("--contact, --openlibrary-url and --openlibrary-covers-url go with --enrich openlibrary.")
+            }
+            return nil
+        }
+        guard enrich.lowercased() == "openlibrary" else {
+            throw ValidationError("--enrich takes 'openlibrary' (the only source so far), not '\(UntrustedText.displayable(enrich))'.")
+        }
+        var options = OpenLibraryOptions()
+        if let contact {
+            let parts = contact.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), contact.count <= 200,
+                  contact.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && !"()<>;\\\"".unicodeScalars.contains($0) }) else {
+                throw ValidationError("--contact must be an e-mail address, like you@example.com.")
+            }
+            options.contact = contact
+        }
+        func address(_ text: String, _ option: String) throws -> URL {
+            guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), let scheme = url.scheme?.lowercased(),
+                  scheme == "http" || scheme == "https", url.host?.isEmpty == false, url.user == nil, url.query == nil else {
+                throw ValidationError("\(option) must be an http or https URL, like https://openlibrary.org.")
+            }
+            return url
+        }
+        if let openlibraryURL {
+            options.api = try address(openlibraryURL, "--openlibrary-url")
+            options.covers = options.api.appendingPathComponent("covers")
+        }
+        if let openlibraryCoversURL { options.covers = try address(openlibraryCoversURL, "--openlibrary-covers-url") }
+        if let openlibraryIntervalMs {
+            guard (0...60_000).contains(openlibraryIntervalMs) else { throw ValidationError("--openlibrary-interval-ms must be 0–60000.") }
+            options.interval = .milliseconds(openlibraryIntervalMs)
+        }
+        options.timeout = .milliseconds(Int(timeout * 1000))
+        return options
     }
 
     /// Whether an executable of that name is on the PATH, found without starting anything.
@@ -252,6 +312,11 @@ struct Export: AsyncParsableCommand {
                 options.historyAuthor = historyAuthor.flatMap(HistoryRepository.Author.init(parsing:)) ?? .tool
             }
             options.vault = markdownInto.map { Vault(into: URL(fileURLWithPath: $0), restore: restore) }
+            options.thumbnails = !noThumbnails
+            options.openLibrary = try openLibraryOptions()
+            if options.openLibrary != nil, !options.privacy.covers {
+                logger.info("--no-covers: Open Library is asked for the books' fields, not for covers")
+            }
             let outcome = try await Exporter(options: options, logger: logger, live: live).run()
             // A snapshot published with gaps ends with its own exit code; a complete one returns.
             let code = report(outcome, output: keep == nil ? outputURL : outputURL.appendingPathComponent("latest"), formats: formats, logger: logger)

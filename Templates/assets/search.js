@@ -12,7 +12,7 @@
   var root = form.getAttribute("data-root") || "";
   var limit = 50;
   var haystacks = books.map(function (book) {
-    return [book.t, book.a, book.i, book.s, book.n].join("\n").toLowerCase();
+    return [book.t, book.a, book.i, book.s, book.n, book.j || ""].join("\n").toLowerCase();
   });
   form.hidden = false;
 

@@ -75,7 +75,10 @@ struct EndToEndTests {
         let covers = files.filter { $0.hasPrefix("covers/") }
         #expect(covers.count >= 15)
         // Named by content: no download left half-way (covers are streamed to a file first).
-        #expect(covers.allSatisfy { CoverFile.isWellFormed(path: $0) }, "\(covers)")
+        #expect(covers.allSatisfy { CoverFile.isWellFormed(path: $0) || CoverFile.isWellFormed(thumbnailPath: $0) }, "\(covers)")
+        // Each cover has its four thumbnails beside it.
+        let originals = covers.filter { CoverFile.isWellFormed(path: $0) }
+        #expect(covers.count == originals.count * (1 + ThumbnailBox.all.count), "\(covers)")
         for cover in covers {
             let bytes = [UInt8](try #require(site.data(cover)).prefix(12))
             let isImage = bytes.starts(with: [0xFF, 0xD8, 0xFF]) || bytes.starts(with: [0x89, 0x50, 0x4E, 0x47])

@@ -1,0 +1,202 @@
+#include "CThumbnail.h"
+#include <vips/vips.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+static pthread_once_t started = PTHREAD_ONCE_INIT;
+static int start_result = -1;
+
+static void quiet(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
+static void start_once(void) {
+    if (VIPS_INIT("reader-snapshot")) return;
+    /* libvips' warnings are about the image in hand: the caller reports what matters. */
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, quiet, NULL);
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    vips_concurrency_set(1);
+    vips_block_untrusted_set(TRUE);
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    vips_operation_block_set("VipsForeignLoadJpeg", FALSE);
+    vips_operation_block_set("VipsForeignLoadPng", FALSE);
+    vips_operation_block_set("VipsForeignLoadNsgif", FALSE);
+    vips_operation_block_set("VipsForeignLoadWebp", FALSE);
+    start_result = 0;
+}
+
+int rt_start(void) {
+    pthread_once(&started, start_once);
+    return start_result;
+}
+
+void rt_free(void *data) { g_free(data); }
+
+/* libvips keeps one error buffer for every thread: taken and cleared at once, its last line. */
+static void take_error(char *error, size_t length, const char *fallback) {
+    char *message = vips_error_buffer_copy();
+    if (error && length) {
+        char *text = message ? g_strstrip(message) : NULL;
+        char *last = text ? strrchr(text, '\n') : NULL;
+        const char *line = last ? last + 1 : text;
+        snprintf(error, length, "%s", (line && *line) ? line : fallback);
+    }
+    g_free(message);
+}
+
+static void clear(rt_image *image) {
+    if (image->data) g_free(image->data);
+    memset(image, 0, sizeof *image);
+}
+
+/* JPEG, or PNG when some pixel is not opaque; an opaque alpha (GIFs load with one) is dropped. */
+static int save(VipsImage *image, int png, rt_image *out) {
+    int result = png
+        ? vips_pngsave_buffer(image, &out->data, &out->length, "compression", 6, "strip", TRUE, NULL)
+        : vips_jpegsave_buffer(image, &out->data, &out->length, "Q", 82, "strip", TRUE,
+                               "optimize_coding", TRUE, "interlace", FALSE, NULL);
+    if (result) return -1;
+    out->width = vips_image_get_width(image);
+    out->height = vips_image_get_height(image);
+    out->is_png = png;
+    return 0;
+}
+
+int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths, const int *heights,
+                  long long max_pixels, rt_image *out, char *error, size_t error_length) {
+    if (error && error_length) error[0] = 0;
+    for (int i = 0; i < count; i++) memset(&out[i], 0, sizeof out[i]);
+    if (rt_start() != 0) {
+        if (error && error_length) snprintf(error, error_length, "libvips could not start");
+        return -1;
+    }
+    if (!bytes || length == 0 || count <= 0) {
+        if (error && error_length) snprintf(error, error_length, "no image");
+        return -1;
+    }
+    /* The header alone: a few kilobytes can claim 60000 x 60000 pixels. */
+    VipsImage *header = vips_image_new_from_buffer(bytes, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!header) {
+        take_error(error, error_length, "not an image this tool reads");
+        return -1;
+    }
+    int width = vips_image_get_width(header), height = vips_image_get_height(header);
+    int orientation = 1;
+    if (vips_image_get_typeof(header, VIPS_META_ORIENTATION)) vips_image_get_int(header, VIPS_META_ORIENTATION, &orientation);
+    int has_profile = vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0;
+    g_object_unref(header);
+    if (width <= 0 || height <= 0 || (long long)width * height > max_pixels) {
+        if (error && error_length) snprintf(error, error_length, "the image claims %d x %d pixels", width, height);
+        return -2;
+    }
+    /* As shown: orientations 5 to 8 turn the image a quarter. */
+    if (orientation >= 5 && orientation <= 8) { int t = width; width = height; height = t; }
+
+    /* The largest box first, from the file; the others from it, in memory. */
+    int largest = 0;
+    for (int i = 1; i < count; i++) if (widths[i] > widths[largest]) largest = i;
+    double fill = fmax((double)widths[largest] / width, (double)heights[largest] / height);
+    int target = (int)ceil(width * fill);
+    if (target > width) target = width;
+    VipsImage *big = NULL;
+    int result = has_profile
+        ? vips_thumbnail_buffer((void *)bytes, length, &big, target, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN,
+                                "option_string", "fail_on=error", "export_profile", "srgb", NULL)
+        : vips_thumbnail_buffer((void *)bytes, length, &big, target, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN,
+                                "option_string", "fail_on=error", NULL);
+    if (result) {
+        take_error(error, error_length, "the image could not be read");
+        return -1;
+    }
+    /* Decoding happens here: a truncated or corrupt file fails now. */
+    VipsImage *decoded = vips_image_copy_memory(big);
+    g_object_unref(big);
+    if (!decoded) {
+        take_error(error, error_length, "the image could not be decoded");
+        return -1;
+    }
+    int png = 0;
+    VipsImage *flat = decoded;
+    g_object_ref(flat);
+    if (vips_image_hasalpha(decoded)) {
+        int bands = vips_image_get_bands(decoded);
+        VipsImage *alpha = NULL;
+        double lowest = 0;
+        if (vips_extract_band(decoded, &alpha, bands - 1, NULL) || vips_min(alpha, &lowest, NULL)) {
+            if (alpha) g_object_unref(alpha);
+            g_object_unref(flat);
+            g_object_unref(decoded);
+            take_error(error, error_length, "the image's transparency could not be read");
+            return -1;
+        }
+        g_object_unref(alpha);
+        if (lowest < (vips_image_get_format(decoded) == VIPS_FORMAT_USHORT ? 65535 : 255)) {
+            png = 1;
+        } else {
+            g_object_unref(flat);
+            flat = NULL;
+            if (vips_extract_band(decoded, &flat, 0, "n", bands - 1, NULL)) {
+                g_object_unref(decoded);
+                take_error(error, error_length, "the image could not be flattened");
+                return -1;
+            }
+        }
+    }
+    g_object_unref(decoded);
+    int failed = 0;
+    for (int i = 0; i < count && !failed; i++) {
+        VipsImage *sized = NULL;
+        if (i == largest) {
+            sized = flat;
+            g_object_ref(sized);
+        } else {
+            int w = vips_image_get_width(flat), h = vips_image_get_height(flat);
+            double scale = fmax((double)widths[i] / w, (double)heights[i] / h);
+            int tw = (int)ceil(w * scale);
+            if (tw >= w) {
+                sized = flat;
+                g_object_ref(sized);
+            } else if (vips_thumbnail_image(flat, &sized, tw, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL)) {
+                failed = 1;
+                break;
+            }
+        }
+        if (save(sized, png, &out[i])) failed = 1;
+        g_object_unref(sized);
+    }
+    g_object_unref(flat);
+    if (failed) {
+        take_error(error, error_length, "a thumbnail could not be written");
+        for (int i = 0; i < count; i++) clear(&out[i]);
+        return -1;
+    }
+    return 0;
+}
+
+int rt_sample_jpeg(int width, int height, int seed, int quality, rt_image *out) {
+    memset(out, 0, sizeof *out);
+    if (rt_start() != 0 || width <= 0 || height <= 0) return -1;
+    VipsImage *base = vips_image_new();
+    VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(base), 10);
+    int result = vips_gaussnoise(&t[0], width, height, "sigma", 60.0, "mean", 128.0, "seed", seed, NULL)
+        || vips_gaussnoise(&t[1], width, height, "sigma", 60.0, "mean", 128.0, "seed", seed + 7919, NULL)
+        || vips_xyz(&t[2], width, height, NULL)
+        || vips_extract_band(t[2], &t[3], 0, NULL)
+        || vips_linear1(t[3], &t[4], 255.0 / width, 0, NULL)
+        || vips_bandjoin((VipsImage *[]){t[0], t[1], t[4]}, &t[5], 3, NULL)
+        || vips_gaussblur(t[5], &t[6], 2.0, NULL)
+        || vips_cast_uchar(t[6], &t[7], NULL)
+        || vips_copy(t[7], &t[8], "interpretation", VIPS_INTERPRETATION_sRGB, NULL)
+        || vips_jpegsave_buffer(t[8], &out->data, &out->length, "Q", quality, "strip", TRUE, NULL);
+    if (result) vips_error_clear();
+    else {
+        out->width = width;
+        out->height = height;
+    }
+    g_object_unref(base);
+    return result ? -1 : 0;
+}
