@@ -85,11 +85,14 @@ test: test-deps
 	$(SWIFT) test --skip-build
 
 # Crawl (against curl's best on the same requests), render (against Hugo's), notes and no-change figures for 1,000
-# and 10,000 books; nightly runs against a server that costs what Reader does (--realistic); and
+# and 10,000 books; nightly runs against a server that costs what Reader does (--realistic); covers'
+# thumbnails, the export with and without them and a shelf page's bytes in Chromium; and
 # the adaptive crawl against servers of capacity 1, 2 and 8 (release build; medians of 3 runs;
-# about twenty minutes).
+# about twenty-five minutes).
 bench: deps
 	@command -v cmark-gfm >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="cmark-gfm"
+	@# A shelf page's bytes in Chromium (scripts/page-bytes.py).
+	@$(MAKE) --no-print-directory apt-install PACKAGES="chromium chromium-driver python3-selenium"
 	@command -v hugo >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="hugo"
 	@command -v curl >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="curl"
 	scripts/bench.sh

@@ -10,6 +10,7 @@
 #   HUGO=0 scripts/bench.sh          leave out the render against Hugo (HUGO_BOOKS, 10,000 by default)
 #   HISTORY=0 scripts/bench.sh       leave out the cost of --history (HISTORY_BOOKS, 10,000 by default)
 #   BROWSE=0 scripts/bench.sh        leave out the OPDS catalog and pages table (BROWSE_SIZES, the sizes by default)
+#   COVERS=0 scripts/bench.sh        leave out the covers' table (thumbnails, the export with them, a shelf page's bytes)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -277,6 +278,57 @@ if [ "${BROWSE:-1}" = 1 ]; then
       "" "$g" "$all_pages" "$(awk -v t="$g" -v n="$all_pages" 'BEGIN { print t * 1000 / n }')" "$browse_pages" \
       "$(printf '%s\n' "${paged_peak[@]}" | median)" "${paged[*]}"
   done
+fi
+
+# Covers of real sizes (the sample server's --real-covers, a quarter of the books without one):
+# thumbnails for 500 of them on every core; the export of 500 books with them, with thumbnails and
+# without, alternated; and the bytes a shelf page of about 250 books loads in Chromium at phone
+# width, 2x (scripts/page-bytes.py), without thumbnails (the pages as they were) and with.
+if [ "${COVERS:-1}" = 1 ]; then
+  echo
+  echo "Covers of real sizes: thumbnails, the export with and without them, a shelf page's bytes in Chromium:"
+  covers_dir="$work/covers"
+  made=$("$bin" bench-thumbnails --covers "$covers_dir" --make 500)
+  thumbs=() thumbs_peak=()
+  for run in $(seq "$runs"); do
+    /usr/bin/time -v "$bin" bench-thumbnails --covers "$covers_dir" >"$work/thumbs.out" 2>"$work/thumbs.time"
+    thumbs+=("$(seconds "$work/thumbs.time")"); thumbs_peak+=("$(peak_mb "$work/thumbs.time")")
+  done
+  printf '  thumbnails of %s: %.2f s, peak %s MB (the process, covers read one at a time); runs: %s; %s\n' \
+    "$made" "$(printf '%s\n' "${thumbs[@]}" | median)" "$(printf '%s\n' "${thumbs_peak[@]}" | median)" "${thumbs[*]}" "$(cat "$work/thumbs.out")"
+  start_server 500 --real-covers --shelves 2
+  with=() without=() with_peak=() without_peak=()
+  for run in $(seq "$runs"); do
+    plain=$(fresh)
+    /usr/bin/time -v "$bin" export --server "$url" --email demo@reader.example --output "$plain" --format html,json --no-thumbnails -q \
+      2>"$work/plain.time" >/dev/null || [ $? -eq 2 ]
+    without+=("$(seconds "$work/plain.time")"); without_peak+=("$(peak_mb "$work/plain.time")")
+    thumbed=$(fresh)
+    /usr/bin/time -v "$bin" export --server "$url" --email demo@reader.example --output "$thumbed" --format html,json -q \
+      2>"$work/thumbed.time" >/dev/null || [ $? -eq 2 ]
+    with+=("$(seconds "$work/thumbed.time")"); with_peak+=("$(peak_mb "$work/thumbed.time")")
+  done
+  stop_server
+  w=$(printf '%s\n' "${with[@]}" | median) wo=$(printf '%s\n' "${without[@]}" | median)
+  printf '  export of 500 books: %.2f s without thumbnails, %.2f s with (x%.2f), peak %s / %s MB; runs: %s / %s\n' \
+    "$wo" "$w" "$(awk -v a="$w" -v b="$wo" 'BEGIN { print a / b }')" "$(printf '%s\n' "${without_peak[@]}" | median)" \
+    "$(printf '%s\n' "${with_peak[@]}" | median)" "${without[*]}" "${with[*]}"
+  if [ -x /usr/bin/chromium ] && /usr/bin/python3 -c "import selenium" 2>/dev/null; then
+    shelf=$(cd "$thumbed" && ls shelves/*.html | head -1)
+    books_on=$(grep -c '<li class="book-card' "$thumbed/$shelf" || true)
+    before=$(/usr/bin/python3 scripts/page-bytes.py "$plain" "$shelf")
+    after=$(/usr/bin/python3 scripts/page-bytes.py "$thumbed" "$shelf")
+    loaded() { sed -E 's/.*: ([0-9]+) bytes on load.*/\1/' <<<"$1"; }
+    scrolled() { sed -E 's/.* ([0-9]+) bytes scrolled.*/\1/' <<<"$1"; }
+    b=$(loaded "$before") a=$(loaded "$after") bs=$(scrolled "$before") as=$(scrolled "$after")
+    printf '  a shelf page of %s books at phone width, 2x: %s KB on load without thumbnails, %s KB with (%.0f%%); scrolled to the end: %s KB, %s KB (%.0f%%)\n' \
+      "$books_on" "$((b / 1024))" "$((a / 1024))" "$(awk -v a="$a" -v b="$b" 'BEGIN { print a * 100 / b }')" \
+      "$((bs / 1024))" "$((as / 1024))" "$(awk -v a="$as" -v b="$bs" 'BEGIN { print a * 100 / b }')"
+    echo "    without: $before"
+    echo "    with:    $after"
+  else
+    echo "  (no Chromium with Selenium here: the page bytes are left out; make test-deps installs them)"
+  fi
 fi
 
 [ "$capacity_table" = 1 ] || exit 0

@@ -36,16 +36,11 @@ int rt_start(void) {
 
 void rt_free(void *data) { g_free(data); }
 
-/* libvips keeps one error buffer for every thread: taken and cleared at once, its last line. */
-static void take_error(char *error, size_t length, const char *fallback) {
-    char *message = vips_error_buffer_copy();
-    if (error && length) {
-        char *text = message ? g_strstrip(message) : NULL;
-        char *last = text ? strrchr(text, '\n') : NULL;
-        const char *line = last ? last + 1 : text;
-        snprintf(error, length, "%s", (line && *line) ? line : fallback);
-    }
-    g_free(message);
+/* libvips keeps one error buffer for every thread at once: its text may be another call's. The
+   caller is told what failed in words of ours, the same for the same image whatever runs beside it. */
+static void take_error(char *error, size_t length, const char *what) {
+    vips_error_clear();
+    if (error && length) snprintf(error, length, "%s", what);
 }
 
 static void clear(rt_image *image) {
@@ -81,7 +76,7 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
     /* The header alone: a few kilobytes can claim 60000 x 60000 pixels. */
     VipsImage *header = vips_image_new_from_buffer(bytes, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     if (!header) {
-        take_error(error, error_length, "not an image this tool reads");
+        take_error(error, error_length, "its header could not be read");
         return -1;
     }
     int width = vips_image_get_width(header), height = vips_image_get_height(header);
@@ -109,14 +104,14 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
         : vips_thumbnail_buffer((void *)bytes, length, &big, target, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN,
                                 "option_string", "fail_on=error", NULL);
     if (result) {
-        take_error(error, error_length, "the image could not be read");
+        take_error(error, error_length, "it could not be read");
         return -1;
     }
     /* Decoding happens here: a truncated or corrupt file fails now. */
     VipsImage *decoded = vips_image_copy_memory(big);
     g_object_unref(big);
     if (!decoded) {
-        take_error(error, error_length, "the image could not be decoded");
+        take_error(error, error_length, "it is cut short or corrupt");
         return -1;
     }
     int png = 0;
@@ -130,7 +125,7 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
             if (alpha) g_object_unref(alpha);
             g_object_unref(flat);
             g_object_unref(decoded);
-            take_error(error, error_length, "the image's transparency could not be read");
+            take_error(error, error_length, "its transparency could not be read");
             return -1;
         }
         g_object_unref(alpha);
@@ -141,7 +136,7 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
             flat = NULL;
             if (vips_extract_band(decoded, &flat, 0, "n", bands - 1, NULL)) {
                 g_object_unref(decoded);
-                take_error(error, error_length, "the image could not be flattened");
+                take_error(error, error_length, "it could not be flattened");
                 return -1;
             }
         }
@@ -170,10 +165,24 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
     }
     g_object_unref(flat);
     if (failed) {
-        take_error(error, error_length, "a thumbnail could not be written");
+        take_error(error, error_length, "a thumbnail could not be encoded");
         for (int i = 0; i < count; i++) clear(&out[i]);
         return -1;
     }
+    return 0;
+}
+
+int rt_image_size(const char *path, int *width, int *height) {
+    *width = *height = 0;
+    if (rt_start() != 0) return -1;
+    VipsImage *header = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!header) {
+        vips_error_clear();
+        return -1;
+    }
+    *width = vips_image_get_width(header);
+    *height = vips_image_get_height(header);
+    g_object_unref(header);
     return 0;
 }
 
@@ -188,7 +197,7 @@ int rt_sample_jpeg(int width, int height, int seed, int quality, rt_image *out) 
         || vips_extract_band(t[2], &t[3], 0, NULL)
         || vips_linear1(t[3], &t[4], 255.0 / width, 0, NULL)
         || vips_bandjoin((VipsImage *[]){t[0], t[1], t[4]}, &t[5], 3, NULL)
-        || vips_gaussblur(t[5], &t[6], 2.0, NULL)
+        || vips_gaussblur(t[5], &t[6], 4.0, NULL)
         || vips_cast_uchar(t[6], &t[7], NULL)
         || vips_copy(t[7], &t[8], "interpretation", VIPS_INTERPRETATION_sRGB, NULL)
         || vips_jpegsave_buffer(t[8], &out->data, &out->length, "Q", quality, "strip", TRUE, NULL);

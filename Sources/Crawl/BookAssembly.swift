@@ -44,6 +44,9 @@ extension Crawler {
         /// The previous snapshot was written by this same build: an unchanged book's bytes there
         /// are the bytes it would be written as now, and are copied rather than encoded again.
         var copiesUnchanged = false
+        /// `--enrich openlibrary`: an unchanged book keeps what Open Library added to it (checked
+        /// again after the crawl), so that its bytes can still be copied.
+        var keepsOpenLibrary = false
 
         enum DetailsState: Sendable {
             case read, reused, missing
@@ -104,6 +107,12 @@ extension Crawler {
                 for (key, value) in kept.serverFields { fields[key] = value }
                 if let shelf = fields["shelf_id"]?.intValue, let name = shelfNames[shelf] { fields["shelf_name"] = .string(name) }
                 book = Crawler.book(id: id, fields: fields, complete: true, note: kept.note)
+                if keepsOpenLibrary {
+                    book.openLibrary = kept.openLibrary
+                    if (book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty, kept.cover?.source == .openLibrary {
+                        book.cover = kept.cover
+                    }
+                }
                 state = .reused
             } else {
                 var fields = try listedFields()
@@ -134,7 +143,7 @@ extension Crawler {
             var coverMissing: String?
             if let covers, let url = book.imageURL {
                 // The same path is the same bytes, and this build reads them the same way.
-                if let kept = asItWas?.book.cover, covers.names(kept.path, for: url) {
+                if let kept = asItWas?.book.cover, covers.names(kept, for: url) {
                     book.cover = kept
                 } else if let record = covers[url] {
                     book.cover = record.file

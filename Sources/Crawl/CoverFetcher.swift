@@ -17,12 +17,19 @@ package struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible
     package var inTheAddress = false
     /// The host asked us to slow down (403 or 429 from Open Library): ask it nothing more this run.
     package var throttled = false
+    /// Asking again soon would give the same: the host said 404 (or another final no), or the
+    /// image itself was refused (not an image, too large, a decompression bomb, unreadable).
+    package var lasting = false
+    /// The image itself was refused: what it is, not where it is, is at fault.
+    package var refusedImage = false
     package var description: String { message }
 
-    init(message: String, inTheAddress: Bool = false, throttled: Bool = false) {
+    init(message: String, inTheAddress: Bool = false, throttled: Bool = false, lasting: Bool = false, refusedImage: Bool = false) {
         self.message = UntrustedText.displayable(message)
         self.inTheAddress = inTheAddress
         self.throttled = throttled
+        self.lasting = lasting || refusedImage
+        self.refusedImage = refusedImage
     }
 }
 
@@ -129,8 +136,10 @@ package struct CoverFetcher: Sendable {
         var redirects = 0
         // The Reader server's own URLs, and where it sends us, are its business; a third-party
         // URL must not lead to this machine or the local network.
-        let trusted = client.server.isSameOrigin(start) || origin?.isSameOrigin(start) == true
+        // Open Library's covers: its own host is trusted, not where it redirects (archive.org, say).
+        let trustedServer = origin == nil && client.server.isSameOrigin(start)
         while true {
+            let trusted = trustedServer || origin?.isSameOrigin(url) == true
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
                 return .done(.failure(CoverProblem(message: "the cover URL is not http or https", inTheAddress: true)))
             }
@@ -181,9 +190,9 @@ package struct CoverFetcher: Sendable {
         case .answer where status == 200:
             break
         case .notModified:
-            if let kept, reuse(kept) {
+            if let kept, let record = await reuseWithThumbnails(kept) {
                 client.metrics.record { $0.notModified += 1 }
-                return .done(.success(kept))
+                return .done(.success(record))
             }
             return .done(.failure(CoverProblem(message: "\(place): 304 for a cover that was not kept")))
         case .busy where origin != nil && status == 429, .final where origin != nil && status == 403:
@@ -193,7 +202,7 @@ package struct CoverFetcher: Sendable {
         case .crash:
             return .again(CoverProblem(message: "\(place): HTTP \(status)"))
         case .answer, .redirect, .final:
-            return .done(.failure(CoverProblem(message: "\(place): HTTP \(status)")))
+            return .done(.failure(CoverProblem(message: "\(place): HTTP \(status)", lasting: (400..<500).contains(status))))
         }
         // Streamed to disk as it arrives: a cover is never held whole in memory.
         let download: CoverDownload
@@ -201,7 +210,7 @@ package struct CoverFetcher: Sendable {
             download = try await CoverDownload.receive(response.body, into: writer, limit: client.limits.coverBytes)
         } catch let failure as CoverDownload.Failure {
             switch failure {
-            case .tooLarge: return .done(.failure(CoverProblem(message: "\(place): larger than \(client.limits.coverBytes) bytes")))
+            case .tooLarge: return .done(.failure(CoverProblem(message: "\(place): larger than \(client.limits.coverBytes) bytes", refusedImage: true)))
             case .notWritable(let detail): return .done(.failure(CoverProblem(message: "could not write a cover: \(detail)")))
             }
         } catch {
@@ -213,11 +222,11 @@ package struct CoverFetcher: Sendable {
         }
         guard download.bytes > 0 else {
             download.discard()
-            return .done(.failure(CoverProblem(message: "\(place): an empty answer")))
+            return .done(.failure(CoverProblem(message: "\(place): an empty answer", lasting: true)))
         }
         guard let format = ImageFormat(sniffing: download.head) else {
             download.discard()
-            return .done(.failure(CoverProblem(message: "\(place): not a JPEG, PNG, GIF or WebP image")))
+            return .done(.failure(CoverProblem(message: "\(place): not a JPEG, PNG, GIF or WebP image", refusedImage: true)))
         }
         return .done(await store(download, format: format, place: place).map { file in
             client.metrics.record { $0.coversDownloaded += 1 }
@@ -241,7 +250,8 @@ package struct CoverFetcher: Sendable {
            kept.allSatisfy({ CoverFile.isWellFormed(thumbnailPath: $0.path) && writer.linkFromPrevious($0.path, size: $0.bytes) }) {
             return record
         }
-        record.file.thumbnails = try? await makeThumbnails(record.file, with: thumbnails).get()
+        guard let source = try? writer.url(for: record.file.path) else { return record }
+        record.file.thumbnails = try? await makeThumbnails(of: record.file.path, from: source, with: thumbnails).get()
         return record
     }
 
@@ -253,49 +263,62 @@ package struct CoverFetcher: Sendable {
     }
 
     private func store(_ download: CoverDownload, format: ImageFormat, place: String) async -> Result<CoverFile, CoverProblem> {
-        let size = ImageFormat.dimensions(of: download.head, format: format)
+        // The size from the header, ours or (where ours cannot tell: a JPEG's far in, a side past
+        // 100,000) libvips' reading of the header alone.
+        var size = ImageFormat.dimensions(of: download.head, format: format)
+        if size == nil {
+            switch Thumbnailer.size(of: download.file) {
+            case .success(let read): size = read
+            case .failure(let problem):
+                download.discard()
+                return .failure(CoverProblem(message: "\(place): \(problem.message)", refusedImage: true))
+            }
+        }
         // A few kilobytes can claim 60,000 × 60,000 pixels: such an image would take gigabytes in
         // any browser that opened it, and is refused before anything decodes it.
         if let size, size.width * size.height > Thumbnailer.pixelLimit {
             download.discard()
-            return .failure(CoverProblem(message: "\(place): the image claims \(size.width) × \(size.height) pixels, more than \(Thumbnailer.pixelLimit / 1_000_000) million: refused"))
+            return .failure(CoverProblem(message: "\(place): the image claims \(size.width) × \(size.height) pixels, more than \(Thumbnailer.pixelLimit / 1_000_000) million: refused",
+                                         refusedImage: true))
         }
         let path = "covers/\(download.sha256.prefix(32)).\(format.fileExtension)"
+        // The thumbnails first, from the download: an image no decoder can read is no cover (a
+        // browser would show a broken one), and never reaches the snapshot.
+        var thumbnailed: [Thumbnail]?
+        if let thumbnails {
+            switch await makeThumbnails(of: path, from: download.file, with: thumbnails) {
+            case .success(let made): thumbnailed = made
+            case .failure(let problem):
+                download.discard()
+                return .failure(CoverProblem(message: "\(place): \(problem.message)", refusedImage: problem.unreadable))
+            }
+        }
         do {
             try writer.place(download.file, at: path)
         } catch {
             download.discard()
             return .failure(CoverProblem(message: "could not write \(path): \(error)"))
         }
-        var file = CoverFile(path: path, format: format, bytes: download.bytes, sha256: download.sha256,
-                             width: size?.width, height: size?.height, source: origin == nil ? nil : .openLibrary)
-        if let thumbnails {
-            switch await makeThumbnails(file, with: thumbnails) {
-            case .success(let made): file.thumbnails = made
-            case .failure(let problem):
-                // An image no decoder can read is no cover: a browser would show a broken one.
-                return .failure(CoverProblem(message: "\(place): \(problem.message)"))
-            }
-        }
-        return .success(file)
+        return .success(CoverFile(path: path, format: format, bytes: download.bytes, sha256: download.sha256, width: size?.width,
+                                  height: size?.height, source: origin == nil ? nil : .openLibrary, thumbnails: thumbnailed))
     }
 
-    /// The cover's thumbnails, written beside it (content-named: made once, linked on later nights).
-    private func makeThumbnails(_ file: CoverFile, with thumbnails: Thumbnailer) async -> Result<[Thumbnail], ThumbnailProblem> {
-        let source: URL
-        do { source = try writer.url(for: file.path) } catch { return .failure(ThumbnailProblem(message: "\(error)")) }
+    /// The thumbnails of the cover at `path` (its bytes in `source`), written beside it
+    /// (content-named: made once, linked on later nights).
+    private func makeThumbnails(of path: String, from source: URL, with thumbnails: Thumbnailer) async -> Result<[Thumbnail], ThumbnailProblem> {
         let made: [Thumbnailer.Made]
         switch await thumbnails.make(from: source) {
         case .success(let result): made = result
         case .failure(let problem): return .failure(problem)
         }
+        client.metrics.record { $0.thumbnailsMade += 1 }
         var kept: [Thumbnail] = []
         for (box, image) in zip(ThumbnailBox.all, made) {
-            let path = box.path(forCover: file.path, png: image.isPNG)
-            do { try writer.writeOnce(image.data, to: path) } catch {
-                return .failure(ThumbnailProblem(message: "could not write \(path): \(error)"))
+            let thumbnail = box.path(forCover: path, png: image.isPNG)
+            do { try writer.writeOnce(image.data, to: thumbnail) } catch {
+                return .failure(ThumbnailProblem(message: "could not write \(thumbnail): \(error)"))
             }
-            kept.append(Thumbnail(path: path, width: image.width, height: image.height, bytes: image.data.count))
+            kept.append(Thumbnail(path: thumbnail, width: image.width, height: image.height, bytes: image.data.count))
         }
         return .success(kept)
     }

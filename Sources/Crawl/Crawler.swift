@@ -41,6 +41,8 @@ package struct Crawler: Sendable {
     package var retry = Retry()
     /// Makes each new cover's thumbnails as it arrives; nil: none (`--no-thumbnails`).
     package var thumbnails: Thumbnailer? = Thumbnailer()
+    /// `--enrich openlibrary`: books taken from the last snapshot keep what Open Library added.
+    package var keepsOpenLibrary = false
 
     /// The last runs' failures, and this run's date (seconds since 1970) to weigh them against.
     package struct Retry: Sendable {
@@ -96,6 +98,7 @@ package struct Crawler: Sendable {
     /// What makes books, once the shelves are known.
     func assembly(shelfNames: [Int: String], plan: Privacy.Plan?, spill: SpillFile, covers: CoverRecords?) -> Assembly {
         Assembly(shelfNames: shelfNames, previous: previous, spill: spill, plan: plan, privacy: privacy, covers: covers,
-                 noteLimit: noteLimit, linkBase: client.server.url(path: "/"), copiesUnchanged: previousIsThisBuild)
+                 noteLimit: noteLimit, linkBase: client.server.url(path: "/"), copiesUnchanged: previousIsThisBuild,
+                 keepsOpenLibrary: keepsOpenLibrary)
     }
 }

@@ -17,8 +17,10 @@ package struct OpenLibraryCache: Codable, Sendable, Equatable {
         package var found: OpenLibraryFound?
         /// Its cover could not be had (404, not an image): not asked for again until the entry is.
         package var coverFailed: String?
+        /// The cover was refused for what it is (a decompression bomb, unreadable, too large).
+        package var coverRefused: Bool?
 
-        enum CodingKeys: String, CodingKey { case checked, found, coverFailed = "cover_failed" }
+        enum CodingKeys: String, CodingKey { case checked, found, coverFailed = "cover_failed", coverRefused = "cover_refused" }
     }
 
     var schemaVersion = Self.schemaVersion

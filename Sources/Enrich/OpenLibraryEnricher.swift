@@ -59,74 +59,112 @@ package struct OpenLibraryEnricher: Sendable {
         }
         let isbns = Set(isbnAt.map(\.isbn)).sorted()
         report.isbns = isbns.count
-        let toAsk = isbns.filter { !cache.isFresh($0, now: now) }
-        let client = OpenLibraryClient(http: http, options: options, pace: pace, redactor: redactor)
-        for start in stride(from: 0, to: toAsk.count, by: options.batchSize) {
-            let batch = Array(toAsk[start..<min(toAsk.count, start + options.batchSize)])
-            report.requests += 1
-            switch await client.editions(batch) {
-            case .success(let editions):
-                report.asked += batch.count
-                for isbn in batch {
-                    if let edition = editions[isbn] {
-                        cache.isbns[isbn] = .init(checked: now, found: edition.found)
-                    } else if !editions.isEmpty || batch.count == 1 {
-                        // A batch answered `{}` may have failed inside: its ISBNs are asked again next time.
-                        cache.isbns[isbn] = .init(checked: now, found: nil)
-                    }
-                }
-            case .failure(let problem):
-                report.stopped = problem.description
-            }
-            if report.stopped != nil { break }
-        }
+        // What the library no longer holds is not kept (a shelf left out, a book deleted).
+        cache.isbns = cache.isbns.filter { isbns.contains($0.key) }
+        try await ask(isbns.filter { !cache.isFresh($0, now: now) }, cache: &cache, client: OpenLibraryClient(http: http, options: options, pace: pace, redactor: redactor), report: &report)
         for isbn in isbns {
             if cache.isbns[isbn]?.found != nil { report.found += 1 } else if cache.isbns[isbn] != nil { report.notFound += 1 }
         }
 
-        // Each book whose ISBN Open Library knows, in the library's order.
+        // Every book Open Library knows, and every book the last snapshot had Open Library's
+        // data for (kept from it by the crawl), in the library's order: what it should hold now.
+        var isbnOf: [Int: String] = [:]
+        for (place, isbn) in isbnAt { isbnOf[place] = isbn }
         var fetched: [String: Result<CoverRecord, CoverProblem>] = [:]
-        for (place, isbn) in isbnAt {
-            guard let found = cache.isbns[isbn]?.found else { continue }
+        for place in catalog.cards.indices {
+            let card = catalog.cards[place]
+            let isbn = isbnOf[place]
+            let entry = isbn.flatMap { cache.isbns[$0] }
+            guard entry?.found != nil || card.openLibrary != nil || card.cover?.fromOpenLibrary == true else { continue }
             let old = try catalog.book(at: place)
             var book = old
-            book.openLibrary = Self.fieldsTheServerLacks(found.fields, server: book.serverFields)
-            if wantsCovers, let covers, let records, let id = found.coverID, (book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
-                let url = Self.coverURL(id, base: options.covers)
-                // A cover that could not be had is asked for again with its ISBN, in a month.
-                if cache.isbns[isbn]?.coverFailed != nil { report.coversMissing += 1 }
-                if fetched[url] == nil, cache.isbns[isbn]?.coverFailed == nil, report.stopped == nil || covers.hasKept(url) {
-                    let result = await covers.fetch(url)
-                    fetched[url] = result.result
-                    switch result.result {
-                    case .success(let record):
-                        try records.set(record, for: url, line: result.line)
-                        if result.requests == 0 { report.coversReused += 1 } else { report.coversFetched += 1 }
-                    case .failure(let problem):
+            book.openLibrary = entry?.found.flatMap { Self.fieldsTheServerLacks($0.fields, server: book.serverFields) }
+            if (book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+                // The server has no cover: Open Library's, if it has one and it could be had this run.
+                var cover: CoverFile?
+                if wantsCovers, let covers, let records, let isbn, let id = entry?.found?.coverID {
+                    let url = Self.coverURL(id, base: options.covers)
+                    if let refused = entry?.coverFailed {
                         report.coversMissing += 1
-                        if problem.throttled {
-                            report.stopped = "Open Library asked us to slow down (\(problem.message))"
-                        } else {
-                            cache.isbns[isbn]?.coverFailed = problem.message
-                            logger.info("Book \(book.id): no cover from Open Library: \(problem.message)")
+                        // A cover refused for what it is stays listed while its answer is kept.
+                        if entry?.coverRefused == true {
+                            catalog.frame.problems.append(Problem(kind: .cover, bookID: book.id, message: "Open Library's cover: \(refused)"))
+                        }
+                    } else if fetched[url] == nil, report.stopped == nil || covers.hasKept(url) {
+                        let result = await covers.fetch(url)
+                        fetched[url] = result.result
+                        switch result.result {
+                        case .success(let record):
+                            try records.set(record, for: url, line: result.line)
+                            if result.requests == 0 { report.coversReused += 1 } else { report.coversFetched += 1 }
+                        case .failure(let problem):
+                            report.coversMissing += 1
+                            if problem.throttled {
+                                report.stopped = "Open Library asked us to slow down (\(problem.message))"
+                            } else if problem.lasting {
+                                // A 404, or an image refused: asked for again with its ISBN, in a month.
+                                cache.isbns[isbn]?.coverFailed = problem.message
+                                cache.isbns[isbn]?.coverRefused = problem.refusedImage
+                                if problem.refusedImage {
+                                    logger.warning("Book \(book.id): Open Library's cover refused: \(problem.message)")
+                                    catalog.frame.problems.append(Problem(kind: .cover, bookID: book.id, message: "Open Library's cover: \(problem.message)"))
+                                } else {
+                                    logger.info("Book \(book.id): no cover from Open Library: \(problem.message)")
+                                }
+                            } else {
+                                logger.info("Book \(book.id): no cover from Open Library this time: \(problem.message)")
+                            }
                         }
                     }
+                    if case .success(let record) = fetched[url] {
+                        cover = record.file
+                        cover?.source = .openLibrary
+                    }
                 }
-                if case .success(let record) = fetched[url] {
-                    book.cover = record.file
-                    book.cover?.source = .openLibrary
-                }
+                book.cover = cover
             }
             if book != old {
                 report.booksEnriched += 1
                 try catalog.replace(at: place, with: book)
             }
         }
+        catalog.frame.problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
         if let stopped = report.stopped {
             logger.warning("\(stopped): nothing more is asked of it this run; the next run goes on")
         }
         logger.info("Open Library: \(report.found) of \(report.isbns) ISBNs known (\(report.asked) asked in \(report.requests) requests), \(report.booksEnriched) books enriched, covers: \(report.coversFetched) fetched, \(report.coversReused) kept, \(report.coversMissing) not found")
         return report
+    }
+
+    /// Asks the Books API for `isbns`, 25 a request, until Open Library says no more.
+    private func ask(_ isbns: [String], cache: inout OpenLibraryCache, client: OpenLibraryClient, report: inout Report) async throws {
+        for start in stride(from: 0, to: isbns.count, by: options.batchSize) {
+            guard report.stopped == nil else { return }
+            let batch = Array(isbns[start..<min(isbns.count, start + options.batchSize)])
+            try await askBatch(batch, cache: &cache, client: client, report: &report)
+        }
+    }
+
+    private func askBatch(_ batch: [String], cache: inout OpenLibraryCache, client: OpenLibraryClient, report: inout Report) async throws {
+        report.requests += 1
+        switch await client.editions(batch) {
+        case .success(let editions):
+            if editions.isEmpty && batch.count > 1 && !batch.allSatisfy({ cache.isbns[$0].map { $0.found == nil } ?? false }) {
+                // Open Library answers `{}` to a batch that failed inside as to one it knows none
+                // of: each is asked alone (ISBNs it did not know last time are taken at their word).
+                for isbn in batch {
+                    guard report.stopped == nil else { return }
+                    try await askBatch([isbn], cache: &cache, client: client, report: &report)
+                }
+                return
+            }
+            report.asked += batch.count
+            for isbn in batch {
+                cache.isbns[isbn] = .init(checked: now, found: editions[isbn]?.found)
+            }
+        case .failure(let problem):
+            report.stopped = problem.description
+        }
     }
 
     /// Open Library's covers by id are not rate-limited; `default=false` makes a missing one a 404

@@ -48,6 +48,19 @@ extension Exporter {
         do {
             let writer = publisher.writer
             var missing = 0
+            // A cover whose thumbnails are not all beside the archive is shown whole.
+            var unthumbnailed = 0
+            for index in catalog.cards.indices {
+                guard let cover = catalog.cards[index].cover, cover.thumbnailsArePNG != nil else { continue }
+                let missing = ThumbnailBox.all.compactMap(cover.thumbnail).contains {
+                    !FileManager.default.fileExists(atPath: source.appendingPathComponent($0).path)
+                }
+                if missing {
+                    catalog.removeThumbnails(at: index)
+                    unthumbnailed += 1
+                }
+            }
+            if unthumbnailed > 0 { logger.warning("\(unthumbnailed) covers' thumbnails are not all beside library.json: those covers are shown whole") }
             let files = catalog.cards.compactMap(\.cover).flatMap { cover in [cover.path] + ThumbnailBox.all.compactMap(cover.thumbnail) }
             for path in Set(files).sorted() {
                 let file = source.appendingPathComponent(path)

@@ -332,6 +332,7 @@ package struct Exporter: Sendable {
         crawler.privacy = options.privacy
         crawler.noteLimit = options.noteLimit
         crawler.thumbnails = options.thumbnails ? Thumbnailer() : nil
+        crawler.keepsOpenLibrary = options.openLibrary != nil
         // --full asks for everything, what failed last time included.
         crawler.retry = Crawler.Retry(schedule: options.reuseUnchanged ? last.state.retry : RetrySchedule(),
                                       now: Self.seconds(of: options.generatedAt) ?? 0)

@@ -157,6 +157,10 @@ package struct CardList: RandomAccessCollection, Sendable {
     /// Without making the card.
     package func id(at place: Int) -> Int { ids[slot(place)] }
 
+    mutating func removeThumbnails(at place: Int) {
+        flags[slot(place)] &= ~(Flag.thumbnails | Flag.thumbnailsPNG)
+    }
+
     mutating func removeCover(at place: Int) {
         flags[slot(place)] &= ~Flag.cover
     }

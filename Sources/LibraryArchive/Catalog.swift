@@ -13,6 +13,8 @@ package final class Catalog: @unchecked Sendable {
     package private(set) var cards: CardList
     /// Covers that `removeCover` left out.
     private var refusedCovers = Set<Int>()
+    /// Covers whose thumbnails `removeThumbnails` left out.
+    private var unthumbnailed = Set<Int>()
     private var store: Store
 
     private enum Store {
@@ -114,6 +116,7 @@ package final class Catalog: @unchecked Sendable {
             book = try decode(Book.self, at: index)
         }
         if refusedCovers.contains(index) { book.cover = nil }
+        if unthumbnailed.contains(index) { book.cover?.thumbnails = nil }
         return book
     }
 
@@ -125,6 +128,10 @@ package final class Catalog: @unchecked Sendable {
         var book = try decode(Book.self, from: element, at: index)
         guard !refusedCovers.contains(index) else {
             book.cover = nil
+            return (book, nil)
+        }
+        guard !unthumbnailed.contains(index) else {
+            book.cover?.thumbnails = nil
             return (book, nil)
         }
         return (book, element)
@@ -213,17 +220,23 @@ package final class Catalog: @unchecked Sendable {
     /// Open Library adds), one at a time and before the library is shared between threads.
     package func replace(at index: Int, with book: Book) throws {
         precondition(book.id == cards.id(at: index), "a book replaced by itself")
+        // The store is emptied while its array changes, so that the array is changed in place
+        // rather than copied (a night replaces thousands of books).
         switch store {
         case .memory(var books):
+            store = .memory([])
             books[index] = book
             store = .memory(books)
         case .pieces(let spill, var ranges):
-            ranges[index] = try spill.append(try LibraryLayout.entry(book, encoder: LibraryLayout.encoder()))
+            let entry = try LibraryLayout.entry(book, encoder: LibraryLayout.encoder())
+            store = .memory([])
+            ranges[index] = try spill.append(entry)
             store = .pieces(spill, ranges: ranges)
-        case .file:
+        case .file(let descriptor, _, _):
             var books = try (0..<count).map { try self.book(at: $0) }
             books[index] = book
             store = .memory(books)
+            close(descriptor)
         }
         var card = BookCard(book)
         let kept = cards[index]
@@ -234,6 +247,12 @@ package final class Catalog: @unchecked Sendable {
         refusedCovers.remove(index)
     }
 
+    /// Shows a book's cover whole, without its thumbnails (on every page, and in `library.json` written from here).
+    package func removeThumbnails(at index: Int) {
+        cards.removeThumbnails(at: index)
+        unthumbnailed.insert(index)
+    }
+
     /// Leaves a book's cover out of every page (and of `library.json` written from here).
     package func removeCover(at index: Int) {
         cards.removeCover(at: index)
@@ -242,7 +261,7 @@ package final class Catalog: @unchecked Sendable {
 
     /// `library.json`, the same bytes as `Library.writeJSON` of the whole library.
     package func writeJSON(to sink: (Data) throws -> Void) throws {
-        if case .pieces(let spill, let ranges) = store, refusedCovers.isEmpty, !ranges.isEmpty {
+        if case .pieces(let spill, let ranges) = store, refusedCovers.isEmpty, unthumbnailed.isEmpty, !ranges.isEmpty {
             // Already laid out: the frame around the books' bytes as they are, each followed by
             // ",\n" but the last. Books side by side in the file are copied in one go.
             try LibraryLayout.write(frame: frame, entries: {

@@ -14,6 +14,8 @@ package final class ClientMetrics: @unchecked Sendable {
         package var coversDownloaded = 0
         package var coversReused = 0
         package var coversFailed = 0
+        /// Covers whose thumbnails were made this run (the others' were linked from the last snapshot).
+        package var thumbnailsMade = 0
     }
 
     private let lock = NSLock()

@@ -119,3 +119,11 @@ struct CoverRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
+
+extension SampleServer {
+    /// A cover's address on the disk service itself, answered with `Last-Modified` and 304s: a
+    /// cover URL that is not an Active Storage blob is asked again each night, conditionally.
+    public static func diskCoverPath(_ file: String) -> String {
+        "/rails/active_storage/disk/\(CoverRoutes.token(file))/\(file)"
+    }
+}

@@ -4,10 +4,10 @@ extension SampleLibrary {
     /// A generated library of any size, the same for the same seed: for scale tests and benchmarks.
     /// Shelves hold a few hundred books each, as real ones do; about 1 book in 100 sits on a
     /// deleted shelf, and about 1 in 8 has no cover.
-    public static func synthetic(books count: Int, seed: UInt64) throws -> SampleLibrary {
+    public static func synthetic(books count: Int, seed: UInt64, shelves: Int? = nil) throws -> SampleLibrary {
         let base = try bundled()
         var random = SplitMix64(seed: seed)
-        let shelfCount = max(2, count / 250 + 1)
+        let shelfCount = shelves ?? max(2, count / 250 + 1)
         let shelfWords = ["Reading", "Classics", "To Read", "Favourites", "Poetry", "History", "Science",
                           "Mysteries", "Travel", "Essays", "Drama", "Letters", "Philosophy", "Nature"]
         var shelves: [Shelf] = []

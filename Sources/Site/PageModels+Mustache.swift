@@ -108,8 +108,8 @@ extension OpenLibraryView: MustacheParent {
         case "subjectList": return Text(self.subjectList)
         case "subjectListMarkdown": return Text(self.subjectListMarkdown)
         case "subjectsYAML": return Text(self.subjectsYAML)
-        case "href": return self.href.map(Text.init)
-        case "hrefYAML": return Text(self.hrefYAML)
+        case "editionURL": return self.editionURL.map(Text.init)
+        case "editionURLYAML": return Text(self.editionURLYAML)
         default: return nil
         }
     }

@@ -147,15 +147,15 @@ final class OpenLibraryView: Sendable {
     let year: Int?
     let pages: Int?
     let subjects: [String]
-    /// The edition's page on Open Library.
-    let href: String?
+    /// The edition's page on Open Library (not `href`: a missing one would be the book's, to Mustache).
+    let editionURL: String?
 
     init(_ fields: OpenLibraryFields) {
         publisher = fields.publisher
         year = fields.year
         pages = fields.pages
         subjects = fields.subjects
-        href = fields.key.map { "https://openlibrary.org\($0)" }
+        editionURL = fields.key.map { "https://openlibrary.org\($0)" }
     }
 
     var hasSubjects: Bool { !subjects.isEmpty }
@@ -164,7 +164,7 @@ final class OpenLibraryView: Sendable {
     var publisherMarkdown: String? { publisher.map(Markdown.text) }
     var publisherYAML: String { YAML.quoted(publisher) }
     var subjectsYAML: String { "[" + subjects.map { YAML.quoted($0) }.joined(separator: ", ") + "]" }
-    var hrefYAML: String { YAML.quoted(href) }
+    var editionURLYAML: String { YAML.quoted(editionURL) }
 }
 
 /// A book as a page shows it. The texts for Markdown, YAML and sorting are made when a template

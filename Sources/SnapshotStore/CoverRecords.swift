@@ -101,8 +101,8 @@ package final class CoverRecords: @unchecked Sendable {
 
     /// Whether the record set for `url` names the cover file at `path`: told from the index
     /// alone, without reading the record (a book taken unchanged asks only that).
-    package func names(_ path: String, for url: String) -> Bool {
-        let file = Self.hash(path)
+    package func names(_ cover: CoverFile, for url: String) -> Bool {
+        let file = Self.key(cover)
         return lock.withLock { (collisions[url] ?? index[Self.hash(url)])?.file == file }
     }
 
@@ -126,7 +126,7 @@ package final class CoverRecords: @unchecked Sendable {
         let range = try store.append(line)
         let other = lock.withLock { index[Self.hash(url)] }
         let taken = try other.map { try JSONDecoder().decode(Line.self, from: try store.read($0.range)).url != url } ?? false
-        let entry = Entry(range: range, file: Self.hash(record.file.path))
+        let entry = Entry(range: range, file: Self.key(record.file))
         lock.withLock {
             if taken { collisions[url] = entry } else { index[Self.hash(url)] = entry }
             remember(record, for: url)
@@ -167,6 +167,12 @@ package final class CoverRecords: @unchecked Sendable {
     private func place(_ url: String, at range: Range<Int>) {
         let key = Self.hash(url)
         if index[key] == nil { index[key] = Entry(range: range) } else { collisions[url] = Entry(range: range) }
+    }
+
+    /// A cover's files, as one hash: a book kept from the last snapshot keeps its cover only when
+    /// this run's record names the same files (its thumbnails made, or left out, alike).
+    static func key(_ cover: CoverFile) -> UInt64 {
+        FNV1a.hash(cover.paths.joined(separator: "\n"))
     }
 
     /// FNV-1a, cheaper than Swift's seeded hash and enough for an index checked against the address.

@@ -157,7 +157,9 @@ package struct SnapshotWriter: Sendable {
         let destination = try url(for: relativePath)
         guard !FileManager.default.fileExists(atPath: destination.path) else { return }
         try makeParent(of: destination)
-        if let old = previousFile(relativePath), Self.hardLink(old, destination) { return }
+        // The last snapshot's file only if it is these bytes: one changed by hand is made again.
+        if let (old, size) = previousFileAndSize(relativePath), size == data.count, (try? Data(contentsOf: old)) == data,
+           Self.hardLink(old, destination) { return }
         // Two covers with the same bytes may arrive at once: write aside, then rename into place.
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString)")
         do {

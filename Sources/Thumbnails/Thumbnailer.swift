@@ -5,17 +5,23 @@ import LibraryArchive
 /// Why a cover has no thumbnails: the image cannot be read, or claims too many pixels.
 package struct ThumbnailProblem: Error, Sendable, CustomStringConvertible {
     package var message: String
+    /// The image itself is at fault (unreadable, or too many pixels), not the disk.
+    package var unreadable = false
     package var description: String { message }
 
-    package init(message: String) { self.message = message }
+    package init(message: String, unreadable: Bool = false) {
+        self.message = message
+        self.unreadable = unreadable
+    }
 }
 
 /// Makes covers' thumbnails with libvips (the one Swift file that calls it), on threads of their
 /// own: a cover takes milliseconds of decoding, which the threads answers resume on must not wait for.
 package struct Thumbnailer: Sendable {
-    /// 50 million pixels: a cover ten times the largest seen in a real library. Past it, an image
-    /// is refused before anything decodes it (a decompression bomb).
-    package static let pixelLimit = 50_000_000
+    /// 25 million pixels (5,000 × 5,000): ten times the largest cover seen in a real library.
+    /// Past it, an image is refused before anything decodes it (a decompression bomb). A PNG or
+    /// GIF is decoded whole (JPEG and WebP shrink as they load): at most 100 MB a thread.
+    package static let pixelLimit = 25_000_000
 
     /// One thumbnail: its size, its bytes, and whether it is a PNG (the cover has transparency).
     package struct Made: Sendable {
@@ -29,11 +35,14 @@ package struct Thumbnailer: Sendable {
 
     /// The thumbnails of the image in `file`, one for each of `ThumbnailBox.all`, in that order.
     package func make(from file: URL) async -> Result<[Made], ThumbnailProblem> {
-        let data: Data
-        do { data = try Data(contentsOf: file) } catch {
-            return .failure(ThumbnailProblem(message: "the cover could not be read back: \(error.localizedDescription)"))
+        // Read on the thumbnails' thread: covers waiting their turn are not held in memory.
+        await ThumbnailThreads.shared.run {
+            let data: Data
+            do { data = try Data(contentsOf: file) } catch {
+                return .failure(ThumbnailProblem(message: "the cover could not be read back: \(error.localizedDescription)"))
+            }
+            return Self.make(data)
         }
-        return await ThumbnailThreads.shared.run { Self.make(data) }
     }
 
     /// Synchronously, on the calling thread: libvips is safe from several threads at once.
@@ -45,6 +54,7 @@ package struct Thumbnailer: Sendable {
             rt_thumbnails(bytes.baseAddress, bytes.count, Int32(boxes.count), widths, heights, Int64(pixelLimit), &out, &error, error.count)
         }
         defer { for made in out { rt_free(made.data) } }
+        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         switch result {
         case 0:
             return .success(out.map { made in
@@ -52,11 +62,20 @@ package struct Thumbnailer: Sendable {
                      data: Data(bytes: made.data, count: made.length), isPNG: made.is_png != 0)
             })
         case -2:
-            return .failure(ThumbnailProblem(message: "\(String(cString: error)), more than \(pixelLimit / 1_000_000) million: refused"))
+            return .failure(ThumbnailProblem(message: "\(reason), more than \(pixelLimit / 1_000_000) million: refused", unreadable: true))
         default:
-            let detail = String(cString: error).unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }
-            return .failure(ThumbnailProblem(message: "not a readable image (\(String(String.UnicodeScalarView(detail))))"))
+            return .failure(ThumbnailProblem(message: "not a readable image (\(reason))", unreadable: true))
         }
+    }
+
+    /// The size an image's header claims, read by libvips without decoding it: for the images
+    /// whose header ours cannot read (a JPEG's size far into the file).
+    package static func size(of file: URL) -> Result<(width: Int, height: Int), ThumbnailProblem> {
+        var width: Int32 = 0, height: Int32 = 0
+        guard rt_image_size(file.path, &width, &height) == 0, width > 0, height > 0 else {
+            return .failure(ThumbnailProblem(message: "not a readable image (its header could not be read)", unreadable: true))
+        }
+        return .success((Int(width), Int(height)))
     }
 
     /// A photo-like JPEG of that size, the same bytes for the same seed: the sample server's covers
@@ -71,7 +90,8 @@ package struct Thumbnailer: Sendable {
 
 /// As many threads as cores, taking thumbnails in turn; callers wait without holding a thread.
 final class ThumbnailThreads: @unchecked Sendable {
-    static let shared = ThumbnailThreads(count: ProcessInfo.processInfo.activeProcessorCount)
+    /// One a core, four at most: each may hold a 100 MB decode.
+    static let shared = ThumbnailThreads(count: min(4, ProcessInfo.processInfo.activeProcessorCount))
 
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []

@@ -113,6 +113,9 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long a stalled answer hangs.", valueName: "ms"))
     var stallMs: Int = 30_000
 
+    @Option(name: .long, help: ArgumentHelp("With --books: how many shelves the books are spread over (default: one for every 250 books, two at least).", valueName: "n"))
+    var shelves: Int?
+
     @Flag(name: .long, help: "Covers of real sizes (photo-like JPEGs up to 1216 × 1824, most of them small), and a quarter of the books with none, as in a real library.")
     var realCovers = false
 
@@ -128,6 +131,10 @@ struct SampleServerCommand: AsyncParsableCommand {
     func validate() throws {
         if library != nil && books != nil { throw ValidationError("Use --library or --books, not both.") }
         if let books, !(0...1_000_000).contains(books) { throw ValidationError("--books must be between 0 and 1000000.") }
+        if let shelves {
+            guard books != nil else { throw ValidationError("--shelves goes with --books.") }
+            guard (1...10_000).contains(shelves) else { throw ValidationError("--shelves must be between 1 and 10000.") }
+        }
         guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1.") }
         if let capacity, capacity < 1 { throw ValidationError("--capacity must be at least 1.") }
         if realistic && latencyMs > 0 { throw ValidationError("Use --realistic or --latency-ms, not both.") }
@@ -157,7 +164,7 @@ struct SampleServerCommand: AsyncParsableCommand {
         } else if let library {
             sample = try SampleLibrary.load(from: URL(fileURLWithPath: library))
         } else if let books {
-            sample = try SampleLibrary.synthetic(books: books, seed: seed)
+            sample = try SampleLibrary.synthetic(books: books, seed: seed, shelves: shelves)
         } else {
             sample = try SampleLibrary.bundled()
         }

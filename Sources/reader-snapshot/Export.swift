@@ -215,6 +215,10 @@ struct Export: AsyncParsableCommand {
             options.covers = options.api.appendingPathComponent("covers")
         }
         if let openlibraryCoversURL { options.covers = try address(openlibraryCoversURL, "--openlibrary-covers-url") }
+        // Open Library asks regular users to say who they are; a mirror or the sample server's double need not.
+        if options.contact == nil, options.api.host?.lowercased().hasSuffix("openlibrary.org") == true {
+            throw ValidationError("--enrich openlibrary needs --contact EMAIL: Open Library asks to know whom to write to about a client's requests (the address goes in the User-Agent, nowhere else).")
+        }
         if let openlibraryIntervalMs {
             guard (0...60_000).contains(openlibraryIntervalMs) else { throw ValidationError("--openlibrary-interval-ms must be 0–60000.") }
             options.interval = .milliseconds(openlibraryIntervalMs)

@@ -23,7 +23,7 @@ struct ReaderSnapshot: AsyncParsableCommand {
         \(ExitCodes.helpText)
         """,
         version: "0.1.0",
-        subcommands: [Export.self, Render.self, HistoryCommand.self, Demo.self, SampleServerCommand.self, CopyTemplates.self, NotesBench.self]
+        subcommands: [Export.self, Render.self, HistoryCommand.self, Demo.self, SampleServerCommand.self, CopyTemplates.self, NotesBench.self, ThumbnailsBench.self]
     )
 }
 
@@ -100,7 +100,7 @@ func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>
         ? "No changes: \(cards.count) books on \(library.shelves.count) shelves in \(output.path), as they were"
         : "Wrote \(cards.count) books on \(library.shelves.count) shelves (\(notes) with notes) to \(output.path)")
     logger.info("""
-        Covers: \(network.coversDownloaded) fetched, \(network.coversReused) unchanged, \(network.coversFailed) failed. \
+        Covers: \(network.coversDownloaded) fetched, \(network.coversReused) unchanged, \(network.coversFailed) failed\(thumbnailed(network)). \
         Requests: \(network.requests) (\(network.notModified) not modified, \(network.retries) retries), \
         \(formatBytes(network.bytesReceived)) received in \(String(format: "%.1f", seconds)) s. \
         Changes: \(outcome.unchanged ? "none since the last run" : outcome.changes.summary)\(vaultConflicts(outcome)).
@@ -112,6 +112,11 @@ func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>
     let coverProblems = library.problems.filter { $0.kind == .cover }.count
     logger.warning("Published with gaps: \(incomplete) books without details, \(coverProblems) covers not fetched (listed in the snapshot).")
     return ExitCode(ExitCodes.publishedWithGaps)
+}
+
+/// How many covers were thumbnailed this run, when any were (the others' thumbnails were linked).
+private func thumbnailed(_ network: ClientMetrics.Snapshot) -> String {
+    network.thumbnailsMade == 0 ? "" : ", \(network.thumbnailsMade) thumbnailed"
 }
 
 /// The change report's word on the vault: the notes edited there that changed on the server too.

@@ -29,6 +29,11 @@ struct OpenLibraryTests {
         return Dictionary(uniqueKeysWithValues: books.map { ($0["id"] as! Int, $0) })
     }
 
+    static func problems(_ output: URL) throws -> [[String: Any]] {
+        let data = try #require(SiteInspector(root: output).data("library.json"))
+        return try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["problems"] as? [[String: Any]])
+    }
+
     static func isbn13(_ book: SampleLibrary.Book) -> String? {
         switch book.isbn {
         case .string(let isbn): return ISBN.forms(isbn).isbn13
@@ -143,16 +148,24 @@ struct OpenLibraryTests {
             #expect(books[id]?["cover"] == nil, "book \(id)")
         }
         #expect(run.output.contains("Book 129: no cover from Open Library") && run.output.contains("HTTP 404"), "\(run.output)")
-        #expect(run.output.contains("Book 101: no cover from Open Library") && run.output.contains("larger than"))
-        #expect(run.output.contains("Book 102: no cover from Open Library") && run.output.contains("not a readable image"))
-        #expect(run.output.contains("Book 103: no cover from Open Library") && run.output.contains("claims 60000 × 60000 pixels"))
+        // An image refused for what it is (too large, cut short, a decompression bomb) is a problem of the snapshot.
+        for (id, reason) in [(101, "larger than"), (102, "not a readable image (it is cut short or corrupt)"), (103, "claims 60000 × 60000 pixels")] {
+            #expect(run.output.contains("Book \(id): Open Library's cover refused: ") && run.output.contains(reason), "\(id): \(run.output)")
+        }
+        let problems = try Self.problems(output)
+        for id in [101, 102, 103] {
+            #expect(problems.contains { $0["book_id"] as? Int == id && ($0["message"] as? String)?.hasPrefix("Open Library's cover: ") == true }, "\(id)")
+        }
+        #expect(!problems.contains { $0["book_id"] as? Int == 129 && $0["kind"] as? String == "cover" })
         // The rest is enriched all the same.
         #expect(books[105]?["open_library"] != nil)
         // The next night asks for none of them again (a week for the unknown ISBN, a month for the covers).
         let asked = server.server.openLibraryCounters
         let again = try await Self.export(server, to: output)
         #expect(again.status == 2)
+        #expect(again.output.contains("No changes"), "\(again.output)")
         #expect(server.server.openLibraryCounters == asked)
+        #expect(try Self.problems(output).count == problems.count)
         await server.stop()
     }
 
@@ -219,6 +232,7 @@ struct OpenLibraryTests {
     @Test func badOptionsAreRefusedClearly() async throws {
         for (arguments, message) in [(["--enrich", "goodreads"], "--enrich takes 'openlibrary'"),
                                      (["--contact", "me@example.org"], "go with --enrich openlibrary"),
+                                     (["--enrich", "openlibrary"], "--enrich openlibrary needs --contact EMAIL"),
                                      (["--enrich", "openlibrary", "--contact", "not an address"], "--contact must be an e-mail address"),
                                      (["--enrich", "openlibrary", "--openlibrary-url", "file:///etc"], "--openlibrary-url must be an http or https URL")] {
             let run = try await ToolRunner.run(["export", "--server", "http://127.0.0.1:9", "--email", "a@b.c", "--output", "/tmp/x"] + arguments,

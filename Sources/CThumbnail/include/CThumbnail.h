@@ -25,6 +25,9 @@ typedef struct {
 int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths, const int *heights,
                   long long max_pixels, rt_image *out, char *error, size_t error_length);
 
+/* The size the header of the image in the file at `path` claims, nothing decoded. 0 on success. */
+int rt_image_size(const char *path, int *width, int *height);
+
 /* A photo-like JPEG of that size (blurred noise and gradients), the same bytes for the same seed:
    the sample server's covers of real sizes. 0 on success. */
 int rt_sample_jpeg(int width, int height, int seed, int quality, rt_image *out);
