@@ -4,6 +4,11 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 static pthread_once_t started = PTHREAD_ONCE_INIT;
 static int start_result = -1;
@@ -35,6 +40,13 @@ int rt_start(void) {
 }
 
 void rt_free(void *data) { g_free(data); }
+
+void rt_lower_thread_priority(void) {
+#ifdef __linux__
+    /* Linux's nice value is a thread's own. */
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+#endif
+}
 
 /* libvips keeps one error buffer for every thread at once: its text may be another call's. The
    caller is told what failed in words of ours, the same for the same image whatever runs beside it. */
@@ -155,7 +167,8 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
             if (tw >= w) {
                 sized = flat;
                 g_object_ref(sized);
-            } else if (vips_thumbnail_image(flat, &sized, tw, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL)) {
+            } else if (vips_resize(flat, &sized, (double)tw / w, "kernel", VIPS_KERNEL_LINEAR, NULL)) {
+                /* From the largest, already smooth: a linear kernel is as sharp there, and a sixth of the time. */
                 failed = 1;
                 break;
             }

@@ -65,6 +65,9 @@ package struct CoverFetcher: Sendable {
     var origin: CoverOrigin?
     /// Makes each new cover's thumbnails; nil: none are made (`--no-thumbnails`).
     let thumbnails: Thumbnailer?
+    /// The crawl makes thumbnails itself, off the request's place (`addThumbnails`): a request's
+    /// place goes to the next request while the cover is thumbnailed.
+    var defersThumbnails = false
     /// Each third-party host's verdict, looked up once a run: a real library had 52 covers on a
     /// host that is gone, and a resolver can take seconds to say so, each time it is asked.
     let hosts = HostVerdicts()
@@ -250,6 +253,8 @@ package struct CoverFetcher: Sendable {
            kept.allSatisfy({ CoverFile.isWellFormed(thumbnailPath: $0.path) && writer.linkFromPrevious($0.path, size: $0.bytes) }) {
             return record
         }
+        record.file.thumbnails = nil
+        if defersThumbnails { return record }
         guard let source = try? writer.url(for: record.file.path) else { return record }
         record.file.thumbnails = try? await makeThumbnails(of: record.file.path, from: source, with: thumbnails).get()
         return record
@@ -285,7 +290,7 @@ package struct CoverFetcher: Sendable {
         // The thumbnails first, from the download: an image no decoder can read is no cover (a
         // browser would show a broken one), and never reaches the snapshot.
         var thumbnailed: [Thumbnail]?
-        if let thumbnails {
+        if let thumbnails, !defersThumbnails {
             switch await makeThumbnails(of: path, from: download.file, with: thumbnails) {
             case .success(let made): thumbnailed = made
             case .failure(let problem):
@@ -301,6 +306,28 @@ package struct CoverFetcher: Sendable {
         }
         return .success(CoverFile(path: path, format: format, bytes: download.bytes, sha256: download.sha256, width: size?.width,
                                   height: size?.height, source: origin == nil ? nil : .openLibrary, thumbnails: thumbnailed))
+    }
+
+    /// Whether the crawl is to make this cover's thumbnails (`defersThumbnails`).
+    package func needsThumbnails(_ record: CoverRecord) -> Bool {
+        thumbnails != nil && record.file.thumbnails == nil
+    }
+
+    /// The cover with its thumbnails, made from its file in the snapshot. A cover downloaded this
+    /// run that no decoder can read is no cover (its file is taken out again); one kept from the
+    /// last snapshot stays, shown whole.
+    package func addThumbnails(_ record: CoverRecord, place: String) async -> Result<CoverRecord, CoverProblem> {
+        guard let thumbnails, let source = try? writer.url(for: record.file.path) else { return .success(record) }
+        switch await makeThumbnails(of: record.file.path, from: source, with: thumbnails) {
+        case .success(let made):
+            var record = record
+            record.file.thumbnails = made
+            return .success(record)
+        case .failure(let problem):
+            guard writer.previousFile(record.file.path) == nil else { return .success(record) }
+            try? FileManager.default.removeItem(at: source)
+            return .failure(CoverProblem(message: "\(place): \(problem.message)", refusedImage: problem.unreadable))
+        }
     }
 
     /// The thumbnails of the cover at `path` (its bytes in `source`), written beside it

@@ -35,8 +35,8 @@ struct CrawlLedger {
     private(set) var coversWaiting = Set<String>()
     private let shelfIDs: Set<Int>
 
-    /// Requests not sent yet.
-    private(set) var queue = WorkQueue<Work>()
+    /// Requests not sent yet: covers before the rest.
+    private(set) var queue = RequestQueue()
     /// Every request queued since the crawl began, the shelves included.
     private(set) var queued = 0
 
@@ -334,5 +334,24 @@ struct CrawlLedger {
     /// Lets go of what the books were made from, once they are all made.
     mutating func letGoOfBooks() {
         (listed, details, detailFailures, shelfPages, frame) = ([:], [:], [:], [:], nil)
+    }
+}
+
+/// The crawl's requests not sent yet, covers first: a book's cover is asked for as soon as its
+/// details say where it is, so that books are finished, their details let go and their covers
+/// thumbnailed while the crawl goes on, rather than all at its end.
+struct RequestQueue {
+    private var covers = WorkQueue<CrawlLedger.Work>()
+    private var others = WorkQueue<CrawlLedger.Work>()
+
+    var count: Int { covers.count + others.count }
+    var isEmpty: Bool { covers.isEmpty && others.isEmpty }
+
+    mutating func append(_ work: CrawlLedger.Work) {
+        if case .cover = work { covers.append(work) } else { others.append(work) }
+    }
+
+    mutating func popFirst() -> CrawlLedger.Work? {
+        covers.popFirst() ?? others.popFirst()
     }
 }

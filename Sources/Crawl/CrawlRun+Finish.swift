@@ -88,8 +88,12 @@ extension CrawlRun {
         let urls = late.sorted()
         guard !urls.isEmpty else { return }
         let fetcher = self.fetcher
-        let results = try await concurrentMap(urls, limit: scheduler.level.limit) { await fetcher.fetch($0) }
-        for (url, result) in zip(urls, results) { try coverCame(url, result.result, line: result.line) }
+        let results = try await concurrentMap(urls, limit: scheduler.level.limit) { url in
+            let fetched = await fetcher.fetch(url)
+            guard case .success(let record) = fetched.result, fetcher.needsThumbnails(record) else { return (fetched.result, fetched.line) }
+            return (await fetcher.addThumbnails(record, place: CoverFetcher.describe(URL(string: url) ?? URL(fileURLWithPath: "/"))), Data?.none)
+        }
+        for (url, result) in zip(urls, results) { try coverCame(url, result.0, line: result.1) }
     }
 
     /// The books not made yet (their details failed, or they waited for something) are made on

@@ -22,6 +22,8 @@ final class CrawlRun {
         case detailRead(Int, Result<Crawler.ReadDetail, ReaderAPIError>)
         /// With the last run's line for the record when it is that one unchanged.
         case cover(String, Result<CoverRecord, CoverProblem>, line: Data?)
+        /// A cover's thumbnails made, off the request's place.
+        case thumbnailed(String, Result<CoverRecord, CoverProblem>, line: Data?)
         /// Books made while the crawl went on.
         case made([Int], [Crawler.Assembly.Made?])
     }
@@ -68,7 +70,9 @@ final class CrawlRun {
     init(crawler: Crawler, shelves: [ShelfSummary], writer: SnapshotWriter, previousCovers: CoverRecords?) throws {
         self.crawler = crawler
         client = crawler.client
-        fetcher = CoverFetcher(client: client, writer: writer, previous: previousCovers, thumbnails: crawler.thumbnails)
+        var fetcher = CoverFetcher(client: client, writer: writer, previous: previousCovers, thumbnails: crawler.thumbnails)
+        fetcher.defersThumbnails = true
+        self.fetcher = fetcher
         spill = try SpillFile(in: writer.root)
         coverRecords = try CoverRecords(spillIn: writer.root)
         madeBooks = Crawler.MadeBooks(pieces: try SpillFile(in: writer.root))
@@ -142,6 +146,19 @@ final class CrawlRun {
             }
         case .cover(let url, let result, let line):
             answered(.cover, finished)
+            if case .success(let record) = result, fetcher.needsThumbnails(record) {
+                // Thumbnailed beside the requests: the request's place goes to the next one meanwhile.
+                reading += 1
+                let fetcher = self.fetcher
+                group.addTask {
+                    let done = await fetcher.addThumbnails(record, place: CoverFetcher.describe(URL(string: url) ?? URL(fileURLWithPath: "/")))
+                    return Finished(event: .thumbnailed(url, done, line: nil))
+                }
+            } else {
+                try coverCame(url, result, line: line)
+            }
+        case .thumbnailed(let url, let result, let line):
+            reading -= 1
             try coverCame(url, result, line: line)
         }
     }

@@ -99,6 +99,9 @@ final class ThumbnailThreads: @unchecked Sendable {
     private init(count: Int) {
         for index in 0..<max(1, count) {
             let thread = Thread { [self] in
+                // Below the crawl: its answers are read, and its books made, first; thumbnails take
+                // what is left of the cores (a night's first run waits on the network most of the time).
+                rt_lower_thread_priority()
                 while true { next()() }
             }
             thread.name = "reader-snapshot thumbnails \(index + 1)"

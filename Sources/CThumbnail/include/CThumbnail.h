@@ -32,6 +32,9 @@ int rt_image_size(const char *path, int *width, int *height);
    the sample server's covers of real sizes. 0 on success. */
 int rt_sample_jpeg(int width, int height, int seed, int quality, rt_image *out);
 
+/* The calling thread yields the cores to the process's other threads (nice 10; Linux only). */
+void rt_lower_thread_priority(void);
+
 /* What rt_thumbnails and rt_sample_jpeg made. */
 void rt_free(void *data);
 
