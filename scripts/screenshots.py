@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Screenshots of a snapshot for the README, in headless Chromium (Debian's /usr/bin/python3).
-Usage: scripts/screenshots.py SNAPSHOT_DIR OUT_DIR"""
+Usage: scripts/screenshots.py SNAPSHOT_DIR OUT_DIR [REAL_COVERS_SNAPSHOT_DIR]
+With the third, a snapshot of `sample-server --real-covers --openlibrary` (covers of real sizes), a
+shelf and a book page at phone width on a 2x screen too: the thumbnails' sharpness."""
 import os
 import sys
 import time
@@ -10,9 +12,10 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 
-def driver(width, height):
+def driver(width, height, scale=1):
     options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--window-size={width},{height}"):
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--window-size={width},{height}",
+                 f"--force-device-scale-factor={scale}"):
         options.add_argument(flag)
     options.binary_location = "/usr/bin/chromium"
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
@@ -34,6 +37,18 @@ def main():
         browser.find_element(By.ID, "search-query").send_keys("austen")
         time.sleep(0.3)
         browser.save_screenshot(os.path.join(out, f"search-{kind}.png"))
+        browser.quit()
+    if len(sys.argv) > 3:
+        real = os.path.abspath(sys.argv[3])
+        shelf = sorted(f for f in os.listdir(os.path.join(real, "shelves")) if f.endswith(".html"))[0]
+        # A book with Open Library's cover and fields, if there is one.
+        books = sorted(os.listdir(os.path.join(real, "books")), key=lambda f: int(f.split("-")[0]))
+        book = next((f for f in books if "Cover from" in open(os.path.join(real, "books", f)).read()), books[0])
+        browser = driver(390, 844, 2)
+        for page, name in [(f"shelves/{shelf}", "shelf-phone-2x"), (f"books/{book}", "book-phone-2x")]:
+            browser.get("file://" + os.path.join(real, page))
+            time.sleep(0.5)
+            browser.save_screenshot(os.path.join(out, f"{name}.png"))
         browser.quit()
 
 
