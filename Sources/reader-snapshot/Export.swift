@@ -112,7 +112,7 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Fill in what the server does not have from another source, for books with an ISBN: 'openlibrary' (off by default). What leaves this machine: the books' ISBNs, sent to openlibrary.org (or --openlibrary-url), and requests for the covers it names; nothing else. Adds the cover where the server has none, the publisher, the year published, the number of pages and the subjects, each marked as Open Library's; never replaces what the server gave. At most one request a second; answers are kept for 30 days (7 for an ISBN it does not know).", valueName: "source"))
     var enrich: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --enrich openlibrary: an e-mail address Open Library can reach you at, sent in the User-Agent as it asks of regular users.", valueName: "email"))
+    @Option(name: .long, help: ArgumentHelp("With --enrich openlibrary: an e-mail address Open Library can reach you at, sent in the User-Agent as it asks of regular users (needed for openlibrary.org itself).", valueName: "email"))
     var contact: String?
 
     @Option(name: .long, help: ArgumentHelp("With --enrich openlibrary: where its Books API is (a mirror, or the sample server's double; default https://openlibrary.org).", valueName: "url"))
