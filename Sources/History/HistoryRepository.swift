@@ -45,6 +45,8 @@ package struct HistoryRepository: Sendable {
         !/library.json
         !/library.csv
         !/covers/
+        # A cover's thumbnails (<hash>-<width>.jpg) are made again from it.
+        /covers/*-*
 
         """
 

@@ -94,8 +94,9 @@ package struct Vault: Sendable {
             for (key, entry) in manifest.files.sorted(by: { $0.key < $1.key }) where !seen.contains(key) {
                 try goneFromServer(key, entry)
             }
-            // Covers are named by their content: one already there is the same cover.
-            for path in Vault.files(under: snapshot, in: "covers") where !exists(path) {
+            // Covers are named by their content: one already there is the same cover. Their
+            // thumbnails (<hash>-<width>.jpg) are for the site, not the Markdown.
+            for path in Vault.files(under: snapshot, in: "covers") where !exists(path) && !path.contains("-") {
                 try vault.write(try Data(contentsOf: snapshot.appendingPathComponent(path)), to: path)
             }
         }

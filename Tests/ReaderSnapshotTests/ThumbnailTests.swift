@@ -182,6 +182,24 @@ struct ThumbnailNightTests {
         }
     }
 
+    /// --history and --markdown-into keep the covers, not their thumbnails (made again from them).
+    @Test func theHistoryAndTheVaultKeepCoversWithoutThumbnails() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library"), vault = folder.path("notes")
+        let run = try await EndToEndTests.export(server, to: output, extra: ["--history", "--markdown-into", vault.path], environment: Self.epoch)
+        await server.stop()
+        #expect(run.status == 2, "\(run.output)")
+        #expect(!Self.thumbnails(in: output).isEmpty)
+        let (status, listed) = try await ToolRunner.runChecker("/usr/bin/git", ["-C", output.path, "ls-files", "covers"])
+        #expect(status == 0, "\(listed)")
+        let committed = listed.split(separator: "\n").map(String.init)
+        #expect(committed.count >= 15 && committed.allSatisfy { CoverFile.isWellFormed(path: $0) }, "\(committed)")
+        let kept = SiteInspector(root: vault.appendingPathComponent("Reader")).files().filter { $0.hasPrefix("covers/") }
+        #expect(Set(kept) == Set(committed), "\(kept)")
+    }
+
     /// Covers of real sizes, a quarter missing, and Open Library for those: thumbnails a fraction
     /// of the covers, the missing ones filled where Open Library has one, nothing asked the next night.
     @Test func aRealisticLibraryGetsItsCoversFilledAndSmall() async throws {
