@@ -24,7 +24,7 @@ package struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible
     package var refusedImage = false
     package var description: String { message }
 
-    init(message: String, inTheAddress: Bool = false, throttled: Bool = false, lasting: Bool = false, refusedImage: Bool = false) {
+    package init(message: String, inTheAddress: Bool = false, throttled: Bool = false, lasting: Bool = false, refusedImage: Bool = false) {
         self.message = UntrustedText.displayable(message)
         self.inTheAddress = inTheAddress
         self.throttled = throttled
@@ -71,6 +71,8 @@ package struct CoverFetcher: Sendable {
     /// Each third-party host's verdict, looked up once a run: a real library had 52 covers on a
     /// host that is gone, and a resolver can take seconds to say so, each time it is asked.
     let hosts = HostVerdicts()
+    /// Each cover file's thumbnails are made once, whichever of the addresses that give its bytes asks.
+    let thumbnailJobs = ThumbnailJobs()
 
     /// The URL a book's `image_url` points at: absolute, or relative to the server (older documents).
     func resolve(_ imageURL: String) -> URL? {
@@ -94,6 +96,17 @@ package struct CoverFetcher: Sendable {
 
     /// Whether the last run kept a cover from this address (it may be linked without a request).
     package func hasKept(_ url: String) -> Bool { previous?.recordAndLine(url) != nil }
+
+    /// Links every file of a cover the last snapshot had (the cover and its thumbnails); false
+    /// when one is missing.
+    package func keep(_ file: CoverFile) -> Bool {
+        CoverFile.isWellFormed(path: file.path) && file.paths.allSatisfy { writer.linkFromPrevious($0) }
+    }
+
+    /// A book's `image_url` as problems name it: host and path, resolved like the request.
+    func describe(_ imageURL: String) -> String {
+        resolve(imageURL).map(Self.describe) ?? UntrustedText.displayable(imageURL)
+    }
 
     /// Active Storage blob URLs on the Reader server name one image for good, and so do Open
     /// Library's covers by id.
@@ -318,7 +331,8 @@ package struct CoverFetcher: Sendable {
     /// last snapshot stays, shown whole.
     package func addThumbnails(_ record: CoverRecord, place: String) async -> Result<CoverRecord, CoverProblem> {
         guard let thumbnails, let source = try? writer.url(for: record.file.path) else { return .success(record) }
-        switch await makeThumbnails(of: record.file.path, from: source, with: thumbnails) {
+        let path = record.file.path
+        switch await thumbnailJobs.result(for: path, { await makeThumbnails(of: path, from: source, with: thumbnails) }) {
         case .success(let made):
             var record = record
             record.file.thumbnails = made
@@ -416,5 +430,21 @@ struct CoverDownload {
 
     func discard() {
         try? FileManager.default.removeItem(at: file)
+    }
+}
+
+/// The thumbnails of each cover file, made once: two addresses may give the same bytes at once.
+final class ThumbnailJobs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var jobs: [String: Task<Result<[Thumbnail], ThumbnailProblem>, Never>] = [:]
+
+    func result(for path: String, _ make: @escaping @Sendable () async -> Result<[Thumbnail], ThumbnailProblem>) async -> Result<[Thumbnail], ThumbnailProblem> {
+        let job = lock.withLock {
+            if let running = jobs[path] { return running }
+            let started = Task { await make() }
+            jobs[path] = started
+            return started
+        }
+        return await job.value
     }
 }

@@ -91,7 +91,8 @@ struct CrawlLedger {
 
     // MARK: Requests
 
-    mutating func nextRequest() -> Work? { queue.popFirst() }
+    /// The next request; a cover only with `coversToo`.
+    mutating func nextRequest(coversToo: Bool = true) -> Work? { queue.popFirst(coversToo: coversToo) }
 
     private mutating func enqueue(_ work: Work) {
         queue.append(work)
@@ -351,7 +352,7 @@ struct RequestQueue {
         if case .cover = work { covers.append(work) } else { others.append(work) }
     }
 
-    mutating func popFirst() -> CrawlLedger.Work? {
-        covers.popFirst() ?? others.popFirst()
+    mutating func popFirst(coversToo: Bool = true) -> CrawlLedger.Work? {
+        (coversToo ? covers.popFirst() : nil) ?? others.popFirst()
     }
 }

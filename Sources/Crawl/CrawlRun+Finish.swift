@@ -91,7 +91,7 @@ extension CrawlRun {
         let results = try await concurrentMap(urls, limit: scheduler.level.limit) { url in
             let fetched = await fetcher.fetch(url)
             guard case .success(let record) = fetched.result, fetcher.needsThumbnails(record) else { return (fetched.result, fetched.line) }
-            return (await fetcher.addThumbnails(record, place: CoverFetcher.describe(URL(string: url) ?? URL(fileURLWithPath: "/"))), Data?.none)
+            return (await fetcher.addThumbnails(record, place: fetcher.describe(url)), Data?.none)
         }
         for (url, result) in zip(urls, results) { try coverCame(url, result.0, line: result.1) }
     }

@@ -54,6 +54,9 @@ final class CrawlRun {
     private(set) var assembly: Crawler.Assembly?
     /// Answers being read on the worker thread.
     private var reading = 0
+    /// Covers being thumbnailed; past `thumbnailBacklog`, no cover is asked for until some are done.
+    private var thumbnailing = 0
+    private let thumbnailBacklog = 16
     private var assembling = false
     private var madeSinceRelease = 0
     /// The cover files stored, for the summary: their paths' hashes (100,000 paths took 8 MB).
@@ -96,7 +99,7 @@ final class CrawlRun {
                 ledger.queueReusedCovers { previous?.cards[$0].imageURL }
                 sendWhatMayGo(in: &group)
                 makeReadyBooks(in: &group)
-                guard scheduler.inFlight > 0 || assembling || reading > 0, let finished = try await group.next() else {
+                guard scheduler.inFlight > 0 || assembling || reading > 0 || thumbnailing > 0, let finished = try await group.next() else {
                     if scheduler.isOverWhenIdle(queued: ledger.queue.count) { break }
                     continue
                 }
@@ -148,17 +151,17 @@ final class CrawlRun {
             answered(.cover, finished)
             if case .success(let record) = result, fetcher.needsThumbnails(record) {
                 // Thumbnailed beside the requests: the request's place goes to the next one meanwhile.
-                reading += 1
+                thumbnailing += 1
                 let fetcher = self.fetcher
                 group.addTask {
-                    let done = await fetcher.addThumbnails(record, place: CoverFetcher.describe(URL(string: url) ?? URL(fileURLWithPath: "/")))
+                    let done = await fetcher.addThumbnails(record, place: fetcher.describe(url))
                     return Finished(event: .thumbnailed(url, done, line: nil))
                 }
             } else {
                 try coverCame(url, result, line: line)
             }
         case .thumbnailed(let url, let result, let line):
-            reading -= 1
+            thumbnailing -= 1
             try coverCame(url, result, line: line)
         }
     }
@@ -205,12 +208,14 @@ final class CrawlRun {
     }
 
     private func sendWhatMayGo(in group: inout Group) {
+        // Covers wait while thumbnails are behind: they would only pile up, their books with them.
+        let covers = thumbnailing < thumbnailBacklog
         switch scheduler.release(queued: ledger.queue.count, now: now) {
         case .alone:
-            if let work = ledger.nextRequest() { send(work, alone: true, in: &group) }
+            if let work = ledger.nextRequest(coversToo: covers) { send(work, alone: true, in: &group) }
         case .upTo(let count):
             for _ in 0..<count {
-                guard let work = ledger.nextRequest() else { break }
+                guard let work = ledger.nextRequest(coversToo: covers) else { break }
                 send(work, alone: false, in: &group)
             }
         }

@@ -78,47 +78,63 @@ package struct OpenLibraryEnricher: Sendable {
             guard entry?.found != nil || card.openLibrary != nil || card.cover?.fromOpenLibrary == true else { continue }
             let old = try catalog.book(at: place)
             var book = old
-            book.openLibrary = entry?.found.flatMap { Self.fieldsTheServerLacks($0.fields, server: book.serverFields) }
-            if (book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+            let noServerCover = (book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+            guard let entry else {
+                if isbn == nil {
+                    // The book has no ISBN now: nothing of Open Library's stays.
+                    book.openLibrary = nil
+                    if book.cover?.source == .openLibrary { book.cover = nil }
+                } else if let kept = book.cover, kept.source == .openLibrary, !(wantsCovers && noServerCover && covers?.keep(kept) == true) {
+                    // No answer kept for its ISBN (a lost cache, Open Library unasked this run): what
+                    // the last snapshot had stands, its cover too where its files are there to link.
+                    book.cover = nil
+                }
+                if book != old { try catalog.replace(at: place, with: book) }
+                continue
+            }
+            book.openLibrary = entry.found.flatMap { Self.fieldsTheServerLacks($0.fields, server: book.serverFields) }
+            if noServerCover {
                 // The server has no cover: Open Library's, if it has one and it could be had this run.
                 var cover: CoverFile?
-                if wantsCovers, let covers, let records, let isbn, let id = entry?.found?.coverID {
+                if wantsCovers, let covers, let records, let isbn, let id = entry.found?.coverID {
                     let url = Self.coverURL(id, base: options.covers)
-                    if let refused = entry?.coverFailed {
-                        report.coversMissing += 1
-                        // A cover refused for what it is stays listed while its answer is kept.
-                        if entry?.coverRefused == true {
-                            catalog.frame.problems.append(Problem(kind: .cover, bookID: book.id, message: "Open Library's cover: \(refused)"))
-                        }
-                    } else if fetched[url] == nil, report.stopped == nil || covers.hasKept(url) {
+                    // A cover that could not be had is not asked for again while its answer is kept,
+                    // for any book that names it.
+                    if fetched[url] == nil, let failed = entry.coverFailed {
+                        fetched[url] = .failure(CoverProblem(message: failed, lasting: true, refusedImage: entry.coverRefused == true))
+                    }
+                    var fetchedNow = false
+                    if fetched[url] == nil, report.stopped == nil || covers.hasKept(url) {
                         let result = await covers.fetch(url)
                         fetched[url] = result.result
-                        switch result.result {
-                        case .success(let record):
+                        fetchedNow = true
+                        if case .success(let record) = result.result {
                             try records.set(record, for: url, line: result.line)
                             if result.requests == 0 { report.coversReused += 1 } else { report.coversFetched += 1 }
-                        case .failure(let problem):
-                            report.coversMissing += 1
-                            if problem.throttled {
-                                report.stopped = "Open Library asked us to slow down (\(problem.message))"
-                            } else if problem.lasting {
-                                // A 404, or an image refused: asked for again with its ISBN, in a month.
-                                cache.isbns[isbn]?.coverFailed = problem.message
-                                cache.isbns[isbn]?.coverRefused = problem.refusedImage
-                                if problem.refusedImage {
-                                    logger.warning("Book \(book.id): Open Library's cover refused: \(problem.message)")
-                                    catalog.frame.problems.append(Problem(kind: .cover, bookID: book.id, message: "Open Library's cover: \(problem.message)"))
-                                } else {
-                                    logger.info("Book \(book.id): no cover from Open Library: \(problem.message)")
-                                }
-                            } else {
-                                logger.info("Book \(book.id): no cover from Open Library this time: \(problem.message)")
-                            }
                         }
                     }
-                    if case .success(let record) = fetched[url] {
+                    switch fetched[url] {
+                    case .success(let record)?:
                         cover = record.file
                         cover?.source = .openLibrary
+                    case .failure(let problem)? where problem.throttled:
+                        report.stopped = "Open Library asked us to slow down (\(problem.message))"
+                    case .failure(let problem)? where problem.lasting:
+                        // A 404, or an image refused: asked for again with its ISBN, in a month.
+                        report.coversMissing += 1
+                        cache.isbns[isbn]?.coverFailed = problem.message
+                        cache.isbns[isbn]?.coverRefused = problem.refusedImage
+                        if problem.refusedImage {
+                            if fetchedNow { logger.warning("Book \(book.id): Open Library's cover refused: \(problem.message)") }
+                            catalog.frame.problems.append(Problem(kind: .cover, bookID: book.id, message: "Open Library's cover: \(problem.message)"))
+                        } else if fetchedNow {
+                            logger.info("Book \(book.id): no cover from Open Library: \(problem.message)")
+                        }
+                    case .failure(let problem)?:
+                        report.coversMissing += 1
+                        if fetchedNow { logger.info("Book \(book.id): no cover from Open Library this time: \(problem.message)") }
+                    case nil:
+                        break
                     }
                 }
                 book.cover = cover

@@ -228,9 +228,9 @@ package final class Catalog: @unchecked Sendable {
             books[index] = book
             store = .memory(books)
         case .pieces(let spill, var ranges):
-            let entry = try LibraryLayout.entry(book, encoder: LibraryLayout.encoder())
+            let range = try spill.append(try LibraryLayout.entry(book, encoder: LibraryLayout.encoder()))
             store = .memory([])
-            ranges[index] = try spill.append(entry)
+            ranges[index] = range
             store = .pieces(spill, ranges: ranges)
         case .file(let descriptor, _, _):
             var books = try (0..<count).map { try self.book(at: $0) }
@@ -245,6 +245,7 @@ package final class Catalog: @unchecked Sendable {
         card.imageURL = kept.imageURL
         cards.replace(at: index, with: card)
         refusedCovers.remove(index)
+        unthumbnailed.remove(index)
     }
 
     /// Shows a book's cover whole, without its thumbnails (on every page, and in `library.json` written from here).

@@ -126,6 +126,9 @@ struct OpenLibraryTests {
         var library = sample
         let coverless = [124, 129, 101, 102, 103]
         for id in coverless { library.updateBook(id: id) { $0.cover = nil } }
+        // Dracula, coverless too, shares Frankenstein's ISBN (one edition entered twice): one cover, two books.
+        let shared = try #require(sample.book(id: 103)?.isbn)
+        library.updateBook(id: 104) { $0.cover = nil; $0.isbn = shared }
         var double = OpenLibraryDouble.Options()
         double.overrides = [try isbn(124): .notFound, try isbn(129): .found(cover: .missing), try isbn(101): .found(cover: .huge),
                             try isbn(102): .found(cover: .broken), try isbn(103): .found(cover: .bomb)]
@@ -153,9 +156,10 @@ struct OpenLibraryTests {
             #expect(run.output.contains("Book \(id): Open Library's cover refused: ") && run.output.contains(reason), "\(id): \(run.output)")
         }
         let problems = try Self.problems(output)
-        for id in [101, 102, 103] {
+        for id in [101, 102, 103, 104] {
             #expect(problems.contains { $0["book_id"] as? Int == id && ($0["message"] as? String)?.hasPrefix("Open Library's cover: ") == true }, "\(id)")
         }
+        #expect(server.server.openLibraryCounters.coverRequests == 4, "the shared cover asked for once")
         #expect(!problems.contains { $0["book_id"] as? Int == 129 && $0["kind"] as? String == "cover" })
         // The rest is enriched all the same.
         #expect(books[105]?["open_library"] != nil)
