@@ -48,7 +48,9 @@ start_server() {
   [ -z "${REALISTIC:-}" ] || cost=(--realistic --editable)
   $bin sample-server --port 0 --books "$books" --seed 1 "${cost[@]}" "$@" >"$log" 2>&1 &
   server_pid=$!
-  for _ in $(seq 200); do grep -q "^Sample Reader server:" "$log" && break; sleep 0.1; done
+  # Up to a minute: --real-covers makes its covers before it listens.
+  for _ in $(seq 600); do grep -q "^Sample Reader server:" "$log" && break; sleep 0.1; done
+  [ -n "$(awk '/^Sample Reader server:/ { print $4 }' "$log")" ] || { echo "the sample server did not start:" >&2; cat "$log" >&2; exit 1; }
   url=$(awk '/^Sample Reader server:/ { print $4 }' "$log")
 }
 
@@ -302,11 +304,11 @@ if [ "${COVERS:-1}" = 1 ]; then
   for run in $(seq "$runs"); do
     plain=$(fresh)
     /usr/bin/time -v "$bin" export --server "$url" --email demo@reader.example --output "$plain" --format html,json --no-thumbnails -q \
-      2>"$work/plain.time" >/dev/null || [ $? -eq 2 ]
+      2>"$work/plain.time" >/dev/null || [ $? -eq 2 ] || { tail -20 "$work/plain.time" >&2; exit 1; }
     without+=("$(seconds "$work/plain.time")"); without_peak+=("$(peak_mb "$work/plain.time")")
     thumbed=$(fresh)
     /usr/bin/time -v "$bin" export --server "$url" --email demo@reader.example --output "$thumbed" --format html,json -q \
-      2>"$work/thumbed.time" >/dev/null || [ $? -eq 2 ]
+      2>"$work/thumbed.time" >/dev/null || [ $? -eq 2 ] || { tail -20 "$work/thumbed.time" >&2; exit 1; }
     with+=("$(seconds "$work/thumbed.time")"); with_peak+=("$(peak_mb "$work/thumbed.time")")
   done
   stop_server

@@ -177,8 +177,8 @@ struct HistoryTests {
             let process = try Self.startExport(server, to: output, night: night)
             let gitPID = await Self.waitForGit(under: process.processIdentifier)
             if let gitPID {
-                // Somewhere in the commit's few git commands.
-                try await Task.sleep(for: .microseconds(Int.random(in: 0..<25_000, using: &random)))
+                // Somewhere in the commit's few git commands (they take milliseconds: covers without their thumbnails).
+                try await Task.sleep(for: .microseconds(Int.random(in: 0..<4_000, using: &random)))
                 kill(gitPID, SIGKILL)
                 for child in Self.children(of: process.processIdentifier) { kill(child, SIGKILL) }
                 kill(process.processIdentifier, SIGKILL)
