@@ -1,56 +1,10 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import LibraryArchive
-import NIOCore
-import Notes
 import ReaderAPI
 import SnapshotStore
 import Support
 import Thumbnails
-
-/// Why a cover is not in the snapshot.
-package struct CoverProblem: Error, Sendable, Equatable, CustomStringConvertible {
-    package var message: String
-    /// The address itself is unusable (not a URL, not http): no later run can do better, and
-    /// finding out costs nothing, so it is not put off to a later run.
-    package var inTheAddress = false
-    /// The host asked us to slow down (403 or 429 from Open Library): ask it nothing more this run.
-    package var throttled = false
-    /// Asking again soon would give the same: the host said 404 (or another final no), or the
-    /// image itself was refused (not an image, too large, a decompression bomb, unreadable).
-    package var lasting = false
-    /// The image itself was refused: what it is, not where it is, is at fault.
-    package var refusedImage = false
-    package var description: String { message }
-
-    package init(message: String, inTheAddress: Bool = false, throttled: Bool = false, lasting: Bool = false, refusedImage: Bool = false) {
-        self.message = UntrustedText.displayable(message)
-        self.inTheAddress = inTheAddress
-        self.throttled = throttled
-        self.lasting = lasting || refusedImage
-        self.refusedImage = refusedImage
-    }
-}
-
-/// Where covers come from when it is not the Reader server: Open Library's covers service, named
-/// by the user and trusted like the server, whose covers by id never change, asked at its pace.
-package struct CoverOrigin: Sendable {
-    package var base: URL
-    package var userAgent: String
-    /// Waited on before each request.
-    package var pace: Pace
-
-    package init(base: URL, userAgent: String, pace: Pace) {
-        self.base = base
-        self.userAgent = userAgent
-        self.pace = pace
-    }
-
-    func isSameOrigin(_ url: URL) -> Bool {
-        url.scheme?.lowercased() == base.scheme?.lowercased() && url.host?.lowercased() == base.host?.lowercased() && url.port == base.port
-    }
-}
 
 /// Downloads covers, following redirects by hand: at most a few, http and https only, and never with
 /// the api key (covers need none, wherever they live). A cover the last run kept is reused: without
@@ -252,29 +206,8 @@ package struct CoverFetcher: Sendable {
         })
     }
 
-    /// The kept cover, linked with its thumbnails; those it lacks (a snapshot made before them, or
-    /// with `--no-thumbnails`) are made from it, and those not wanted are dropped. Nil when the
-    /// kept file is gone.
-    private func reuseWithThumbnails(_ record: CoverRecord) async -> CoverRecord? {
-        guard reuse(record) else { return nil }
-        var record = record
-        guard let thumbnails else {
-            record.file.thumbnails = nil
-            return record
-        }
-        if let kept = record.file.thumbnails, kept.count == ThumbnailBox.all.count,
-           kept.allSatisfy({ CoverFile.isWellFormed(thumbnailPath: $0.path) && writer.linkFromPrevious($0.path, size: $0.bytes) }) {
-            return record
-        }
-        record.file.thumbnails = nil
-        if defersThumbnails { return record }
-        guard let source = try? writer.url(for: record.file.path) else { return record }
-        record.file.thumbnails = try? await makeThumbnails(of: record.file.path, from: source, with: thumbnails).get()
-        return record
-    }
-
     /// Links the kept file into the new snapshot.
-    private func reuse(_ record: CoverRecord) -> Bool {
+    func reuse(_ record: CoverRecord) -> Bool {
         guard writer.linkFromPrevious(record.file.path) else { return false }
         client.metrics.record { $0.coversReused += 1 }
         return true
@@ -321,49 +254,6 @@ package struct CoverFetcher: Sendable {
                                   height: size?.height, source: origin == nil ? nil : .openLibrary, thumbnails: thumbnailed))
     }
 
-    /// Whether the crawl is to make this cover's thumbnails (`defersThumbnails`).
-    package func needsThumbnails(_ record: CoverRecord) -> Bool {
-        thumbnails != nil && record.file.thumbnails == nil
-    }
-
-    /// The cover with its thumbnails, made from its file in the snapshot. A cover downloaded this
-    /// run that no decoder can read is no cover (its file is taken out again); one kept from the
-    /// last snapshot stays, shown whole.
-    package func addThumbnails(_ record: CoverRecord, place: String) async -> Result<CoverRecord, CoverProblem> {
-        guard let thumbnails, let source = try? writer.url(for: record.file.path) else { return .success(record) }
-        let path = record.file.path
-        switch await thumbnailJobs.result(for: path, { await makeThumbnails(of: path, from: source, with: thumbnails) }) {
-        case .success(let made):
-            var record = record
-            record.file.thumbnails = made
-            return .success(record)
-        case .failure(let problem):
-            guard writer.previousFile(record.file.path) == nil else { return .success(record) }
-            try? FileManager.default.removeItem(at: source)
-            return .failure(CoverProblem(message: "\(place): \(problem.message)", refusedImage: problem.unreadable))
-        }
-    }
-
-    /// The thumbnails of the cover at `path` (its bytes in `source`), written beside it
-    /// (content-named: made once, linked on later nights).
-    private func makeThumbnails(of path: String, from source: URL, with thumbnails: Thumbnailer) async -> Result<[Thumbnail], ThumbnailProblem> {
-        let made: [Thumbnailer.Made]
-        switch await thumbnails.make(from: source) {
-        case .success(let result): made = result
-        case .failure(let problem): return .failure(problem)
-        }
-        client.metrics.record { $0.thumbnailsMade += 1 }
-        var kept: [Thumbnail] = []
-        for (box, image) in zip(ThumbnailBox.all, made) {
-            let thumbnail = box.path(forCover: path, png: image.isPNG)
-            do { try writer.writeOnce(image.data, to: thumbnail) } catch {
-                return .failure(ThumbnailProblem(message: "could not write \(thumbnail): \(error)"))
-            }
-            kept.append(Thumbnail(path: thumbnail, width: image.width, height: image.height, bytes: image.data.count))
-        }
-        return .success(kept)
-    }
-
     /// Host and path only: signed storage URLs carry tokens in the query. The path stays
     /// percent-encoded, so that no control character from a URL reaches a terminal.
     static func describe(_ url: URL) -> String {
@@ -371,80 +261,5 @@ package struct CoverFetcher: Sendable {
         let port = url.port.map { ":\($0)" } ?? ""
         let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? ""
         return UntrustedText.displayable("\(url.scheme ?? "?")://\(host)\(port)\(path)")
-    }
-}
-
-/// A cover's bytes as they arrive: written to a temporary file beside the covers, hashed on the
-/// way, with the first 64 KB kept to tell the format and size.
-struct CoverDownload {
-    enum Failure: Error {
-        case tooLarge
-        case notWritable(String)
-    }
-
-    static let headBytes = 65_536
-
-    let file: URL
-    let bytes: Int
-    let sha256: String
-    let head: [UInt8]
-
-    static func receive(_ body: HTTPClientResponse.Body, into writer: SnapshotWriter, limit: Int) async throws -> CoverDownload {
-        let folder = try writer.url(for: "covers")
-        let file = folder.appendingPathComponent(".download-\(UUID().uuidString)")
-        // Created and opened in one call: FileManager.createFile writes a temporary file and
-        // renames it, which cost more than the rest of a small cover's download. The folder is
-        // made by the first cover.
-        func create() -> Int32 { open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-        var descriptor = create()
-        if descriptor < 0, errno == ENOENT {
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            descriptor = create()
-        }
-        guard descriptor >= 0 else {
-            throw Failure.notWritable("cannot create \(file.lastPathComponent): \(String(cString: strerror(errno)))")
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-        var hasher = SHA256()
-        var head: [UInt8] = []
-        var bytes = 0
-        do {
-            for try await chunk in body {
-                bytes += chunk.readableBytes
-                guard bytes <= limit else { throw Failure.tooLarge }
-                chunk.withUnsafeReadableBytes { buffer in
-                    hasher.update(bufferPointer: buffer)
-                    if head.count < headBytes { head.append(contentsOf: buffer.prefix(headBytes - head.count)) }
-                }
-                try handle.write(contentsOf: Data(chunk.readableBytesView))
-            }
-            try handle.close()
-        } catch {
-            try? handle.close()
-            try? FileManager.default.removeItem(at: file)
-            throw error
-        }
-        let sha256 = hasher.finalize().hexString
-        return CoverDownload(file: file, bytes: bytes, sha256: sha256, head: head)
-    }
-
-    func discard() {
-        try? FileManager.default.removeItem(at: file)
-    }
-}
-
-/// The thumbnails of each cover file, made once: two addresses may give the same bytes at once.
-final class ThumbnailJobs: @unchecked Sendable {
-    private let lock = NSLock()
-    private var jobs: [String: Task<Result<[Thumbnail], ThumbnailProblem>, Never>] = [:]
-
-    func result(for path: String, _ make: @escaping @Sendable () async -> Result<[Thumbnail], ThumbnailProblem>) async -> Result<[Thumbnail], ThumbnailProblem> {
-        let job = lock.withLock {
-            if let running = jobs[path] { return running }
-            let started = Task { await make() }
-            jobs[path] = started
-            return started
-        }
-        return await job.value
     }
 }

@@ -53,11 +53,14 @@ package struct OpenLibraryEnricher: Sendable {
     package func enrich(_ catalog: Catalog, cache: inout OpenLibraryCache, http: HTTPClient, redactor: Redactor,
                         covers: CoverFetcher?, records: CoverRecords?, pace: Pace) async throws -> Report {
         var report = Report()
-        var isbnAt: [(place: Int, isbn: String)] = []
+        // Each book with an ISBN, or with Open Library's data from the last snapshot (kept by the crawl).
+        var candidates: [(place: Int, isbn: String?)] = []
         for place in catalog.cards.indices {
-            if let isbn = ISBN.forms(catalog.cards[place].isbn).isbn13 { isbnAt.append((place, isbn)) }
+            let card = catalog.cards[place]
+            let isbn = ISBN.forms(card.isbn).isbn13
+            if isbn != nil || card.openLibrary != nil || card.cover?.fromOpenLibrary == true { candidates.append((place, isbn)) }
         }
-        let isbns = Set(isbnAt.map(\.isbn)).sorted()
+        let isbns = Set(candidates.compactMap(\.isbn)).sorted()
         report.isbns = isbns.count
         // What the library no longer holds is not kept (a shelf left out, a book deleted).
         cache.isbns = cache.isbns.filter { isbns.contains($0.key) }
@@ -66,15 +69,11 @@ package struct OpenLibraryEnricher: Sendable {
             if cache.isbns[isbn]?.found != nil { report.found += 1 } else if cache.isbns[isbn] != nil { report.notFound += 1 }
         }
 
-        // Every book Open Library knows, and every book the last snapshot had Open Library's
-        // data for (kept from it by the crawl), in the library's order: what it should hold now.
-        var isbnOf: [Int: String] = [:]
-        for (place, isbn) in isbnAt { isbnOf[place] = isbn }
+        // What each of them should hold now, in the library's order.
         var fetched: [String: Result<CoverRecord, CoverProblem>] = [:]
-        for place in catalog.cards.indices {
-            let card = catalog.cards[place]
-            let isbn = isbnOf[place]
+        for (place, isbn) in candidates {
             let entry = isbn.flatMap { cache.isbns[$0] }
+            let card = catalog.cards[place]
             guard entry?.found != nil || card.openLibrary != nil || card.cover?.fromOpenLibrary == true else { continue }
             let old = try catalog.book(at: place)
             var book = old

@@ -19,8 +19,7 @@ struct CrawlAssemblyTests {
     }
 
     static func crawl(_ server: RunningSampleServer, whileCrawling: Bool, privacy: Privacy = Privacy(),
-                      previous: Catalog? = nil, detailsHeldAtMost: Int = 1024, thumbnails: Bool = false,
-                      into folder: URL) async throws -> Crawled {
+                      previous: Catalog? = nil, detailsHeldAtMost: Int = 1024, into folder: URL) async throws -> Crawled {
         let http = ReaderClient.makeHTTPClient(concurrency: 8)
         do {
             let client = ReaderClient(server: try ServerAddress(server.url), http: http)
@@ -30,8 +29,6 @@ struct CrawlAssemblyTests {
             crawler.previous = previous
             crawler.makesBooksWhileCrawling = whileCrawling
             crawler.detailsHeldAtMost = detailsHeldAtMost
-            // The pipeline alone, unless asked: thumbnails keep tiny covers past the last request.
-            if !thumbnails { crawler.thumbnails = nil }
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let result = try await crawler.crawl(generatedAt: "2023-11-14T22:13:20Z", writer: SnapshotWriter(root: folder))
             var json = Data()
@@ -85,8 +82,8 @@ struct CrawlAssemblyTests {
         let server = try await SampleServer(library: try SampleLibrary.synthetic(books: 300, seed: 7), options: options).start()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let atTheEnd = try await Self.crawl(server, whileCrawling: false, thumbnails: true, into: folder.path("end"))
-        let during = try await Self.crawl(server, whileCrawling: true, thumbnails: true, into: folder.path("during"))
+        let atTheEnd = try await Self.crawl(server, whileCrawling: false, into: folder.path("end"))
+        let during = try await Self.crawl(server, whileCrawling: true, into: folder.path("during"))
         await server.stop()
         #expect(during.json == atTheEnd.json, "library.json differs")
         let covers = during.catalog.cards.compactMap(\.cover)

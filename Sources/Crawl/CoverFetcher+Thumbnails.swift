@@ -1,0 +1,88 @@
+import Foundation
+import LibraryArchive
+import SnapshotStore
+import Thumbnails
+
+/// A cover's thumbnails: made as it arrives, linked from the last snapshot on later nights.
+extension CoverFetcher {
+    /// The kept cover, linked with its thumbnails; those it lacks (a snapshot made before them, or
+    /// with `--no-thumbnails`) are made from it, and those not wanted are dropped. Nil when the
+    /// kept file is gone.
+    func reuseWithThumbnails(_ record: CoverRecord) async -> CoverRecord? {
+        guard reuse(record) else { return nil }
+        var record = record
+        guard let thumbnails else {
+            record.file.thumbnails = nil
+            return record
+        }
+        if let kept = record.file.thumbnails, kept.count == ThumbnailBox.all.count,
+           kept.allSatisfy({ CoverFile.isWellFormed(thumbnailPath: $0.path) && writer.linkFromPrevious($0.path, size: $0.bytes) }) {
+            return record
+        }
+        record.file.thumbnails = nil
+        if defersThumbnails { return record }
+        guard let source = try? writer.url(for: record.file.path) else { return record }
+        record.file.thumbnails = try? await makeThumbnails(of: record.file.path, from: source, with: thumbnails).get()
+        return record
+    }
+
+    /// Whether the crawl is to make this cover's thumbnails (`defersThumbnails`).
+    package func needsThumbnails(_ record: CoverRecord) -> Bool {
+        thumbnails != nil && record.file.thumbnails == nil
+    }
+
+    /// The cover with its thumbnails, made from its file in the snapshot. A cover downloaded this
+    /// run that no decoder can read is no cover (its file is taken out again); one kept from the
+    /// last snapshot stays, shown whole.
+    package func addThumbnails(_ record: CoverRecord, place: String) async -> Result<CoverRecord, CoverProblem> {
+        guard let thumbnails, let source = try? writer.url(for: record.file.path) else { return .success(record) }
+        let path = record.file.path
+        switch await thumbnailJobs.result(for: path, { await makeThumbnails(of: path, from: source, with: thumbnails) }) {
+        case .success(let made):
+            var record = record
+            record.file.thumbnails = made
+            return .success(record)
+        case .failure(let problem):
+            guard writer.previousFile(record.file.path) == nil else { return .success(record) }
+            try? FileManager.default.removeItem(at: source)
+            return .failure(CoverProblem(message: "\(place): \(problem.message)", refusedImage: problem.unreadable))
+        }
+    }
+
+    /// The thumbnails of the cover at `path` (its bytes in `source`), written beside it
+    /// (content-named: made once, linked on later nights).
+    func makeThumbnails(of path: String, from source: URL, with thumbnails: Thumbnailer) async -> Result<[Thumbnail], ThumbnailProblem> {
+        let made: [Thumbnailer.Made]
+        switch await thumbnails.make(from: source) {
+        case .success(let result): made = result
+        case .failure(let problem): return .failure(problem)
+        }
+        client.metrics.record { $0.thumbnailsMade += 1 }
+        var kept: [Thumbnail] = []
+        for (box, image) in zip(ThumbnailBox.all, made) {
+            let thumbnail = box.path(forCover: path, png: image.isPNG)
+            do { try writer.writeOnce(image.data, to: thumbnail) } catch {
+                return .failure(ThumbnailProblem(message: "could not write \(thumbnail): \(error)"))
+            }
+            kept.append(Thumbnail(path: thumbnail, width: image.width, height: image.height, bytes: image.data.count))
+        }
+        return .success(kept)
+    }
+
+}
+
+/// The thumbnails of each cover file, made once: two addresses may give the same bytes at once.
+final class ThumbnailJobs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var jobs: [String: Task<Result<[Thumbnail], ThumbnailProblem>, Never>] = [:]
+
+    func result(for path: String, _ make: @escaping @Sendable () async -> Result<[Thumbnail], ThumbnailProblem>) async -> Result<[Thumbnail], ThumbnailProblem> {
+        let job = lock.withLock {
+            if let running = jobs[path] { return running }
+            let started = Task { await make() }
+            jobs[path] = started
+            return started
+        }
+        return await job.value
+    }
+}
