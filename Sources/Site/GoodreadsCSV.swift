@@ -23,7 +23,7 @@ enum GoodreadsCSV {
             let book = cards[place]
             let note = try model.catalog.noteMarkdown(at: place)
             let shelf = model.shelfName(of: place).map(Slug.make).flatMap { $0.isEmpty ? nil : $0 } ?? ""
-            let (isbn10, isbn13) = isbns(book.isbn)
+            let (isbn10, isbn13) = ISBN.forms(book.isbn)
             let author: String = book.author ?? ""
             let authorLastFirst: String = book.author.map(lastFirst) ?? ""
             let isbn10Cell: String = isbn10.map { "=\"\($0)\"" } ?? ""
@@ -62,7 +62,4 @@ enum GoodreadsCSV {
         guard parts.count > 1, let last = parts.last else { return name }
         return "\(last), \(parts.dropLast().joined(separator: " "))"
     }
-
-    /// The ISBN-10 and ISBN-13 of what the server gave, each derived from the other where it can be.
-    static func isbns(_ isbn: String?) -> (String?, String?) { ISBN.forms(isbn) }
 }

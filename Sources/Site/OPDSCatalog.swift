@@ -175,7 +175,7 @@ struct OPDSCatalog {
         if let author = view.author?.trimmingSpaces(), !author.isEmpty {
             xml += "    <author><name>\(AtomFeed.escape(author))</name></author>\n"
         }
-        let isbns = GoodreadsCSV.isbns(view.isbn)
+        let isbns = ISBN.forms(view.isbn)
         if let isbn = isbns.1 ?? isbns.0 {
             xml += "    <dc:identifier>urn:isbn:\(isbn)</dc:identifier>\n"
         }
