@@ -32,6 +32,9 @@ public struct OpenLibraryDouble: Sendable {
     public struct Options: Sendable {
         /// Asked again sooner than this after its last request: 429 from the API, 403 from the covers.
         public var minimumInterval: Duration?
+        /// Every n-th request is refused as too soon, whatever the clock says: the tests' throttling,
+        /// which a loaded machine's timing cannot change.
+        public var refuseEvery: Int?
         /// Every answer waits this long.
         public var delay: Duration = .zero
         /// ISBN-13s pinned to one case.
@@ -116,6 +119,7 @@ final class OpenLibraryRoutes: @unchecked Sendable {
     let options: OpenLibraryDouble.Options
     private let lock = NSLock()
     private var last: ContinuousClock.Instant?
+    private var arrivals = 0
     private var _counters = OpenLibraryDouble.Counters()
     private var images: [Int: Data] = [:]
 
@@ -131,6 +135,11 @@ final class OpenLibraryRoutes: @unchecked Sendable {
         lock.withLock {
             let now = ContinuousClock.now
             defer { last = now }
+            arrivals += 1
+            if let every = options.refuseEvery, every > 0, arrivals % every == 0 {
+                _counters.refused += 1
+                return true
+            }
             guard let minimum = options.minimumInterval, let last else { return false }
             if now - last < minimum {
                 _counters.refused += 1
