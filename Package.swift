@@ -63,7 +63,7 @@ let package = Package(
             dependencies: ["CFileSwap", "LibraryArchive", "ReaderAPI", "Support", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Covers' thumbnails at the sizes the pages show (libvips).
-        .target(name: "Thumbnails", dependencies: ["CThumbnail", "LibraryArchive"]),
+        .target(name: "Thumbnails", dependencies: ["CThumbnail", "LibraryArchive", "Support"]),
         // Walks every shelf, book and cover, and makes the books.
         .target(
             name: "Crawl",

@@ -66,8 +66,8 @@ struct OpenLibraryClient: Sendable {
     let pace: Pace
     let redactor: Redactor
 
-    /// The editions found, by ISBN-13 (those not found are absent), and whether the answer held any
-    /// edition at all: Open Library answers `{}` to a batch when it failed inside.
+    /// The editions found, by ISBN-13 (those not found are absent; Open Library answers `{}` to a
+    /// batch that failed inside as to one it knows none of).
     func editions(_ isbns: [String]) async -> Result<[String: OpenLibraryEdition], OpenLibraryProblem> {
         var components = URLComponents(url: options.api.appendingPathComponent("api/books"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "bibkeys", value: isbns.map { "ISBN:\($0)" }.joined(separator: ",")),
@@ -78,7 +78,7 @@ struct OpenLibraryClient: Sendable {
         await pace.wait()
         let body: ByteBuffer
         do {
-            let response = try await http.execute(request, timeout: .nanoseconds(options.timeout.nanoseconds))
+            let response = try await http.execute(request, timeout: .milliseconds(options.timeout.milliseconds))
             let status = Int(response.status.code)
             switch status {
             case 200: break
@@ -86,8 +86,7 @@ struct OpenLibraryClient: Sendable {
             default: return .failure(OpenLibraryProblem(reason: .status(status)))
             }
             body = try await response.body.collect(upTo: options.answerBytes)
-        } catch let error as NIOTooManyBytesError {
-            _ = error
+        } catch is NIOTooManyBytesError {
             return .failure(OpenLibraryProblem(reason: .tooLarge(options.answerBytes)))
         } catch {
             return .failure(OpenLibraryProblem(reason: .transport(FetchPolicy.transport(error, redactor: redactor).description)))
@@ -102,12 +101,5 @@ struct OpenLibraryClient: Sendable {
         } catch {
             return .failure(OpenLibraryProblem(reason: .unreadable(UntrustedText.displayable(String(String(describing: error).prefix(200))))))
         }
-    }
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

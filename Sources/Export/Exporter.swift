@@ -216,10 +216,11 @@ package struct Exporter: Sendable {
         var last = try await logIn(client, readingLastSnapshot: lastState, from: stateFolder)
         let crawl = try await crawl(client, last: last, into: publisher.writer)
         let library = crawl.catalog
-        var openLibraryCache: OpenLibraryCache?
+        var openLibraryCache: OpenLibraryCache?, openLibraryCacheAsRead: OpenLibraryCache?
         var openLibraryReport: OpenLibraryEnricher.Report?
         if let openLibrary = options.openLibrary {
             var cache = stateFolder.map(OpenLibraryCache.read) ?? OpenLibraryCache()
+            openLibraryCacheAsRead = cache
             openLibraryReport = try await enrich(library, with: openLibrary, cache: &cache, http: http, client: client, last: last,
                                                  writer: publisher.writer, records: crawl.covers)
             openLibraryCache = cache
@@ -256,7 +257,7 @@ package struct Exporter: Sendable {
                 outcome.untouched = true
                 // What was asked for again and failed again, or waited its turn, counts all the same.
                 if state.retry != last.state.retry, let stateFolder { try state.writeAnswers(to: stateFolder) }
-                if let stateFolder, openLibraryCache != nil, openLibraryCache != OpenLibraryCache.read(from: stateFolder) {
+                if let stateFolder, openLibraryCache != openLibraryCacheAsRead {
                     try keepOpenLibraryAnswers(in: stateFolder)
                 }
                 return (outcome, state)
@@ -300,14 +301,14 @@ package struct Exporter: Sendable {
         logger.info("Logging in to \(options.server)")
         try await client.authenticate(options.credentials)
         var library: Catalog?
-        switch try await readingLibrary {
+        switch await readingLibrary {
         case .success(let read): library = read
         case .failure(let error):
             // Nothing is lost: the run asks for every book, and the change report starts afresh.
             logger.warning("The last snapshot's library could not be read (\(error)): every book is asked for again, and no changes are reported.")
             library = nil
         }
-        state.covers = try await readingCovers
+        state.covers = await readingCovers
         // A library of another server or account can stand in for no book: it is read again for
         // the change report once the crawl is over, rather than held through it (100,000 books'
         // took 40 MB of the crawl's peak).

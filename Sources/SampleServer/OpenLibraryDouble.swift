@@ -71,12 +71,9 @@ public struct OpenLibraryDouble: Sendable {
     }
 
     static func fnv(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
+        var hasher = FNV1a()
+        hasher.add(Data(text.utf8))
+        return hasher.value
     }
 
     static let publishers = ["Penguin Classics", "Oxford World's Classics", "Vintage", "Dover Publications", "Modern Library",

@@ -30,7 +30,7 @@ enum SearchIndex {
             let note = try model.catalog.noteMarkdown(at: place)
             let entry = Entry(t: view.title, a: view.author ?? "", i: view.isbn ?? "", s: model.shelfName(of: place) ?? "",
                               n: MarkdownPlainText.text(note, upTo: noteCharacters), h: view.href,
-                              j: view.openLibrary.flatMap { $0.subjects.isEmpty ? nil : $0.subjects.joined(separator: " · ") })
+                              j: view.openLibrary.flatMap { $0.hasSubjects ? $0.subjectList : nil })
             var piece = try encoder.encode(entry)
             if position > 0 { piece.insert(UInt8(ascii: ","), at: 0) }
             try sink(piece)

@@ -156,7 +156,7 @@ struct SiteModel {
         let title = book.title.isEmpty ? "Untitled (book \(book.id))" : book.title
         let cover = book.cover.map { cover in
             CoverView(src: cover.path, alt: "Cover of \(title)", width: cover.width, height: cover.height,
-                      thumbnails: cover.thumbnailsArePNG == nil ? nil : ThumbnailBox.all.compactMap(cover.thumbnail),
+                      thumbnails: ThumbnailBox.all.compactMap(cover.thumbnail),
                       fromOpenLibrary: cover.fromOpenLibrary)
         }
         return BookView(id: book.id, title: title, givenTitle: book.title, author: book.author,

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A thread of its own that runs jobs in order, for CPU work done while requests are in flight.
+/// A thread of its own (or a few, sharing one queue) that runs jobs in order, for CPU work done
+/// while requests are in flight.
 ///
 /// Answers resume on Swift's cooperative threads, one per core. Work done there while requests
 /// are in flight (making books) held up the answers queued behind it: on two cores the crawl
@@ -11,31 +12,37 @@ package final class WorkerThread: @unchecked Sendable {
     private var jobs: [() -> Void] = []
     private var stopping = false
 
-    package init(name: String) {
-        // The thread holds the worker until `stop()`.
-        let thread = Thread { [self] in
-            while let job = next() { job() }
+    /// `threads` threads named `name` (numbered when there are several), each of which runs
+    /// `prepare` before its first job.
+    package init(name: String, threads: Int = 1, prepare: (@Sendable () -> Void)? = nil) {
+        for index in 0..<max(1, threads) {
+            // The threads hold the worker until `stop()`.
+            let thread = Thread { [self] in
+                prepare?()
+                while let job = next() { job() }
+            }
+            thread.name = threads > 1 ? "\(name) \(index + 1)" : name
+            thread.start()
         }
-        thread.name = name
-        thread.start()
     }
 
-    /// Ends the thread once the jobs given so far are done.
+    /// Ends the threads once the jobs given so far are done.
     package func stop() {
         condition.withLock {
             stopping = true
-            condition.signal()
+            condition.broadcast()
         }
     }
 
-    /// `body`'s result, once the thread got to it; the caller's task waits without a thread.
-    package func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+    /// `body`'s result, once a thread got to it; the caller's task waits without a thread.
+    package func run<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
             condition.withLock {
-                jobs.append { continuation.resume(with: Swift.Result { try body() }) }
+                jobs.append { continuation.resume(returning: Result { () throws(Failure) -> T in try body() }) }
                 condition.signal()
             }
         }
+        return try result.get()
     }
 
     private func next() -> (() -> Void)? {

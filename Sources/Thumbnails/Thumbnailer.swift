@@ -1,6 +1,7 @@
 import CThumbnail
 import Foundation
 import LibraryArchive
+import Support
 
 /// Why a cover has no thumbnails: the image cannot be read, or claims too many pixels.
 package struct ThumbnailProblem: Error, Sendable, CustomStringConvertible {
@@ -33,10 +34,16 @@ package struct Thumbnailer: Sendable {
 
     package init() {}
 
+    /// One a core, four at most (each may hold a 100 MB decode), below the crawl: its answers are
+    /// read, and its books made, first; thumbnails take what is left of the cores (a night's first
+    /// run waits on the network most of the time).
+    private static let threads = WorkerThread(name: "reader-snapshot thumbnails", threads: min(4, EveryCore.count),
+                                              prepare: { rt_lower_thread_priority() })
+
     /// The thumbnails of the image in `file`, one for each of `ThumbnailBox.all`, in that order.
     package func make(from file: URL) async -> Result<[Made], ThumbnailProblem> {
         // Read on the thumbnails' thread: covers waiting their turn are not held in memory.
-        await ThumbnailThreads.shared.run {
+        await Self.threads.run {
             let data: Data
             do { data = try Data(contentsOf: file) } catch {
                 return .failure(ThumbnailProblem(message: "the cover could not be read back: \(error.localizedDescription)"))
@@ -85,43 +92,5 @@ package struct Thumbnailer: Sendable {
         guard rt_sample_jpeg(Int32(width), Int32(height), Int32(truncatingIfNeeded: seed), Int32(quality), &out) == 0 else { return nil }
         defer { rt_free(out.data) }
         return Data(bytes: out.data, count: out.length)
-    }
-}
-
-/// As many threads as cores, taking thumbnails in turn; callers wait without holding a thread.
-final class ThumbnailThreads: @unchecked Sendable {
-    /// One a core, four at most: each may hold a 100 MB decode.
-    static let shared = ThumbnailThreads(count: min(4, ProcessInfo.processInfo.activeProcessorCount))
-
-    private let condition = NSCondition()
-    private var jobs: [() -> Void] = []
-
-    private init(count: Int) {
-        for index in 0..<max(1, count) {
-            let thread = Thread { [self] in
-                // Below the crawl: its answers are read, and its books made, first; thumbnails take
-                // what is left of the cores (a night's first run waits on the network most of the time).
-                rt_lower_thread_priority()
-                while true { next()() }
-            }
-            thread.name = "reader-snapshot thumbnails \(index + 1)"
-            thread.start()
-        }
-    }
-
-    private func next() -> () -> Void {
-        condition.withLock {
-            while jobs.isEmpty { condition.wait() }
-            return jobs.removeFirst()
-        }
-    }
-
-    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            condition.withLock {
-                jobs.append { continuation.resume(returning: body()) }
-                condition.signal()
-            }
-        }
     }
 }

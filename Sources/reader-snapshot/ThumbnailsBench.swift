@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SampleServer
+import Support
 import Thumbnails
 
 /// For `make bench`: the thumbnails of a folder of covers on every core, as the crawl makes them;
@@ -50,8 +51,8 @@ struct ThumbnailsBench: AsyncParsableCommand {
                 }
             }
         }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         print(String(format: "%d covers thumbnailed in %.2f s (%.1f ms a cover, %d cores), %d failed, %d KB of thumbnails",
-                     made, seconds, seconds * 1000 / Double(max(1, made)), ProcessInfo.processInfo.activeProcessorCount, failed, bytes / 1024))
+                     made, seconds, seconds * 1000 / Double(max(1, made)), EveryCore.count, failed, bytes / 1024))
     }
 }
