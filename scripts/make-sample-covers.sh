@@ -43,6 +43,8 @@ draw tale-of-genji.webp '#7f1d1d' '#fde68a' 'The Tale of Genji' 'Murasaki Shikib
 draw scarlet-letter.jpg '#800000' '#ffe4e1' 'The Scarlet Letter' 'Nathaniel Hawthorne'
 draw huckleberry-finn.png '#5c4033' '#fdf5e6' 'Adventures of Huckleberry Finn' 'Mark Twain'
 draw iliad.jpg '#283618' '#fefae0' 'The Iliad' 'Homer'
+draw persuasion.jpg '#2b4162' '#f1ede4' 'Persuasion' 'Jane Austen'
+draw dorian-gray.gif '#3b2f2f' '#e9d8a6' 'The Picture of Dorian Gray' 'Oscar Wilde'
 # A PNG behind a .jpg name: the format comes from the bytes.
 draw sherlock-holmes.jpg.png '#0b3954' '#bfd7ea' 'The Adventures of Sherlock Holmes' 'Arthur Conan Doyle'
 mv "$out/sherlock-holmes.jpg.png" "$out/sherlock-holmes.jpg"

@@ -71,11 +71,11 @@ add(126, "The Call of the Wild", "Jack London", "9780486264721", 3, d("12-01"),
 add(127, "Emma", "Jane Austen", "9780141439587", 5, d("12-05"),
     W("The cover file was deleted from storage."), {"kind": "missing"})
 add(128, "Persuasion", "Jane Austen", "9780141439686", 9, d("12-09"),
-    W("Was on my “Book club 2023” shelf, which I deleted.<br><br>Still my favourite Austen."), disk("pride-and-prejudice.jpg"))
+    W("Was on my “Book club 2023” shelf, which I deleted.<br><br>Still my favourite Austen."), disk("persuasion.jpg"))
 add(129, "Northanger Abbey", "Jane Austen", 9780141439792, 9, d("12-12"),
     "", None)
 add(130, "The Picture of Dorian Gray", "Oscar Wilde", "9780141439570", 1, d("12-20"),
-    "Plain-text note from an old import: *not* Markdown.\nSecond line & an ampersand <3.\n\n# not a heading", disk("frankenstein.gif"))
+    "Plain-text note from an old import: *not* Markdown.\nSecond line & an ampersand <3.\n\n# not a heading", disk("dorian-gray.gif"))
 # Spread over the years, for the stats page; the first and the newest book stay in 2024.
 for b in books:
     if b["id"] not in (101, 130):

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The bytes a page of a snapshot loads in headless Chromium (Debian's /usr/bin/python3), served over
 loopback HTTP as a static host serves it (text gzipped, images as they are) so that the browser
 reports each resource's size on the wire: once loaded, and after scrolling to its end (covers

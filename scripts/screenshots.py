@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Screenshots of a snapshot for the README, in headless Chromium (Debian's /usr/bin/python3).
 Usage: scripts/screenshots.py SNAPSHOT_DIR OUT_DIR [REAL_COVERS_SNAPSHOT_DIR]
 With the third, a snapshot of `sample-server --real-covers --openlibrary` (covers of real sizes), a

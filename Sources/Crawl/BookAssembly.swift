@@ -35,6 +35,10 @@ extension Crawler {
         /// Shelf names as they are now: a renamed shelf does not touch its books' dates.
         var shelfNames: [Int: String]
         var previous: Catalog?
+        /// The last snapshot, for the books whose details fail tonight (even under `--full`).
+        var last: Last?
+        /// The covers' addresses the last run saw, by book id (`library.json` does not hold them).
+        var lastAddresses: [Int: String] = [:]
         var spill: SpillFile
         var plan: Privacy.Plan?
         var privacy: Privacy
@@ -47,6 +51,20 @@ extension Crawler {
         /// `--enrich openlibrary`: an unchanged book keeps what Open Library added to it (checked
         /// again after the crawl), so that its bytes can still be copied.
         var keepsOpenLibrary = false
+
+        /// The last snapshot and where each of its books is.
+        struct Last: @unchecked Sendable {
+            var catalog: Catalog
+            var places: [Int: Int]
+
+            init(_ catalog: Catalog) {
+                self.catalog = catalog
+                var places: [Int: Int] = [:]
+                places.reserveCapacity(catalog.count)
+                for place in catalog.cards.indices { places[catalog.cards.id(at: place)] = place }
+                self.places = places
+            }
+        }
 
         enum DetailsState: Sendable {
             case read, reused, missing
@@ -62,6 +80,10 @@ extension Crawler {
             var coverMissing: String?
             /// Its bytes are the last snapshot's, copied.
             var copied = false
+            /// Its details failed tonight: its note, fields and cover are the last snapshot's.
+            var keptFromLast = false
+            /// Its cover's address, for the next run.
+            var imageURL: String?
         }
 
         /// The books, in that order; nil for a book privacy leaves out.
@@ -94,6 +116,7 @@ extension Crawler {
             }
             var book: Book
             var state: DetailsState
+            var keptFromLast = false
             var asItWas: (book: Book, element: Data)?
             if let place = sources.reused, let previous {
                 let (kept, element) = try previous.bookAndElement(at: place)
@@ -105,6 +128,7 @@ extension Crawler {
                 }
                 var fields = named ? [:] : try listedFields()
                 for (key, value) in kept.serverFields { fields[key] = value }
+                if fields["image_url"] == nil, let address = lastAddresses[id] { fields["image_url"] = .string(address) }
                 if let shelf = fields["shelf_id"]?.intValue, let name = shelfNames[shelf] { fields["shelf_name"] = .string(name) }
                 book = Crawler.book(id: id, fields: fields, complete: true, note: kept.note)
                 if keepsOpenLibrary {
@@ -134,7 +158,20 @@ extension Crawler {
                 }
                 let complete: Bool
                 if case .read = state { complete = true } else { complete = false }
-                book = Crawler.book(id: id, fields: fields, complete: complete, noteLimit: noteLimit, linkBase: linkBase, note: note)
+                // Only what had its details: a book the last snapshot knew from the list alone is made from the list again.
+                if !complete, let last, let place = last.places[id], last.catalog.cards[place].complete {
+                    // Tonight the server could not give the book: it stays as the last snapshot had
+                    // it (its note above all), with what the list says now over the fields it had.
+                    let kept = try last.catalog.book(at: place)
+                    var merged = kept.serverFields
+                    if let address = lastAddresses[id] ?? kept.imageURL { merged["image_url"] = .string(address) }
+                    for (key, value) in fields { merged[key] = value }
+                    book = Crawler.book(id: id, fields: merged, complete: kept.complete, note: kept.note)
+                    book.openLibrary = kept.openLibrary
+                    keptFromLast = true
+                } else {
+                    book = Crawler.book(id: id, fields: fields, complete: complete, noteLimit: noteLimit, linkBase: linkBase, note: note)
+                }
             }
             if let plan {
                 if plan.drops(book) { return nil }
@@ -155,10 +192,14 @@ extension Crawler {
             var card = BookCard(book)
             card.updatedAt = nil
             card.imageURL = nil
-            if let asItWas, asItWas.book == book {
-                return Made(card: card, entry: LibraryLayout.entry(element: asItWas.element), details: state, coverMissing: coverMissing, copied: true)
+            // library.json holds no private field: a book is the same as it was when what it
+            // publishes is.
+            if let asItWas, asItWas.book.published == book.published {
+                return Made(card: card, entry: LibraryLayout.entry(element: asItWas.element), details: state, coverMissing: coverMissing, copied: true,
+                            keptFromLast: keptFromLast, imageURL: book.imageURL)
             }
-            return Made(card: card, entry: try LibraryLayout.entry(book, encoder: encoder), details: state, coverMissing: coverMissing)
+            return Made(card: card, entry: try LibraryLayout.entry(book, encoder: encoder), details: state, coverMissing: coverMissing,
+                        keptFromLast: keptFromLast, imageURL: book.imageURL)
         }
     }
 }

@@ -73,6 +73,9 @@ struct CrawlLedger {
     private var reusedCovers: [Int] = []
     private var nextReusedCover = 0
 
+    /// The covers' addresses the last run saw, by book id: a book whose details fail tonight
+    /// keeps its cover from there when no shelf's page names it.
+    var lastAddresses: [Int: String] = [:]
     /// What the whole library is, once the list and every shelf are in.
     private(set) var frame: Crawler.Frame?
     /// Books with all they need, to be made while requests are still in flight.
@@ -107,7 +110,7 @@ struct CrawlLedger {
     /// Asks for a book's cover; false when the book need not wait for it.
     private mutating func wantCover(_ url: String?, for id: Int) -> Bool {
         guard wantCovers, let url, !coverKnown(url) else { return false }
-        if let waiting = retry.schedule.waitingCover(url, now: retry.now) {
+        if let waiting = retry.waitingCover(url) {
             coversWaiting.insert(url)
             coverFailures[url] = CoverProblem(message: RetrySchedule.notFetched(waiting))
             return false
@@ -302,7 +305,7 @@ struct CrawlLedger {
         for kept in [listed[id], frame.onShelves[id]] {
             if let kept, let url = try coverAddress(kept.fields), !url.isEmpty { return url }
         }
-        return nil
+        return lastAddresses[id]
     }
 
     /// Everything a book is made from, as the crawl gathered it.

@@ -21,7 +21,7 @@ extension Crawler {
             id = book.id
             shelfID = book.int("shelf_id")
             self.fields = fields
-            if let retry, retry.schedule.waitingDetails(of: book.id, updatedAt: book.text("updated_at"), now: retry.now) != nil {
+            if let retry, retry.waitingDetails(of: book.id, updatedAt: book.text("updated_at")) != nil {
                 detailsWait = true
             }
             if let place = reusable[book.id], let previous, let date = previous.cards[place].updatedAt, date == book.text("updated_at") {

@@ -7,8 +7,8 @@ import Support
 extension CrawlRun {
     /// Once every request is answered: the covers only the end can ask for, the books not made yet,
     /// and the library in id order.
-    func finish(generatedAt: String, user: String?) async throws -> Crawler.Result {
-        guard let listing = ledger.listing else { throw CancellationError() }
+    func finish(generatedAt: String) async throws -> Crawler.Result {
+        guard ledger.listing != nil else { throw CancellationError() }
         MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After every request: \(memory)") }
         logTimings()
@@ -27,6 +27,7 @@ extension CrawlRun {
         let cards = madeBooks.cards(arrangedBy: made.places)
         logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were")
         let pieces = madeBooks.pieces
+        let addresses = madeBooks.addresses
         let retry = try retrySchedule()
         // What the books were made from is written: let it go before the next step.
         let reusedCount = ledger.reused.count
@@ -42,14 +43,47 @@ extension CrawlRun {
         if ledger.wantCovers {
             let failedCovers = ledger.coverFailures.count
             client.metrics.record { $0.coversFailed += failedCovers }
-            logger.info("Covers: \(coverFiles.count) stored, \(failedCovers) failed")
+            // The run's summary says what the covers came to, in its words: one line, not two.
+            logger.debug("Covers: \(coverFiles.count) files stored, \(failedCovers) failed")
         }
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
-        let library = Library(generatedAt: generatedAt, server: client.server.description,
-                              user: (user ?? listing.user).map(UntrustedText.displayable), userID: client.session?.userID,
-                              shelves: shelves, books: [], problems: problems)
+        sayHealed(last: crawler.lastProblems, now: problems, books: Set(cards.indices.map { cards.id(at: $0) }))
+        // Which server and account this is stays private (the state's `origin`); the catalog is
+        // named by a digest of them, which says neither.
+        let library = Library(generatedAt: generatedAt, catalogID: SnapshotOrigin(server: client.server.description, userID: client.session?.userID).catalogID,
+                              shelves: shelves, books: [], problems: Self.dated(problems, last: crawler.lastProblems, today: RetrySchedule.day(crawler.retry.now)))
         return Crawler.Result(catalog: Catalog(frame: library, cards: cards, pieces: pieces, ranges: made.ranges),
-                              covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling, retry: retry)
+                              covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling, retry: retry,
+                              addresses: addresses)
+    }
+
+    /// A gap the last snapshot listed that is closed tonight is news, as a new one is.
+    private func sayHealed(last: [Problem], now: [Problem], books: Set<Int>) {
+        let open = Set(now.map(\.gapKey))
+        for problem in last where !open.contains(problem.gapKey) {
+            let since = problem.since.map { " (missing since \($0))" } ?? ""
+            switch problem.kind {
+            case .bookDetails:
+                if let id = problem.bookID, books.contains(id) { logger.warning("Book \(id): details fetched again\(since)") }
+            case .cover:
+                if let id = problem.bookID, books.contains(id) { logger.warning("Book \(id): cover fetched again\(since)") }
+            case .shelfDetails:
+                if let id = problem.shelfID { logger.warning("Shelf \(id): its page was fetched again\(since)") }
+            }
+        }
+    }
+
+    /// Each gap with the day it first happened, from the last snapshot's same gap (or today), and
+    /// the words a visitor reads: a night that changes nothing on the server changes no text.
+    static func dated(_ problems: [Problem], last: [Problem], today: String) -> [Problem] {
+        var firstDays: [String: String] = [:]
+        for problem in last { if let since = problem.since { firstDays[problem.gapKey] = since } }
+        return problems.map { problem in
+            var dated = problem
+            dated.since = firstDays[problem.gapKey] ?? today
+            dated.message = Problem.words(problem.kind, since: dated.since, kept: problem.kept == true)
+            return dated
+        }
     }
 
     /// This run's failures, counted on from the last runs'; what waited its turn keeps its entry,
@@ -105,6 +139,7 @@ extension CrawlRun {
         var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
         let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
+        let known = Set(crawler.lastProblems.map(\.gapKey))
         let batchSize = 512
         for start in stride(from: 0, to: order.count, by: batchSize) {
             let batch = order[start..<min(order.count, start + batchSize)]
@@ -122,8 +157,9 @@ extension CrawlRun {
                     case .read, .reused: break
                     case .failed(let error):
                         failed += 1
-                        detailWarnings.warn("Book \(id): details could not be read: \(error)")
-                        problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description))
+                        detailWarnings.warn("Book \(id): details could not be read: \(error)\(made.keptFromLast ? " (kept as the last snapshot had it)" : "")",
+                                            news: !known.contains(Problem(kind: .bookDetails, bookID: id, message: "").gapKey))
+                        problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description, kept: made.keptFromLast ? true : nil))
                     case .missing: failed += 1
                     }
                     try madeBooks.add(made, id: id, coverProblem: made.coverMissing.flatMap { ledger.coverFailures[$0] })
@@ -131,7 +167,8 @@ extension CrawlRun {
                 guard let book = madeBooks[id] else { continue }
                 if book.read { read += 1 }
                 if let problem = book.coverProblem {
-                    coverWarnings.warn("Book \(id): cover not fetched: \(problem)")
+                    coverWarnings.warn("Book \(id): cover not fetched: \(problem)",
+                                       news: !known.contains(Problem(kind: .cover, bookID: id, message: "").gapKey))
                     problems.append(Problem(kind: .cover, bookID: id, message: problem.message))
                 }
                 ranges.append(book.entry)

@@ -82,6 +82,7 @@ final class CrawlRun {
         let coverRecords = self.coverRecords
         ledger = CrawlLedger(shelves: shelves, privacy: crawler.privacy, wantCovers: crawler.wantsCovers,
                              reusable: crawler.reusableBooks(), retry: crawler.retry, coverStored: { coverRecords[$0] != nil })
+        ledger.lastAddresses = crawler.lastAddresses
         scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: crawler.concurrency, mode: crawler.concurrencyMode))
         progressQueued = ledger.queued
         progress = ProgressLog("Crawl", total: ledger.queued + 1, logger: crawler.logger, live: crawler.live)
@@ -95,8 +96,10 @@ final class CrawlRun {
         try await withThrowingTaskGroup(of: Finished.self) { group in
             send(.books, alone: false, in: &group)
             while true {
-                let previous = crawler.previous
-                ledger.queueReusedCovers { previous?.cards[$0].imageURL }
+                let (previous, addresses) = (crawler.previous, crawler.lastAddresses)
+                ledger.queueReusedCovers { place in
+                    previous.flatMap { addresses[$0.cards.id(at: place)] ?? $0.cards[place].imageURL }
+                }
                 sendWhatMayGo(in: &group)
                 makeReadyBooks(in: &group)
                 guard scheduler.inFlight > 0 || assembling || reading > 0 || thumbnailing > 0, let finished = try await group.next() else {

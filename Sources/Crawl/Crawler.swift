@@ -28,6 +28,13 @@ package struct Crawler: Sendable {
     /// or its cover (an attachment) change, so the date moves with everything the details hold.
     /// Only a library with notes converted under the same limits may stand in.
     package var previous: Catalog?
+    /// The last snapshot of this same account, whatever `--full` says: a book whose details cannot
+    /// be had tonight keeps what it had there (nothing is lost because the server stumbled).
+    package var lastLibrary: Catalog?
+    /// The covers' addresses the last run saw, by book id (kept privately, not in `library.json`).
+    package var lastAddresses: [Int: String] = [:]
+    /// The gaps the last snapshot listed: a gap still open keeps the day it first happened.
+    package var lastProblems: [Problem] = []
     /// `previous` was written by this same build: its unchanged books' bytes are copied as they are.
     package var previousIsThisBuild = false
     /// Whether books are made while requests are in flight, or all once the requests are done
@@ -48,9 +55,22 @@ package struct Crawler: Sendable {
     package struct Retry: Sendable {
         package var schedule = RetrySchedule()
         package var now = 0
-        package init(schedule: RetrySchedule = RetrySchedule(), now: Int = 0) {
+        /// `--full`: nothing waits its turn; the schedule still says since when each gap has lasted.
+        package var asksEverything = false
+        package init(schedule: RetrySchedule = RetrySchedule(), now: Int = 0, asksEverything: Bool = false) {
             self.schedule = schedule
             self.now = now
+            self.asksEverything = asksEverything
+        }
+
+        /// The earlier failure that keeps a book's details from being asked for now, if any.
+        func waitingDetails(of id: Int, updatedAt: String?) -> RetrySchedule.Failure? {
+            asksEverything ? nil : schedule.waitingDetails(of: id, updatedAt: updatedAt, now: now)
+        }
+
+        /// The earlier failure that keeps a cover from being asked for now, if any.
+        func waitingCover(_ url: String) -> RetrySchedule.Failure? {
+            asksEverything ? nil : schedule.waitingCover(url, now: now)
         }
     }
 
@@ -69,6 +89,8 @@ package struct Crawler: Sendable {
         package var madeWhileCrawling = 0
         /// What failed, this run or before, and when to ask for it again.
         package var retry = RetrySchedule()
+        /// Each book's cover address, for the next run (private: never in `library.json`).
+        package var addresses: [Int: String] = [:]
     }
 
     var wantsCovers: Bool { privacy.covers }
@@ -82,14 +104,15 @@ package struct Crawler: Sendable {
         let run = try CrawlRun(crawler: self, shelves: shelves.shelves, writer: writer, previousCovers: previousCovers)
         defer { run.stop() }
         try await run.requestEverything()
-        return try await run.finish(generatedAt: generatedAt, user: shelves.user)
+        // The account's name (`shelves.user`) is not kept: a shared catalog must not show it.
+        return try await run.finish(generatedAt: generatedAt)
     }
 
     /// The previous snapshot's books that can stand for a fresh request (by their place in it): from
     /// a snapshot of the same account, read whole, with notes converted under the same limit.
     func reusableBooks() -> [Int: Int] {
-        guard let previous, previous.frame.server == client.server.description, previous.frame.userID == client.session?.userID
-        else { return [:] }
+        // The exporter hands over only a snapshot of this same server and account.
+        guard let previous else { return [:] }
         var places: [Int: Int] = [:]
         for place in previous.cards.indices where previous.cards[place].complete { places[previous.cards.id(at: place)] = place }
         return places
@@ -97,7 +120,7 @@ package struct Crawler: Sendable {
 
     /// What makes books, once the shelves are known.
     func assembly(shelfNames: [Int: String], plan: Privacy.Plan?, spill: SpillFile, covers: CoverRecords?) -> Assembly {
-        Assembly(shelfNames: shelfNames, previous: previous, spill: spill, plan: plan, privacy: privacy, covers: covers,
+        Assembly(shelfNames: shelfNames, previous: previous, last: lastLibrary.map(Assembly.Last.init), lastAddresses: lastAddresses, spill: spill, plan: plan, privacy: privacy, covers: covers,
                  noteLimit: noteLimit, linkBase: client.server.url(path: "/"), copiesUnchanged: previousIsThisBuild,
                  keepsOpenLibrary: keepsOpenLibrary)
     }

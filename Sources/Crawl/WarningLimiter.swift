@@ -18,7 +18,13 @@ final class WarningLimiter {
         self.what = what
     }
 
-    func warn(_ message: String) {
+    /// `news`: a gap the last snapshot did not list. A known gap that is still open is said at the
+    /// info level: `--quiet` under cron prints nothing on a night that brought no news.
+    func warn(_ message: String, news: Bool = true) {
+        guard news else {
+            logger.info("\(message)")
+            return
+        }
         count += 1
         if count <= Self.limit { logger.warning("\(message)") }
     }

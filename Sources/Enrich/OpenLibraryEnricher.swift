@@ -51,7 +51,7 @@ package struct OpenLibraryEnricher: Sendable {
 
     /// Adds what Open Library knows to the catalog's books, and keeps its answers in `cache`.
     package func enrich(_ catalog: Catalog, cache: inout OpenLibraryCache, http: HTTPClient, redactor: Redactor,
-                        covers: CoverFetcher?, records: CoverRecords?, pace: Pace) async throws -> Report {
+                        covers: CoverFetcher?, records: CoverRecords?, pace: Pace, addresses: [Int: String] = [:]) async throws -> Report {
         var report = Report()
         // Each book with an ISBN, or with Open Library's data from the last snapshot (kept by the crawl).
         var candidates: [(place: Int, isbn: String?)] = []
@@ -77,7 +77,8 @@ package struct OpenLibraryEnricher: Sendable {
             guard entry?.found != nil || card.openLibrary != nil || card.cover?.fromOpenLibrary == true else { continue }
             let old = try catalog.book(at: place)
             var book = old
-            let noServerCover = (book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+            // The server's cover addresses are the crawl's (library.json does not hold them).
+            let noServerCover = (addresses[book.id] ?? book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty
             guard let entry else {
                 if isbn == nil {
                     // The book has no ISBN now: nothing of Open Library's stays.

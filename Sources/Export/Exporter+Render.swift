@@ -10,15 +10,15 @@ extension Exporter {
     /// Renders a snapshot again from its `library.json`, with the covers beside it. The books are
     /// read from the file as their pages are made.
     package static func render(from archive: URL, to output: URL, templates: TemplateSet,
-                               formats: Set<OutputFormat>, siteURL: URL? = nil, logger: Logger) async throws -> Catalog {
+                               formats: Set<OutputFormat>, siteURL: URL? = nil, title: String? = nil, logger: Logger) async throws -> Catalog {
         // On a thread of its own: the threads answers resume on are the network's.
         try await EveryCore.onThreadOfItsOwn("reader-snapshot render") {
-            try renderNow(from: archive, to: output, templates: templates, formats: formats, siteURL: siteURL, logger: logger)
+            try renderNow(from: archive, to: output, templates: templates, formats: formats, siteURL: siteURL, title: title, logger: logger)
         }
     }
 
     private static func renderNow(from archive: URL, to output: URL, templates: TemplateSet,
-                                  formats: Set<OutputFormat>, siteURL: URL?, logger: Logger) throws -> Catalog {
+                                  formats: Set<OutputFormat>, siteURL: URL?, title: String?, logger: Logger) throws -> Catalog {
         MemoryUsage.keepBigBlocksApart()
         let catalog: Catalog
         do {
@@ -32,6 +32,8 @@ extension Exporter {
             throw SnapshotError(.unreadableArchive(detail: error.localizedDescription), path: archive.path)
         }
         MemoryUsage.release()
+        // --title names the catalog anew; without it, the archive's own name stands.
+        if let title { catalog.frame.title = title }
         let source = archive.deletingLastPathComponent()
         // An archive is input like any other: a cover path must be one this tool writes.
         var refused = 0

@@ -49,6 +49,8 @@ package struct Exporter: Sendable {
         package var thumbnails = true
         /// `--enrich openlibrary`: what Open Library knows, for books with an ISBN.
         package var openLibrary: OpenLibraryOptions?
+        /// `--title`: the catalog's name on its pages, feeds and catalog (nil: a neutral one).
+        package var title: String?
 
         package init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
                     formats: Set<OutputFormat> = Set(OutputFormat.allCases), concurrency: Int = 8,
@@ -72,10 +74,12 @@ package struct Exporter: Sendable {
         package var network: ClientMetrics.Snapshot
         /// True when the library was the same as in the previous snapshot: no file was rewritten.
         package var unchanged: Bool
-        /// True when, on top of that, the pages were not even rendered: the snapshot was left as it was.
-        package var untouched = false
-        /// True when the new snapshot's files are the last one's, linked (dated snapshots, nothing changed).
-        package var linked = false
+        /// What the night did with its snapshot: left it, linked it, or rendered.
+        package var decision = PublishDecision.render(reusingPages: false)
+        /// The snapshot was left as it was: the pages were not even rendered.
+        package var untouched: Bool { decision == .leaveAsItWas }
+        /// The new snapshot's files are the last one's, linked (dated snapshots, nothing changed).
+        package var linked: Bool { decision == .linkLastSnapshot }
         package var duration: Duration
         /// What `--history` did: a commit, or none (the same text).
         package var history: HistoryRepository.Recorded?
@@ -83,6 +87,8 @@ package struct Exporter: Sendable {
         package var vault: Vault.Report?
         /// What `--enrich openlibrary` did.
         package var openLibrary: OpenLibraryEnricher.Report?
+        /// Gaps the last snapshot did not list: news, where a gap still open is not.
+        package var newGaps = 0
     }
 
     package var options: Options
@@ -104,12 +110,19 @@ package struct Exporter: Sendable {
             let layout = DatedSnapshots(root: options.output, keep: keep)
             try layout.prepare()
             dated = layout
-            if options.cacheDirectory == nil { options.cacheDirectory = layout.stateFolder }
         }
         let target = dated?.folder(for: options.generatedAt) ?? options.output
         let publisher = try Publisher(output: target, previous: dated?.newest)
         // Held until the run is over: the history's commit is this run's too.
         defer { publisher.finish() }
+        if options.cacheDirectory == nil {
+            // The private state lives beside the output, never in what may be shared. Moved out of
+            // an older snapshot only once the output is known to be one this run may replace.
+            let root = dated?.root ?? options.output
+            let beside = SnapshotState.beside(root)
+            SnapshotState.moveOutOfSnapshot(root, to: beside)
+            options.cacheDirectory = beside
+        }
         let history = options.historyAuthor.map { _ in HistoryRepository.of(output: dated?.root ?? target, dated: dated != nil) }
         if let history {
             do { try await history.checkOwned() } catch { publisher.discard(); throw error }
@@ -148,7 +161,7 @@ package struct Exporter: Sendable {
             do { outcome.result.vault = try vault.sync(from: snapshot) } catch { failure = error }
         }
         // A night whose files are the last night's has nothing to commit: no git is started.
-        if let history, let author = options.historyAuthor, !(outcome.result.untouched || outcome.result.linked) || !history.exists {
+        if let history, let author = options.historyAuthor, outcome.result.decision.writesNewFiles || !history.exists {
             do {
                 outcome.result.history = try await commit(outcome.result, to: history, snapshot: snapshot, author: author)
             } catch {
@@ -216,13 +229,15 @@ package struct Exporter: Sendable {
         var last = try await logIn(client, readingLastSnapshot: lastState, from: stateFolder)
         let crawl = try await crawl(client, last: last, into: publisher.writer)
         let library = crawl.catalog
+        library.frame.title = options.title
+        let knownGaps = Set((last.library?.frame.problems ?? []).map(\.gapKey))
         var openLibraryCache: OpenLibraryCache?, openLibraryCacheAsRead: OpenLibraryCache?
         var openLibraryReport: OpenLibraryEnricher.Report?
         if let openLibrary = options.openLibrary {
             var cache = stateFolder.map(OpenLibraryCache.read) ?? OpenLibraryCache()
             openLibraryCacheAsRead = cache
             openLibraryReport = try await enrich(library, with: openLibrary, cache: &cache, http: http, client: client, last: last,
-                                                 writer: publisher.writer, records: crawl.covers)
+                                                 writer: publisher.writer, records: crawl.covers, addresses: crawl.addresses)
             openLibraryCache = cache
         }
         if let folder = last.libraryLater {
@@ -237,11 +252,14 @@ package struct Exporter: Sendable {
         // The API's answers hold what privacy options leave out: then they are not kept.
         var state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
         state.retry = crawl.retry
+        state.origin = SnapshotOrigin(server: options.server.description, userID: client.session?.userID)
+        state.addresses = crawl.addresses
         state.noteLimit = options.privacy.isActive ? nil : options.noteLimit
         state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
         state.writtenBy = RenderDigest.thisBuild
         var outcome = Outcome(catalog: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
         outcome.openLibrary = openLibraryReport
+        outcome.newGaps = library.frame.problems.filter { !knownGaps.contains($0.gapKey) }.count
         // Open Library's answers are kept wherever the state goes, even on a night that leaves the
         // snapshot as it was (an ISBN it does not know is not asked again for a week).
         func keepOpenLibraryAnswers(in folder: URL) throws {
@@ -251,25 +269,27 @@ package struct Exporter: Sendable {
             }
         }
 
-        if unchanged, options.reuseUnchanged, let previous = publisher.previous, last.state.renderedWith == state.renderedWith,
-           RenderDigest.isIntact(previous, formats: options.formats) {
-            if !dated {
-                outcome.untouched = true
-                // What was asked for again and failed again, or waited its turn, counts all the same.
-                if state.retry != last.state.retry, let stateFolder { try state.writeAnswers(to: stateFolder) }
-                if let stateFolder, openLibraryCache != openLibraryCacheAsRead {
-                    try keepOpenLibraryAnswers(in: stateFolder)
-                }
-                return (outcome, state)
+        let decision = PublishDecision.decide(PublishDecision.Facts(
+            libraryUnchanged: unchanged, reuseUnchanged: options.reuseUnchanged, hasLastSnapshot: publisher.previous != nil,
+            sameRendering: last.state.renderedWith == state.renderedWith,
+            lastSnapshotIntact: publisher.previous.map { RenderDigest.isIntact($0, formats: options.formats) } ?? false, dated: dated))
+        outcome.decision = decision
+        switch decision {
+        case .leaveAsItWas:
+            // What was asked for again and failed again, or waited its turn, counts all the same.
+            if state.retry != last.state.retry, let stateFolder { try state.writeAnswers(to: stateFolder) }
+            if let stateFolder, openLibraryCache != openLibraryCacheAsRead {
+                try keepOpenLibraryAnswers(in: stateFolder)
             }
+            return (outcome, state)
+        case .linkLastSnapshot:
             // A new dated folder: yesterday's files, linked.
             logger.info("Nothing changed: linking the previous snapshot's files")
-            try publisher.writer.linkTree(from: previous)
+            if let previous = publisher.previous { try publisher.writer.linkTree(from: previous) }
             state.pageDigests = last.state.pageDigests
-            outcome.linked = true
-        } else {
+        case .render(let reusingPages):
             // --full renders every page again; otherwise a page whose inputs are as they were is linked.
-            let pages = options.reuseUnchanged ? PageDigests(previous: last.state.pageDigests, seed: state.renderedWith) : PageDigests()
+            let pages = reusingPages ? PageDigests(previous: last.state.pageDigests, seed: state.renderedWith) : PageDigests()
             state.pageDigests = try await render(library, changes: changes, pages: pages, into: publisher.writer)
         }
         MemoryUsage.release()
@@ -313,9 +333,13 @@ package struct Exporter: Sendable {
         // the change report once the crawl is over, rather than held through it (100,000 books'
         // took 40 MB of the crawl's peak).
         var libraryLater: URL?
-        if let read = library, read.frame.server != client.server.description || read.frame.userID != client.session?.userID {
+        let origin = SnapshotOrigin(server: client.server.description, userID: client.session?.userID)
+        // A state written before the origin was kept: its library.json named the server and account.
+        let lastOrigin = state.origin ?? library.flatMap { read in read.frame.server.map { SnapshotOrigin(server: $0, userID: read.frame.userID) } }
+        if library != nil, lastOrigin != origin {
             library = nil
             libraryLater = stateFolder
+            state.addresses = [:]
         }
         MemoryUsage.release()
         return LastSnapshot(state: state, library: library, libraryLater: libraryLater)
@@ -335,8 +359,11 @@ package struct Exporter: Sendable {
         crawler.thumbnails = options.thumbnails ? Thumbnailer() : nil
         crawler.keepsOpenLibrary = options.openLibrary != nil
         // --full asks for everything, what failed last time included.
-        crawler.retry = Crawler.Retry(schedule: options.reuseUnchanged ? last.state.retry : RetrySchedule(),
-                                      now: Self.seconds(of: options.generatedAt) ?? 0)
+        crawler.retry = Crawler.Retry(schedule: last.state.retry, now: Self.seconds(of: options.generatedAt) ?? 0,
+                                      asksEverything: !options.reuseUnchanged)
+        crawler.lastLibrary = last.library
+        crawler.lastAddresses = last.state.addresses
+        crawler.lastProblems = last.library?.frame.problems ?? []
         if options.reuseUnchanged, last.state.noteLimit == options.noteLimit {
             crawler.previous = last.library
             crawler.previousIsThisBuild = !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild
@@ -349,14 +376,15 @@ package struct Exporter: Sendable {
     /// `--enrich openlibrary`, between the crawl and the render: Open Library's covers are checked,
     /// thumbnailed and kept like the server's.
     private func enrich(_ library: Catalog, with openLibrary: OpenLibraryOptions, cache: inout OpenLibraryCache, http: HTTPClient,
-                        client: ReaderClient, last: LastSnapshot, writer: SnapshotWriter, records: CoverRecords?) async throws -> OpenLibraryEnricher.Report {
+                        client: ReaderClient, last: LastSnapshot, writer: SnapshotWriter, records: CoverRecords?,
+                        addresses: [Int: String]) async throws -> OpenLibraryEnricher.Report {
         live?.begin("Open Library", total: 0)
         let enricher = OpenLibraryEnricher(options: openLibrary, logger: logger, now: Self.seconds(of: options.generatedAt) ?? 0,
                                            wantsCovers: options.privacy.covers)
         let pace = Pace(interval: openLibrary.interval)
         let covers = enricher.coverFetcher(client: client, writer: writer, previous: last.state.covers,
                                            thumbnails: options.thumbnails ? Thumbnailer() : nil, pace: pace)
-        return try await enricher.enrich(library, cache: &cache, http: http, redactor: client.redactor, covers: covers, records: records, pace: pace)
+        return try await enricher.enrich(library, cache: &cache, http: http, redactor: client.redactor, covers: covers, records: records, pace: pace, addresses: addresses)
     }
 
     /// What changed since the last snapshot. Nothing: the snapshot keeps its date and its change

@@ -9,9 +9,15 @@ package struct Library: Codable, Sendable, Equatable {
     package var schemaVersion: Int
     /// When the snapshot was taken (ISO 8601, UTC); honours SOURCE_DATE_EPOCH.
     package var generatedAt: String
-    /// The server's URL, without credentials.
-    package var server: String
-    /// The account, as the server names it (its e-mail).
+    /// The catalog's name, as `--title` gives it; nil in snapshots written before it existed.
+    package var title: String?
+    /// A stable name for the catalog that says nothing of the account: feeds' and catalogs' ids are
+    /// made from it (a digest of the server's address and the account's id).
+    package var catalogID: String?
+    /// The server's URL and the account (its e-mail and id): only in snapshots written before
+    /// they were kept private (read as before), never written now. Which server and account a
+    /// snapshot came from is kept in the private state (`SnapshotState.origin`).
+    package var server: String?
     package var user: String?
     package var userID: Int?
     package var shelves: [Shelf]
@@ -19,13 +25,16 @@ package struct Library: Codable, Sendable, Equatable {
     package var problems: [Problem]
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", generatedAt = "generated_at", server, user
+        case schemaVersion = "schema_version", generatedAt = "generated_at", title, catalogID = "catalog_id", server, user
         case userID = "user_id", shelves, books, problems
     }
 
-    package init(generatedAt: String, server: String, user: String?, userID: Int?, shelves: [Shelf], books: [Book], problems: [Problem]) {
+    package init(generatedAt: String, title: String? = nil, catalogID: String? = nil, server: String? = nil, user: String? = nil,
+                 userID: Int? = nil, shelves: [Shelf], books: [Book], problems: [Problem]) {
         self.schemaVersion = Self.currentSchemaVersion
         self.generatedAt = generatedAt
+        self.title = title
+        self.catalogID = catalogID
         self.server = server
         self.user = user
         self.userID = userID
@@ -83,6 +92,37 @@ package struct Book: Codable, Sendable, Equatable {
         case cover, note, complete, serverFields = "server_fields", openLibrary = "open_library"
     }
 
+    /// Fields of the server's that name where things are kept or whose account this is: the
+    /// cover's storage address (it holds the server's) and the account's id. A run needs them;
+    /// a catalog shared with friends must not show them, so `library.json` never holds them and
+    /// the private state keeps the covers' addresses (`CoverAddresses`).
+    package static let privateFields: Set<String> = ["image_url", "user_id"]
+
+    /// The book as `library.json` holds it: without its private fields.
+    package var published: Book {
+        var book = self
+        book.imageURL = nil
+        for name in Self.privateFields { book.serverFields[name] = nil }
+        return book
+    }
+
+    package func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encodeIfPresent(author, forKey: .author)
+        try container.encodeIfPresent(isbn, forKey: .isbn)
+        try container.encodeIfPresent(shelfID, forKey: .shelfID)
+        try container.encodeIfPresent(shelfName, forKey: .shelfName)
+        try container.encodeIfPresent(createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(updatedAt, forKey: .updatedAt)
+        try container.encodeIfPresent(cover, forKey: .cover)
+        try container.encode(note, forKey: .note)
+        try container.encode(complete, forKey: .complete)
+        try container.encode(serverFields.filter { !Self.privateFields.contains($0.key) }, forKey: .serverFields)
+        try container.encodeIfPresent(openLibrary, forKey: .openLibrary)
+    }
+
     package init(id: Int, title: String, author: String? = nil, isbn: String? = nil, shelfID: Int? = nil,
                 shelfName: String? = nil, createdAt: String? = nil, updatedAt: String? = nil,
                 imageURL: String? = nil, cover: CoverFile? = nil, note: Note = Note(receiving: nil),
@@ -114,15 +154,39 @@ package struct Problem: Codable, Sendable, Equatable {
     package var kind: Kind
     package var bookID: Int?
     package var shelfID: Int?
+    /// What a visitor reads: what is missing, in words, never an address. Snapshots written before
+    /// hold the technical detail here; the run's output and the private state have it now.
     package var message: String
+    /// The day ("2026-11-25") it first happened: fixed while it lasts, so that a night that changes
+    /// nothing on the server changes no file.
+    package var since: String?
+    /// The book is shown as the last snapshot had it (its details or cover could not be had tonight).
+    package var kept: Bool?
 
-    enum CodingKeys: String, CodingKey { case kind, bookID = "book_id", shelfID = "shelf_id", message }
+    enum CodingKeys: String, CodingKey { case kind, bookID = "book_id", shelfID = "shelf_id", message, since, kept }
 
-    package init(kind: Kind, bookID: Int? = nil, shelfID: Int? = nil, message: String) {
+    package init(kind: Kind, bookID: Int? = nil, shelfID: Int? = nil, message: String, since: String? = nil, kept: Bool? = nil) {
         self.kind = kind
         self.bookID = bookID
         self.shelfID = shelfID
         self.message = message
+        self.since = since
+        self.kept = kept
+    }
+
+    /// The same gap on another night: the same kind, for the same book or shelf.
+    package var gapKey: String { "\(kind.rawValue):\(bookID ?? -1):\(shelfID ?? -1)" }
+
+    /// What a visitor reads of a gap, in words: what is missing and since when.
+    package static func words(_ kind: Kind, since: String?, kept: Bool) -> String {
+        let date = since.map { " since \($0)" } ?? ""
+        switch (kind, kept) {
+        case (.bookDetails, true): return "Not refreshed\(date): the server did not give this book's details; shown as they were."
+        case (.bookDetails, false): return "The details could not be fetched\(date)."
+        case (.cover, true): return "The cover was not refreshed\(date); shown as it was."
+        case (.cover, false): return "The cover could not be fetched\(date)."
+        case (.shelfDetails, _): return "The shelf's page could not be fetched\(date)."
+        }
     }
 }
 

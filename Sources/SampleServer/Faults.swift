@@ -93,7 +93,7 @@ struct FaultMiddleware: RouterMiddleware {
         case .truncated?:
             let response = try await next(request, context)
             var whole = ByteBuffer()
-            var body = response.body
+            let body = response.body
             let collector = BodyCollector()
             try await body.write(collector)
             whole = collector.buffer

@@ -97,6 +97,9 @@ struct ReaderAPIRoutes: Sendable {
         guard let id = context.parameters.get("id").flatMap(Int.init), let book = library.book(id: id) else {
             return json(["error": "Book not found"], status: .notFound)
         }
+        if server.state.failingDetails.contains(id) {
+            return crashPage("ActiveRecord::ConnectionTimeoutError: could not obtain a connection from the pool")
+        }
         guard let shelf = library.shelf(id: book.shelfID) else {
             // The real server crashes reading the deleted shelf's name.
             return crashPage("NoMethodError in Api::V1::BooksController#show: undefined method `name' for nil")

@@ -64,6 +64,9 @@ public final class SampleServer: Sendable {
     /// A new key: every request with the old one is refused from now on, as after a revocation.
     public func revokeKey() { state.setAPIKey(Self.randomKey()) }
     public func setFaults(_ faults: FaultPlan) { state.setFaults(faults) }
+    /// These books' detail pages fail (a 500 crash page) until set again: a deploy or an outage
+    /// that one night's run meets.
+    public func setFailingDetails(_ ids: Set<Int>) { state.failingDetails = ids }
     public func setLatency(_ latency: Duration) { state.setLatency(latency) }
     public func resetCounters() {
         state.resetCounters()
@@ -197,6 +200,11 @@ final class ServerState: @unchecked Sendable {
 
     var library: SampleLibrary { lock.withLock { _library } }
     var apiKey: String { lock.withLock { _apiKey } }
+    private var _failingDetails: Set<Int> = []
+    var failingDetails: Set<Int> {
+        get { lock.withLock { _failingDetails } }
+        set { lock.withLock { _failingDetails = newValue } }
+    }
     var counters: ServerCounters { lock.withLock { _counters } }
     func updateLibrary(_ change: (inout SampleLibrary) -> Void) {
         lock.withLock {

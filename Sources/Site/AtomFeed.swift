@@ -22,7 +22,7 @@ enum AtomFeed {
         // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them; others are left out.
         let updated = recent.first.flatMap { OPDSCatalog.atomDate(cards[$0].createdAt) } ?? OPDSCatalog.atomDate(model.library.generatedAt)
             ?? "1970-01-01T00:00:00Z"
-        let host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
+        let host = SiteModel.feedHost(of: model.library)
         let base = model.site.url ?? root
         var xml = """
         <?xml version="1.0" encoding="utf-8"?>
@@ -30,7 +30,7 @@ enum AtomFeed {
           <title>\(escape(title))</title>
           <id>tag:reader-snapshot,2024:\(escape(host)):\(escape(id))</id>
           <updated>\(escape(updated))</updated>
-          <author><name>\(escape(model.library.user ?? "reader-snapshot"))</name></author>
+          <author><name>\(escape(model.site.title))</name></author>
           <link rel="alternate" href="\(escape(base + page))"/>
           <generator>reader-snapshot</generator>
 

@@ -34,7 +34,7 @@ struct OPDSCatalog {
         var summaries = [String?](repeating: nil, count: cards.count)
         for (index, place) in places.enumerated() where !texts[index].isEmpty { summaries[place] = texts[index] }
         self.summaries = summaries
-        host = model.library.server.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
+        host = SiteModel.feedHost(of: model.library)
         // The dates the list of books gives (the same in a crawl and in library.json): when each book was added.
         let dates = cards.indices.compactMap { Self.atomDate(cards[$0].createdAt) }
         updated = dates.max() ?? Self.atomDate(model.library.generatedAt) ?? "1970-01-01T00:00:00Z"
@@ -137,7 +137,7 @@ struct OPDSCatalog {
           <id>\(tag(id))</id>
           <title>\(AtomFeed.escape(title))</title>
           <updated>\(updated)</updated>
-          <author><name>\(AtomFeed.escape(model.library.user ?? "reader-snapshot"))</name></author>
+          <author><name>\(AtomFeed.escape(model.site.title))</name></author>
           <generator>reader-snapshot</generator>
 
         """

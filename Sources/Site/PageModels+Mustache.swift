@@ -9,7 +9,7 @@ extension SiteView: MustacheParent {
         case "title": return Text(self.title)
         case "titleMarkdown": return Text(self.titleMarkdown)
         case "user": return self.user.map(Text.init)
-        case "server": return Text(self.server)
+        case "server": return self.server.map(Text.init)
         case "generatedAt": return self.generatedAt.map(Text.init)
         case "bookCount": return self.bookCount
         case "shelfCount": return self.shelfCount

@@ -47,7 +47,8 @@ final class SiteView: Sendable {
     let title: String
     let titleMarkdown: String
     let user: String?
-    let server: String
+    /// Only in snapshots written before the server and account were kept private.
+    let server: String?
     /// The snapshot's date, on the pages of the whole library; nil on a book's or a shelf's page,
     /// which then stays the same bytes from one night to the next until what it shows changes.
     let generatedAt: String?
@@ -63,7 +64,7 @@ final class SiteView: Sendable {
     let hasFeed: Bool
     let hasOPDS: Bool
 
-    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String, generatedAt: String?, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool, hasFeed: Bool = true, hasOPDS: Bool = false) {
+    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String? = nil, generatedAt: String?, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool, hasFeed: Bool = true, hasOPDS: Bool = false) {
         self.url = url
         self.title = title
         self.titleMarkdown = titleMarkdown

@@ -75,7 +75,7 @@ struct SiteModel {
         authors = AuthorIndex(books: books, count: cards.count) { cards[$0].author }
         years = YearIndex(cards: cards)
         recent = Self.newestFirst(cards.indices, in: cards)
-        let title = library.user.map { "Library of \($0)" } ?? "Library"
+        let title = Self.title(of: library)
         let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
         site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
                         generatedAt: Self.displayDate(library.generatedAt),
@@ -104,6 +104,20 @@ struct SiteModel {
                 moved: report.moved.map { item($0.id, $0.title, detail: "\($0.from.joined(separator: ", ")) → \($0.to.joined(separator: ", "))") },
                 edited: report.edited.map { item($0.id, $0.title, detail: $0.fields.joined(separator: ", ")) })
         }
+    }
+
+    /// The catalog's name: `--title`, or a neutral one. A snapshot written before `--title` existed
+    /// is read as it was written (it named the account).
+    static func title(of library: Library) -> String {
+        if let title = library.title.map(UntrustedText.displayable), !title.isEmpty { return title }
+        if library.catalogID == nil, let user = library.user { return "Library of \(user)" }
+        return "Library"
+    }
+
+    /// What feeds' and catalogs' ids are made from: a name that says nothing of the account
+    /// (the server's host, in snapshots written before).
+    static func feedHost(of library: Library) -> String {
+        library.catalogID ?? library.server?.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
     }
 
     static func sortKey(_ text: String) -> String {

@@ -37,7 +37,11 @@ package struct DatedSnapshots: Sendable {
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: root.path, isDirectory: &isDirectory) {
             let contents = ((try? manager.contentsOfDirectory(atPath: root.path)) ?? []).filter { $0 != ".DS_Store" }
-            guard isDirectory.boolValue, contents.isEmpty || contents.contains("snapshots") || contents.contains(SnapshotState.folderName) else {
+            // A snapshot made without --keep would be buried under snapshots/ and never replaced again.
+            if isDirectory.boolValue, !Self.holdsDatedSnapshots(root), Self.holdsPlainSnapshot(root) {
+                throw SnapshotError(.notWritable(detail: "it holds a snapshot made without --keep; run without --keep to replace it, or choose another folder"), path: root.path)
+            }
+            guard isDirectory.boolValue, contents.isEmpty || Self.holdsDatedSnapshots(root) else {
                 throw SnapshotError(.notWritable(detail: "with --keep, the output must be empty or hold earlier dated snapshots"), path: root.path)
             }
         }
@@ -46,6 +50,23 @@ package struct DatedSnapshots: Sendable {
             try SnapshotState.makePrivateFolder(stateFolder)
         } catch {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: root.path)
+        }
+    }
+
+    /// True when `folder` is the top of a `--keep` layout: it has a `snapshots/` folder, or the
+    /// `latest` link (told by what is visible, so it holds wherever the state is kept).
+    package static func holdsDatedSnapshots(_ folder: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        let snapshots = folder.appendingPathComponent("snapshots")
+        if FileManager.default.fileExists(atPath: snapshots.path, isDirectory: &isDirectory), isDirectory.boolValue { return true }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: folder.appendingPathComponent("latest").path)) != nil
+    }
+
+    /// True when `folder` holds one snapshot made without `--keep`: its state, or the first files
+    /// of its site or archive, at its top.
+    package static func holdsPlainSnapshot(_ folder: URL) -> Bool {
+        [SnapshotState.folderName, "index.html", "library.json"].contains {
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path)
         }
     }
 

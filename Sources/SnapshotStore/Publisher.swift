@@ -39,7 +39,7 @@ package final class Publisher: @unchecked Sendable {
         do {
             Self.recover(output: self.output)
             try Self.checkReplaceable(self.output)
-            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            try StagingFolders.shared.create(staging, for: self.output)
             try SnapshotState.makePrivateFolder(staging.appendingPathComponent(SnapshotState.folderName))
         } catch {
             flock(lock, LOCK_UN)
@@ -81,7 +81,7 @@ package final class Publisher: @unchecked Sendable {
         // A leftover that still holds a history (it could not be moved back) is kept: never deleted with it.
         for leftover in leftovers where manager.fileExists(atPath: parent.appendingPathComponent(leftover).path)
             && !manager.fileExists(atPath: parent.appendingPathComponent(leftover).appendingPathComponent(carried).path) {
-            try? manager.removeItem(at: parent.appendingPathComponent(leftover))
+            removeFolder(parent.appendingPathComponent(leftover))
         }
     }
 
@@ -93,6 +93,10 @@ package final class Publisher: @unchecked Sendable {
         guard isDirectory.boolValue else {
             throw SnapshotError(.notWritable(detail: "it is a file, not a folder"), path: output.path)
         }
+        // Replacing the top of a --keep layout would delete every dated snapshot in it.
+        if DatedSnapshots.holdsDatedSnapshots(output) {
+            throw SnapshotError(.notWritable(detail: "it holds dated snapshots (made with --keep); run with --keep N to add to them, or choose another folder"), path: output.path)
+        }
         let contents = (try? manager.contentsOfDirectory(atPath: output.path)) ?? []
         let visible = contents.filter { $0 != ".DS_Store" }
         if !visible.isEmpty && !contents.contains(SnapshotState.folderName) {
@@ -103,11 +107,21 @@ package final class Publisher: @unchecked Sendable {
     /// Puts the staging folder in place of the output. The lock is held until the publisher is
     /// let go: what follows the swap (the history's commit) is this run's too.
     package func publish() throws {
+        // Under the lock a signal takes to clear the staging folders: one that comes during the
+        // swap waits until it is done, and finds this staging folder gone.
+        try StagingFolders.shared.whileLocked {
+            try swap()
+            StagingFolders.shared.forgetLocked(staging)
+        }
+    }
+
+    private func swap() throws {
         let manager = FileManager.default
         if manager.fileExists(atPath: output.path) {
             try carryHistory()
+            Self.copyAccess(from: output, to: staging)
             if reader_exchange_paths(staging.path, output.path) == 0 {
-                try? manager.removeItem(at: staging) // now the old snapshot
+                Self.removeFolder(staging) // now the old snapshot
                 return
             }
             // No atomic exchange here: two renames; `recover` repairs a cut between them.
@@ -119,12 +133,12 @@ package final class Publisher: @unchecked Sendable {
                     try manager.moveItem(at: staging, to: output)
                 } catch {
                     try? manager.moveItem(at: setAside, to: output)
-                    putHistoryBack()
+                    Self.putHistoryBack(from: staging, into: output)
                     throw error
                 }
-                try? manager.removeItem(at: setAside)
+                Self.removeFolder(setAside)
             } catch {
-                putHistoryBack()
+                Self.putHistoryBack(from: staging, into: output)
                 throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: output.path)
             }
         } else {
@@ -148,11 +162,38 @@ package final class Publisher: @unchecked Sendable {
         }
     }
 
-    private func putHistoryBack() {
-        let history = output.appendingPathComponent(Self.carried)
+    static func putHistoryBack(from staging: URL, into output: URL) {
+        let history = output.appendingPathComponent(carried)
         if !FileManager.default.fileExists(atPath: history.path) {
-            try? FileManager.default.moveItem(at: staging.appendingPathComponent(Self.carried), to: history)
+            // The staging folder may have been given a read-only output's mode for the swap.
+            openUp(staging)
+            try? FileManager.default.moveItem(at: staging.appendingPathComponent(carried), to: history)
         }
+    }
+
+    /// The new snapshot takes the old one's permissions, owner and group, so that a folder made
+    /// private (700) or read-only (555) stays so after the swap. A new output keeps the umask's.
+    static func copyAccess(from output: URL, to staging: URL) {
+        var old = stat()
+        guard stat(output.path, &old) == 0 else { return }
+        // The owner first, as far as this user may give it (EPERM is not an error here): chown
+        // clears the set-id bits, which chmod then gives back.
+        if chown(staging.path, old.st_uid, old.st_gid) != 0 {
+            _ = chown(staging.path, uid_t.max, old.st_gid)
+        }
+        _ = chmod(staging.path, old.st_mode & 0o7777)
+    }
+
+    /// Lets this user change a folder's entries (an old snapshot that was read-only), to remove them.
+    static func openUp(_ folder: URL) {
+        var info = stat()
+        guard lstat(folder.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_mode & 0o700 != 0o700 else { return }
+        _ = chmod(folder.path, (info.st_mode & 0o7777) | 0o700)
+    }
+
+    static func removeFolder(_ folder: URL) {
+        openUp(folder)
+        try? FileManager.default.removeItem(at: folder)
     }
 
     /// Lets the next run in.
@@ -161,10 +202,24 @@ package final class Publisher: @unchecked Sendable {
     /// Removes the staging folder after a failure, or when nothing changed; the previous snapshot
     /// is untouched.
     package func discard() {
-        putHistoryBack()
+        StagingFolders.shared.whileLocked {
+            Self.discard(staging: staging, output: output)
+            StagingFolders.shared.forgetLocked(staging)
+        }
+    }
+
+    static func discard(staging: URL, output: URL) {
+        putHistoryBack(from: staging, into: output)
         // A history that could not be moved back stays in the staging folder for `recover`, not deleted with it.
-        guard !FileManager.default.fileExists(atPath: staging.appendingPathComponent(Self.carried).path) else { return }
-        try? FileManager.default.removeItem(at: staging)
+        guard !FileManager.default.fileExists(atPath: staging.appendingPathComponent(carried).path) else { return }
+        removeFolder(staging)
+    }
+
+    /// For a run stopped by a signal: removes every staging folder of this process (a history
+    /// in one goes back into its output first) and holds the lock until the process ends, so
+    /// that no swap starts after it. The last snapshots are left as they were.
+    package static func discardAllForExit() {
+        StagingFolders.shared.discardAllAndHold()
     }
 
     private func releaseLock() {

@@ -14,15 +14,22 @@ package struct RetrySchedule: Codable, Sendable, Equatable {
         package var message: String
         /// A book's `updated_at` when its details failed: a book changed since is asked for at once.
         package var updatedAt: String?
+        /// When it first failed, in this run of failures (seconds since 1970): what the snapshot
+        /// says of it ("since 2026-11-25") stays the same while the schedule moves.
+        package var since: Int?
 
-        package init(lastTried: Int, tries: Int, message: String, updatedAt: String? = nil) {
+        package init(lastTried: Int, tries: Int, message: String, updatedAt: String? = nil, since: Int? = nil) {
             self.lastTried = lastTried
             self.tries = tries
             self.message = message
             self.updatedAt = updatedAt
+            self.since = since
         }
 
-        enum CodingKeys: String, CodingKey { case lastTried = "last_tried", tries, message, updatedAt = "updated_at" }
+        enum CodingKeys: String, CodingKey { case lastTried = "last_tried", tries, message, updatedAt = "updated_at", since }
+
+        /// When it first failed (a schedule written before `since` was kept: when it last did).
+        package var firstFailed: Int { since ?? lastTried }
 
         /// When it is due again: after one failure, at once; after two, a day later; then a week.
         /// An hour's grace, so that a nightly run a few seconds early is not put off a day.
@@ -60,11 +67,14 @@ package struct RetrySchedule: Codable, Sendable, Equatable {
     /// A failure of this run, counted on from `earlier` (the last run's schedule).
     package mutating func detailsFailed(_ id: Int, message: String, updatedAt: String?, now: Int, earlier: RetrySchedule) {
         let before = earlier.details[String(id)].flatMap { $0.updatedAt == updatedAt ? $0 : nil }
-        details[String(id)] = Failure(lastTried: now, tries: (before?.tries ?? 0) + 1, message: message, updatedAt: updatedAt)
+        // The book failed the night before too (even if it changed since): the gap is the same one.
+        let since = earlier.details[String(id)]?.firstFailed ?? now
+        details[String(id)] = Failure(lastTried: now, tries: (before?.tries ?? 0) + 1, message: message, updatedAt: updatedAt, since: since)
     }
 
     package mutating func coverFailed(_ url: String, message: String, now: Int, earlier: RetrySchedule) {
-        covers[url] = Failure(lastTried: now, tries: (earlier.covers[url]?.tries ?? 0) + 1, message: message)
+        let before = earlier.covers[url]
+        covers[url] = Failure(lastTried: now, tries: (before?.tries ?? 0) + 1, message: message, since: before?.firstFailed ?? now)
     }
 
     /// "2026-11-23", in UTC.
@@ -75,8 +85,8 @@ package struct RetrySchedule: Codable, Sendable, Equatable {
         return String(format: "%04d-%02d-%02d", Int(fields.tm_year) + 1900, Int(fields.tm_mon) + 1, Int(fields.tm_mday))
     }
 
-    /// What a snapshot says of something not asked for this time.
+    /// What the run says of something not asked for this time (the run's output, never the snapshot).
     package static func notFetched(_ failure: Failure) -> String {
-        "not fetched since \(day(failure.lastTried)) (\(failure.message)); asked again from \(day(failure.due)), or with --full"
+        "not fetched since \(day(failure.firstFailed)) (\(failure.message)); asked again from \(day(failure.due)), or with --full"
     }
 }

@@ -10,6 +10,32 @@ import Support
 /// are not kept, and the key travels in the query, which is not part of any cache key.
 package struct SnapshotState: Sendable {
     package static let folderName = ".reader-snapshot"
+
+    /// Where the state of the snapshot at `output` is kept by default: beside it, not in it
+    /// (`.NAME.reader-snapshot`), as Hugo keeps `resources/` apart from `public/`. The state holds
+    /// the server's answers, the covers' addresses and what failed, in its words: all of it names
+    /// the server or the account, and none of it may go wherever the snapshot is uploaded or shared.
+    package static func beside(_ output: URL) -> URL {
+        let output = output.standardizedFileURL
+        return output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).reader-snapshot")
+    }
+
+    /// A state that snapshots written before it moved kept inside themselves (`DIR/.reader-snapshot`)
+    /// is moved beside `output` once, so that the next snapshot no longer holds it. The folder
+    /// inside stays, empty: it marks the output as a snapshot that a run may replace.
+    package static func moveOutOfSnapshot(_ output: URL, to folder: URL) {
+        let manager = FileManager.default
+        let inside = output.standardizedFileURL.appendingPathComponent(folderName)
+        guard !manager.fileExists(atPath: folder.appendingPathComponent(stateFile).path),
+              manager.fileExists(atPath: inside.appendingPathComponent(stateFile).path) else { return }
+        try? manager.removeItem(at: folder)
+        do {
+            try manager.moveItem(at: inside, to: folder)
+            try makePrivateFolder(inside)
+        } catch {
+            // Left where it is: this run reads nothing and asks for everything; nothing is lost.
+        }
+    }
     static let stateFile = "state.json"
     static let libraryFile = "library.json"
     /// The answers' bodies, one file each, named by their content: `state.json` holds the ETags.
@@ -18,6 +44,8 @@ package struct SnapshotState: Sendable {
     static let coversFile = "covers.jsonl"
     /// The book and shelf pages' digests, by path: what each was made from.
     static let pagesFile = "pages.bin"
+    /// Each book's cover address, by id: `library.json` does not hold them (they name the server).
+    static let addressesFile = "cover-addresses.json"
     static let schemaVersion = 3
 
     package var responses: [String: ResponseCache.Entry] = [:]
@@ -35,6 +63,10 @@ package struct SnapshotState: Sendable {
     package var retry = RetrySchedule()
     /// What each book and shelf page of the snapshot was made from (`PageDigests`).
     package var pageDigests = PageDigestTable()
+    /// Which server and account the snapshot came from (nil in a state written before it was kept).
+    package var origin: SnapshotOrigin?
+    /// Each book's cover address, by book id.
+    package var addresses: [Int: String] = [:]
 
     package init(responses: [String: ResponseCache.Entry] = [:], covers: CoverRecords? = nil) {
         self.responses = responses
@@ -55,10 +87,11 @@ package struct SnapshotState: Sendable {
         var renderedWith: String?
         var writtenBy: String?
         var retry: RetrySchedule?
+        var origin: SnapshotOrigin?
 
         enum CodingKeys: String, CodingKey {
             case schemaVersion = "schema_version", responses, noteLimit = "note_limit", renderedWith = "rendered_with"
-            case writtenBy = "written_by", retry
+            case writtenBy = "written_by", retry, origin
         }
     }
 
@@ -80,6 +113,11 @@ package struct SnapshotState: Sendable {
         state.renderedWith = stored.renderedWith
         state.writtenBy = stored.writtenBy
         state.retry = stored.retry ?? RetrySchedule()
+        state.origin = stored.origin
+        if let data = try? Data(contentsOf: folder.appendingPathComponent(addressesFile)),
+           let addresses = try? JSONDecoder().decode([String: String].self, from: data) {
+            for (id, address) in addresses { if let id = Int(id) { state.addresses[id] = address } }
+        }
         if let data = try? Data(contentsOf: folder.appendingPathComponent(pagesFile)), let digests = PageDigestTable(data: data) {
             state.pageDigests = digests
         }
@@ -114,6 +152,10 @@ package struct SnapshotState: Sendable {
                 try covers?.writeLines(to: sink)
             }
             try Self.writePrivately(to: folder.appendingPathComponent(Self.pagesFile)) { try pageDigests.write(to: $0) }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let addresses = Dictionary(uniqueKeysWithValues: self.addresses.map { (String($0.key), $0.value) })
+            try Self.writePrivately(try encoder.encode(addresses), to: folder.appendingPathComponent(Self.addressesFile))
             let kept = folder.appendingPathComponent(Self.libraryFile)
             try? FileManager.default.removeItem(at: kept)
             if let published, SnapshotWriter.hardLink(published, kept) { return }
@@ -131,7 +173,7 @@ package struct SnapshotState: Sendable {
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
             try Self.makePrivateFolder(bodies)
             var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith,
-                                writtenBy: writtenBy, retry: retry.isEmpty ? nil : retry)
+                                writtenBy: writtenBy, retry: retry.isEmpty ? nil : retry, origin: origin)
             for (key, entry) in responses {
                 let body = try entry.body.data()
                 let file = Self.bodyFile(body)

@@ -293,6 +293,16 @@ package struct SnapshotWriter: Sendable {
             return String(cString: strerror(Int32(underlying.code)))
         }
         if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        // Foundation on Linux gives no underlying error: its sentence ("The operation could not be
+        // completed. You don't have permission.") is said the way the system says it elsewhere.
+        if let code = (error as? CocoaError)?.code, let number = posixNumbers[code] {
+            return String(cString: strerror(number))
+        }
         return nsError.localizedDescription
     }
+
+    private static let posixNumbers: [CocoaError.Code: Int32] = [
+        .fileWriteNoPermission: EACCES, .fileReadNoPermission: EACCES, .fileWriteVolumeReadOnly: EROFS,
+        .fileWriteOutOfSpace: ENOSPC, .fileNoSuchFile: ENOENT, .fileReadNoSuchFile: ENOENT, .fileWriteFileExists: EEXIST,
+    ]
 }

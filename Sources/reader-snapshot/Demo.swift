@@ -15,7 +15,12 @@ import Support
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export the bundled sample library: starts the sample server on a free loopback port and exports it.",
-        discussion: "The sample library has, on purpose, a book on a deleted shelf and covers that cannot be fetched: the snapshot shows how they are reported."
+        discussion: """
+        The sample library has, on purpose, a book on a deleted shelf and covers that cannot be \
+        fetched: the snapshot shows how they are reported (the run still ends with 0).
+
+        \(ExitCodes.helpText(for: .demo))
+        """
     )
 
     @Option(name: .long, help: ArgumentHelp("Where to write the snapshot.", valueName: "dir"))
@@ -26,6 +31,7 @@ struct Demo: AsyncParsableCommand {
     func run() async throws {
         let live = snapshot.makeLiveProgress()
         let logger = snapshot.makeLogger(live: live)
+        Interruption.install(logger: logger, live: live)
         live?.start()
         defer { live?.stop() }
         let formats = try snapshot.formats()
@@ -37,11 +43,13 @@ struct Demo: AsyncParsableCommand {
         logger.info("Its library has, on purpose, books on a deleted shelf and covers that cannot be fetched: the warnings about them are expected.")
         let outputURL = URL(fileURLWithPath: output)
         do {
+            try WritableFolders.check(output: outputURL)
             var options = Exporter.Options(
                 server: try ServerAddress(running.url),
                 credentials: .password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword),
                 output: outputURL, templates: try await snapshot.loadTemplates(), formats: formats)
             options.siteURL = try snapshot.site()
+            options.title = snapshot.title
             // The sample server's Open Library double: the demo shows enrichment, and asks nothing of the network.
             var openLibrary = OpenLibraryOptions()
             openLibrary.api = URL(string: running.url + "/openlibrary")!
@@ -65,7 +73,12 @@ struct SampleServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sample-server",
         abstract: "Run the sample Reader server in the foreground (Ctrl-C stops it).",
-        discussion: "The account is always e-mail \(SampleLibrary.demoEmail), password \(SampleLibrary.demoPassword), unless --library names a file with another."
+        discussion: """
+        The account is always e-mail \(SampleLibrary.demoEmail), password \(SampleLibrary.demoPassword), \
+        unless --library names a file with another.
+
+        \(ExitCodes.helpText(for: .sampleServer))
+        """
     )
 
     @Option(name: .long, help: ArgumentHelp("The address to listen on.", valueName: "host"))
@@ -129,6 +142,7 @@ struct SampleServerCommand: AsyncParsableCommand {
     var openlibraryDelayMs: Int = 0
 
     func validate() throws {
+        guard CommandLineChecks.enabled else { return }
         if library != nil && books != nil { throw ValidationError("Use --library or --books, not both.") }
         if let books, !(0...1_000_000).contains(books) { throw ValidationError("--books must be between 0 and 1000000.") }
         if let shelves {

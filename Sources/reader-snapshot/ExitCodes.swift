@@ -23,16 +23,39 @@ enum ExitCodes {
     static let credentialsRejected: Int32 = 77
     /// The templates are missing or broken.
     static let templatesBroken: Int32 = 78
+    /// Stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports it. The last snapshot is kept.
+    static let interrupted: Int32 = 130
+    /// Stopped by SIGTERM (systemd, kill): 128 + 15. The last snapshot is kept.
+    static let terminated: Int32 = 143
 
-    static let helpText = """
-    Exit codes:
-      0   complete
-      1   any other failure (the message says what)
-      2   published with gaps (some book details or covers could not be fetched)
-      64  bad usage
-      69  server unreachable or failing (nothing published)
-      73  output not writable
-      77  credentials rejected
-      78  templates missing or broken
-    """
+    /// The commands whose `--help` lists exit codes.
+    enum Command: CaseIterable, Sendable {
+        case export, render, history, demo, sampleServer, copyTemplates
+    }
+
+    /// Every exit code, what it means, and the commands that can end with it. Each command's
+    /// `--help` is made from its own rows, so that none lists a code it never returns.
+    static let table: [(code: Int32, meaning: String, commands: Set<Command>)] = [
+        (complete, "complete", Set(Command.allCases)),
+        (1, "any other failure (the message says what)", Set(Command.allCases)),
+        (publishedWithGaps, "published with gaps (some book details or covers could not be fetched)", [.export]),
+        (badUsage, "bad usage", Set(Command.allCases)),
+        (serverUnavailable, "server unreachable or failing (nothing published)", [.export]),
+        (outputNotWritable, "output not writable", [.export, .render, .demo]),
+        (credentialsRejected, "credentials rejected", [.export]),
+        (templatesBroken, "templates missing or broken", [.export, .render, .demo, .copyTemplates]),
+        (interrupted, "interrupted (Ctrl-C): the last snapshot is kept", [.export, .render, .demo]),
+        (terminated, "stopped by SIGTERM (systemctl stop, kill): the last snapshot is kept", [.export, .render, .demo]),
+    ]
+
+    /// The "Exit codes:" paragraph of a command's `--help`; without a command, every code (the
+    /// top-level help, which covers all the commands).
+    static func helpText(for command: Command? = nil) -> String {
+        let rows = table.filter { command == nil || $0.commands.contains(command!) }
+        let header = command == nil ? "Exit codes (each command's --help lists its own):" : "Exit codes:"
+        return ([header] + rows.map { row in
+            let code = "\(row.code)"
+            return "  " + code + String(repeating: " ", count: max(1, 4 - code.count)) + row.meaning
+        }).joined(separator: "\n")
+    }
 }

@@ -16,6 +16,8 @@ import Vault
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export a Reader library to a snapshot folder.",
+        // Written out: --output is checked by validate(), not declared required (see CommandLineChecks).
+        usage: "reader-snapshot export [<options>] --output <dir>",
         discussion: """
         Credentials: --email with the password from READER_PASSWORD, --password-file or \
         --password-stdin; or an api key (READER_API_KEY, or --api-key) with --user-id. The password \
@@ -24,7 +26,7 @@ struct Export: AsyncParsableCommand {
         Environment: READER_SERVER, READER_EMAIL, READER_PASSWORD, READER_API_KEY, READER_USER_ID, \
         SOURCE_DATE_EPOCH (the snapshot's date, for reproducible output).
 
-        \(ExitCodes.helpText)
+        \(ExitCodes.helpText(for: .export))
         """
     )
 
@@ -32,13 +34,18 @@ struct Export: AsyncParsableCommand {
     var server: String?
 
     @Option(name: .long, help: ArgumentHelp("The folder to write the snapshot to; an earlier snapshot there is replaced when the new one is complete.", valueName: "dir"))
-    var output: String
+    var output: String?
 
     @Option(name: .long, help: ArgumentHelp("Your account's e-mail (or READER_EMAIL).", valueName: "email"))
     var email: String?
 
     @Option(name: .long, help: ArgumentHelp("Read the password from this file (readable by you alone).", valueName: "file"))
     var passwordFile: String?
+
+    /// Never used: there so that `--password` is told what to do instead, not "Unknown option".
+    /// A flag's default lets `--password` without a value be told the same.
+    @Option(name: .long, defaultAsFlag: "", parsing: .next, help: .hidden)
+    var password: String?
 
     @Flag(name: .long, help: "Read the password from standard input.")
     var passwordStdin = false
@@ -127,6 +134,16 @@ struct Export: AsyncParsableCommand {
     @OptionGroup var snapshot: SnapshotOptions
 
     func validate() throws {
+        // Told first, in the first parse too (see CommandLineChecks): whatever else is wrong, the
+        // password has been typed where it shows.
+        if password != nil {
+            throw ValidationError("""
+                The password is never taken as an option (it would show in the process list): set \
+                READER_PASSWORD, or use --password-file FILE or --password-stdin.
+                """)
+        }
+        guard CommandLineChecks.enabled else { return }
+        let output = try CommandLineChecks.required(output, "--output <dir>", "the folder to write the snapshot to")
         guard (1...4096).contains(maxResponseMb), (1...1024).contains(maxCoverMb), (1...1_048_576).contains(maxNoteKb) else {
             throw ValidationError("--max-response-mb must be 1–4096, --max-cover-mb 1–1024, --max-note-kb 1–1048576.")
         }
@@ -287,13 +304,17 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         let live = snapshot.makeLiveProgress()
         let logger = snapshot.makeLogger(live: live)
+        Interruption.install(logger: logger, live: live)
         live?.start()
         defer { live?.stop() }
         let credentials = try credentials(logger: logger)
         var formats = try snapshot.formats()
         if markdownInto != nil { formats.insert(.markdown) }
-        let outputURL = URL(fileURLWithPath: output)
+        let outputURL = URL(fileURLWithPath: output ?? "")
         do {
+            // Before the server is asked for anything: a folder the run cannot write in, named with why.
+            try WritableFolders.check(output: outputURL, keep: keep != nil, state: cacheDir.map { URL(fileURLWithPath: $0) },
+                                      markdown: markdownInto.map { Vault(into: URL(fileURLWithPath: $0)).root })
             let address = try ServerAddress(server ?? environment("READER_SERVER") ?? "")
             if address.scheme == "http" && !address.isLoopback {
                 logger.warning("\(address) is plain http: the password and api key would cross the network unencrypted (--require-https refuses this).")
@@ -308,6 +329,7 @@ struct Export: AsyncParsableCommand {
             options.concurrencyMode = fixedConcurrency ? .fixed : .adaptive
             options.reuseUnchanged = !full
             options.siteURL = try snapshot.site()
+            options.title = snapshot.title
             options.privacy = Privacy(excludedShelves: excludeShelf, notes: !noNotes, covers: !noCovers)
             options.limits.jsonBytes = maxResponseMb << 20
             options.limits.coverBytes = maxCoverMb << 20

@@ -28,7 +28,7 @@ extension SnapshotError: ExitingError {
     var exitCode: Int32 {
         switch reason {
         case .templatesMissing, .templateSyntax, .templateNotFound: return ExitCodes.templatesBroken
-        case .notWritable: return ExitCodes.outputNotWritable
+        case .notWritable, .folderNotWritable: return ExitCodes.outputNotWritable
         case .unsupportedArchive, .unreadableArchive: return ExitCodes.badUsage
         }
     }

@@ -8,17 +8,21 @@ struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Tell what changed, night by night, from the history 'export --history' keeps.",
+        // Written out: <dir> is checked by validate(), not declared required (see CommandLineChecks).
+        usage: "reader-snapshot history <dir> [--book <id>] [--since <YYYY-MM-DD>]",
         discussion: """
         DIR is the export's --output folder. Without --book: each night's commit, newest first, \
         with the books added, removed, edited and moved. With --book ID: that book's nights, oldest \
         first: when it came, what of its title, author, ISBN and shelf changed, its note's changes \
         as a diff, and when it left. The history is a git repository (DIR/.git, or \
         DIR/history.git with --keep): git log -p reads it too.
+
+        \(ExitCodes.helpText(for: .history))
         """
     )
 
     @Argument(help: ArgumentHelp("The export's --output folder.", valueName: "dir"))
-    var folder: String
+    var folder: String?
 
     @Option(name: .long, help: ArgumentHelp("Tell one book's story.", valueName: "id"))
     var book: Int?
@@ -27,6 +31,8 @@ struct HistoryCommand: AsyncParsableCommand {
     var since: String?
 
     func validate() throws {
+        guard CommandLineChecks.enabled else { return }
+        _ = try CommandLineChecks.required(folder, "<dir>", "the export's --output folder")
         if let since, Self.day(since) == nil { throw ValidationError("--since \(since): not a date (use YYYY-MM-DD).") }
     }
 
@@ -44,6 +50,7 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let folder = folder ?? ""
         guard let repository = HistoryRepository.find(from: URL(fileURLWithPath: folder)) else {
             throw failure(HistoryError(.noHistory, path: folder))
         }

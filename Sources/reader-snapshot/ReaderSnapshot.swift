@@ -20,7 +20,7 @@ struct ReaderSnapshot: AsyncParsableCommand {
 
         Try it without a server: reader-snapshot demo
 
-        \(ExitCodes.helpText)
+        \(ExitCodes.helpText())
         """,
         version: "0.1.0",
         subcommands: [Export.self, Render.self, HistoryCommand.self, Demo.self, SampleServerCommand.self, CopyTemplates.self, NotesBench.self, ThumbnailsBench.self]
@@ -38,6 +38,9 @@ struct SnapshotOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Where the site will be served, like https://example.org/books/: adds sitemap.xml, Open Graph tags and absolute links in the feeds and the OPDS catalog.", valueName: "url"))
     var siteURL: String?
 
+    @Option(name: .long, help: ArgumentHelp("The catalog's name, on its pages, in its Markdown, feeds and OPDS catalog (default: Library). Nothing else names it: not the login, not the server.", valueName: "text"))
+    var title: String?
+
     @Flag(name: .shortAndLong, help: "Print only warnings and errors.")
     var quiet = false
 
@@ -45,6 +48,7 @@ struct SnapshotOptions: ParsableArguments {
     var verbose = false
 
     func validate() throws {
+        guard CommandLineChecks.enabled else { return }
         _ = try formats()
         _ = try site()
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together.") }
@@ -94,7 +98,8 @@ func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>
     let library = outcome.catalog.frame
     let network = outcome.network
     let notes = cards.lazy.filter(\.hasNote).count
-    let incomplete = cards.lazy.filter { !$0.complete }.count
+    // Books whose details failed tonight, whether kept as the last snapshot had them or not.
+    let incomplete = library.problems.filter { $0.kind == .bookDetails }.count
     let seconds = Double(outcome.duration.components.seconds) + Double(outcome.duration.components.attoseconds) / 1e18
     logger.info(outcome.unchanged
         ? "No changes: \(cards.count) books on \(library.shelves.count) shelves in \(output.path), as they were"
@@ -103,14 +108,16 @@ func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>
         Covers: \(network.coversDownloaded) fetched, \(network.coversReused) unchanged, \(network.coversFailed) failed\(thumbnailed(network)). \
         Requests: \(network.requests) (\(network.notModified) not modified, \(network.retries) retries), \
         \(formatBytes(network.bytesReceived)) received in \(String(format: "%.1f", seconds)) s. \
-        Changes: \(outcome.unchanged ? "none since the last run" : outcome.changes.summary)\(vaultConflicts(outcome)).
+        Changes: \(outcome.unchanged || (outcome.changes.isEmpty && !outcome.changes.firstRun) ? "none since the last run" : outcome.changes.summary)\(vaultConflicts(outcome)).
         """)
     if showPath && formats.contains(.html) {
         logger.info("Open \(output.appendingPathComponent("index.html").path)")
     }
     if library.problems.isEmpty { return .success }
     let coverProblems = library.problems.filter { $0.kind == .cover }.count
-    logger.warning("Published with gaps: \(incomplete) books without details, \(coverProblems) covers not fetched (listed in the snapshot).")
+    let gaps = "Published with gaps: \(incomplete) books without details, \(coverProblems) covers not fetched (listed in the snapshot)."
+    // Gaps that were there last night too are not news: --quiet prints nothing for them.
+    if outcome.newGaps > 0 { logger.warning("\(gaps)") } else { logger.info("\(gaps)") }
     return ExitCode(ExitCodes.publishedWithGaps)
 }
 

@@ -12,36 +12,84 @@ import Support
 struct Render: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a snapshot again from its library.json, with no server (to restyle or restore).",
-        discussion: "The covers are taken from the covers/ folder beside library.json.\n\n\(ExitCodes.helpText)"
+        // Written out: --from and --output are checked by validate(), not declared required (see CommandLineChecks).
+        usage: "reader-snapshot render --from <dir-or-file> --output <dir> [<options>]",
+        discussion: "The covers are taken from the covers/ folder beside library.json.\n\n\(ExitCodes.helpText(for: .render))"
     )
 
-    @Option(name: .long, help: ArgumentHelp("The library.json of an earlier snapshot.", valueName: "file"))
-    var from: String
+    @Option(name: .long, help: ArgumentHelp("An earlier snapshot: its folder (with --keep, the folder of dated snapshots, whose latest is read), or its library.json.", valueName: "dir-or-file"))
+    var from: String?
 
     @Option(name: .long, help: ArgumentHelp("The folder to write the snapshot to.", valueName: "dir"))
-    var output: String
+    var output: String?
 
     @OptionGroup var snapshot: SnapshotOptions
 
     func validate() throws {
-        guard FileManager.default.fileExists(atPath: from) else {
-            throw ValidationError("No such file: \(from)")
+        guard CommandLineChecks.enabled else { return }
+        let from = try CommandLineChecks.required(from, "--from <dir-or-file>", "the snapshot to render again, or its library.json")
+        let output = try CommandLineChecks.required(output, "--output <dir>", "the folder to write the snapshot to")
+        let source = try Self.archive(from).deletingLastPathComponent().resolvingSymlinksInPath().path + "/"
+        // Publishing replaces the output whole: it must not be the snapshot being read, nor hold it
+        // (the folder of dated snapshots whose latest is read).
+        if source.hasPrefix(URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path + "/") {
+            throw ValidationError("--output must be another folder than the snapshot --from reads, and not one that holds it: the output is replaced.")
         }
-        let source = URL(fileURLWithPath: from).deletingLastPathComponent().standardizedFileURL
-        if source == URL(fileURLWithPath: output).standardizedFileURL {
-            throw ValidationError("--output must be another folder than the one library.json is in.")
+    }
+
+    /// The library.json `--from` names: the file, or the one in the snapshot folder it names
+    /// (`latest/library.json` in a folder of dated snapshots). What makes it unreadable is said
+    /// here in words, before the reader would say it in Foundation's ("error 256").
+    static func archive(_ from: String) throws -> URL {
+        let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: from, isDirectory: &isFolder) else {
+            throw ValidationError("--from \(from): no such file or folder.")
+        }
+        var file = URL(fileURLWithPath: from)
+        if isFolder.boolValue {
+            let candidates = ["library.json", "latest/library.json"].map { file.appendingPathComponent($0) }
+            guard let found = candidates.first(where: { manager.fileExists(atPath: $0.path) }) else {
+                throw ValidationError("--from \(from): the folder holds no library.json (nor latest/library.json, as --keep lays it out); give a snapshot's folder or its library.json.")
+            }
+            file = found
+        }
+        var info = stat()
+        guard stat(file.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ValidationError("--from \(file.path) is not a file (a folder, a device or a broken link): give a snapshot's folder or its library.json.")
+        }
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ValidationError("--from \(file.path) cannot be read: \(String(cString: strerror(errno))).")
+        }
+        defer { close(descriptor) }
+        // The first byte that is not white space says whether it can be JSON at all: what is
+        // wrong further in is told by the reader, with the place in the file.
+        var head = [UInt8](repeating: 0, count: 512)
+        let count = read(descriptor, &head, head.count)
+        guard count >= 0 else {
+            throw ValidationError("--from \(file.path) cannot be read: \(String(cString: strerror(errno))).")
+        }
+        switch head[..<count].first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+        case UInt8(ascii: "{"): return file
+        case nil: throw ValidationError("--from \(file.path) is empty: not a library.json.")
+        case UInt8(ascii: "["): throw ValidationError("--from \(file.path) is JSON, but a list, not a library.json (an object, {…}).")
+        default: throw ValidationError("--from \(file.path) is not JSON, so not a library.json.")
         }
     }
 
     func run() async throws {
         let logger = snapshot.makeLogger()
+        Interruption.install(logger: logger, live: nil)
         let formats = try snapshot.formats()
-        let outputURL = URL(fileURLWithPath: output)
+        let outputURL = URL(fileURLWithPath: output ?? "")
+        let archive = try Self.archive(from ?? "")
         do {
-            let catalog = try await Exporter.render(from: URL(fileURLWithPath: from), to: outputURL,
+            try WritableFolders.check(output: outputURL)
+            let catalog = try await Exporter.render(from: archive, to: outputURL,
                                               templates: try await snapshot.loadTemplates(), formats: formats,
-                                              siteURL: try snapshot.site(), logger: logger)
-            logger.info("Rendered \(catalog.count) books from \(from)")
+                                              siteURL: try snapshot.site(), title: snapshot.title, logger: logger)
+            logger.info("Rendered \(catalog.count) books from \(archive.path)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
         } catch {
             throw failureExit(for: error, logger: logger)
@@ -52,18 +100,29 @@ struct Render: AsyncParsableCommand {
 struct CopyTemplates: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "copy-templates",
-        abstract: "Copy the bundled templates into a folder, to restyle them and pass it to --templates."
+        abstract: "Copy the bundled templates into a folder, to restyle them and pass it to --templates.",
+        // Written out: <dir> is checked by validate(), not declared required (see CommandLineChecks).
+        usage: "reader-snapshot copy-templates <dir>",
+        discussion: ExitCodes.helpText(for: .copyTemplates)
     )
 
     @Argument(help: ArgumentHelp("Where to put the copy (must not exist yet).", valueName: "dir"))
-    var destination: String
+    var destination: String?
 
-    func run() throws {
-        guard let source = TemplateSet.bundledDirectory else {
-            throw ValidationError("The bundled templates are missing from this build.")
-        }
+    func validate() throws {
+        guard CommandLineChecks.enabled else { return }
+        let destination = try CommandLineChecks.required(destination, "<dir>", "where to put the copy")
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw ValidationError("\(destination) already exists; choose a new folder.")
+        }
+    }
+
+    func run() throws {
+        let destination = destination ?? ""
+        guard let source = TemplateSet.bundledDirectory else {
+            // As export and render say it, with their exit code.
+            FileHandle.standardError.write(Data("error: \(SnapshotError(.templatesMissing, path: "the bundled templates"))\n".utf8))
+            throw ExitCode(ExitCodes.templatesBroken)
         }
         let target = URL(fileURLWithPath: destination)
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)

@@ -38,7 +38,7 @@ struct CatalogExportTests {
         let text = String(decoding: feed, as: UTF8.self)
         #expect(text.components(separatedBy: "<entry>").count - 1 == 30)
         // Newest first, dated by the books, not by the run.
-        #expect(text.contains("<updated>2024-12-20T09:30:00.000Z</updated>\n  <author><name>demo@reader.example</name></author>\n  <link rel=\"alternate\" href=\"index.html\"/>"))
+        #expect(text.contains("<updated>2024-12-20T09:30:00.000Z</updated>\n  <author><name>Library</name></author>\n  <link rel=\"alternate\" href=\"index.html\"/>"))
         let first = try #require(text.range(of: "<entry>"))
         #expect(text[first.upperBound...].hasPrefix("\n    <title>The Picture of Dorian Gray</title>"))
     }

@@ -310,7 +310,7 @@ struct HistoryTests {
 
             """.write(to: wrapper, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
-        FileManager.default.createFile(atPath: flag.path, contents: Data())
+        try #require(FileManager.default.createFile(atPath: flag.path, contents: Data()))
         server.server.update { $0.updateBook(id: 101) { $0.comments += "<div>After the swap.</div>" } }
         let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let failed = try await EndToEndTests.export(server, to: output, extra: ["--history", "--quiet"],

@@ -54,7 +54,7 @@ import Testing
         #expect(status == 0, "\(said)")
         // The validator does fail a feed that breaks the schema: an entry without its id.
         let broken = folder.path("broken.xml")
-        try try #require(site.text("opds/books.xml")).replacingOccurrences(of: "<id>tag:reader-snapshot,2024:127.0.0.1", with: "<rights>x</rights><!--")
+        try #require(site.text("opds/books.xml")).replacingOccurrences(of: "<id>tag:reader-snapshot,2024:127.0.0.1", with: "<rights>x</rights><!--")
             .replacingOccurrences(of: ":opds:book:101</id>", with: "-->").write(to: broken, atomically: true, encoding: .utf8)
         #expect(try await Self.validate([broken]).0 != 0)
 

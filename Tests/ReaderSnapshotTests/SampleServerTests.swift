@@ -162,6 +162,30 @@ struct SampleServerTests {
 
     let image304Date = "Mon, 01 Jan 2024 00:00:00 GMT"
 
+    /// Each sample book's cover is its own: a file that names another book put that book's cover on
+    /// it in `make demo` (The Picture of Dorian Gray showed Frankenstein's). Only the Iliad's two
+    /// editions share a scan, on purpose, and distinct files hold distinct images (a snapshot keeps
+    /// each image once, so two files with the same bytes would show one cover for both).
+    @Test func eachSampleBookHasACoverOfItsOwn() throws {
+        let library = try SampleLibrary.bundled()
+        var booksByFile: [String: [Int]] = [:]
+        for book in library.books {
+            switch book.cover {
+            case .disk(let file)?, .objectStorage(let file)?: booksByFile[file, default: []].append(book.id)
+            default: break
+            }
+        }
+        let shared = booksByFile.filter { $0.value.count > 1 }
+        #expect(shared == ["iliad.jpg": [122, 123]], "covers shared by books: \(shared)")
+        #expect(booksByFile["dorian-gray.gif"] == [130])
+        var fileByBytes: [Data: String] = [:]
+        for file in booksByFile.keys.sorted() {
+            let data = try #require(library.coverFiles[file], "\(file) is not among the sample covers")
+            #expect(fileByBytes[data] == nil, "\(file) has the same bytes as \(fileByBytes[data] ?? "")")
+            fileByBytes[data] = file
+        }
+    }
+
     @Test func syntheticLibrariesAreTheSameForTheSameSeed() throws {
         let a = try SampleLibrary.synthetic(books: 500, seed: 7)
         let b = try SampleLibrary.synthetic(books: 500, seed: 7)

@@ -1,13 +1,17 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Opens every page of a snapshot from file:// in headless Chromium, as a reader would.
 
 Fails a page when any script runs that is not the site's own (an alert, confirm or prompt is
 called, or a <script> element is present that is not under assets/), when the page asks for
-anything but files of the snapshot, or when the console shows an error (a CSP violation or a
-missing file among them). Run with Debian's Python: /usr/bin/python3 check_site.py SNAPSHOT_DIR
+anything but files of the snapshot, when the console shows an error (a CSP violation or a
+missing file among them), or when axe-core finds a serious or critical accessibility violation,
+in the light colour scheme or the dark one. Run with Debian's Python (it has Selenium):
+/usr/bin/python3 check_site.py SNAPSHOT_DIR
 """
 import json
 import os
+import shutil
+import subprocess
 import sys
 import time
 from urllib.parse import unquote, urlparse
@@ -23,6 +27,50 @@ for (const name of ['alert', 'confirm', 'prompt', 'print']) {
 """
 
 
+# The impacts axe-core gives that fail a page; "minor" and "moderate" ones are printed only.
+FAILING_IMPACTS = ("serious", "critical")
+SCHEMES = ("light", "dark")
+
+
+def axe_source():
+    """axe-core's axe.min.js, from PyPI's axe-core-python. `make test-deps` installs it for the
+    python3 on PATH, which need not be this one (Debian's, for Selenium): either may have it."""
+    finder = ("import axe_core_python, os; "
+              "print(os.path.join(os.path.dirname(axe_core_python.__file__), 'axe.min.js'))")
+    for python in dict.fromkeys(filter(None, (sys.executable, shutil.which("python3")))):
+        found = subprocess.run([python, "-c", finder], capture_output=True, text=True)
+        path = found.stdout.strip()
+        if found.returncode == 0 and os.path.isfile(path):
+            with open(path, encoding="utf-8") as file:
+                return file.read()
+    return None
+
+
+def check_accessibility(driver, axe):
+    """axe-core's rules on the page as it stands, in each colour scheme: the serious and critical
+    violations, one line per rule and scheme, with the first offending elements."""
+    problems = []
+    for scheme in SCHEMES:
+        # The page's own @media (prefers-color-scheme: dark) applies, as on a phone set to dark.
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        if not driver.execute_script("return typeof axe === 'object'"):
+            driver.execute_script(axe)
+        violations = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {resultTypes: ['violations']})"
+            ".then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,"
+            " targets: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))"
+            ".catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), targets: []}]))")
+        for violation in violations:
+            line = f"{violation['impact']} {violation['id']} ({scheme}): {violation['help']}: {', '.join(violation['targets'])}"
+            if violation["impact"] in FAILING_IMPACTS:
+                problems.append("accessibility: " + line)
+            else:
+                print(f"note {driver.current_url.rsplit('/', 2)[-1]}: {line}")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+    return problems
+
+
 def browser():
     options = webdriver.ChromeOptions()
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"):
@@ -31,10 +79,11 @@ def browser():
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TRAP})
+    driver.set_script_timeout(60)
     return driver
 
 
-def check_page(driver, root, path):
+def check_page(driver, root, path, axe):
     problems = []
     url = "file://" + os.path.abspath(path)
     driver.get_log("performance")  # drop what earlier pages left
@@ -73,6 +122,9 @@ def check_page(driver, root, path):
                 problems.append(f"a broken link: {link[:120]}")
         elif parsed.scheme not in ("http", "https", "mailto", ""):
             problems.append(f"a link with a {parsed.scheme}: target")
+    # Last: axe's script is ours, not the page's, and must not count against the checks above.
+    if axe is not None:
+        problems += check_accessibility(driver, axe)
     return problems
 
 
@@ -122,15 +174,22 @@ def main():
     arguments = sys.argv[1:]
     searches = []
     only_search = False
-    while arguments and arguments[0] in ("--search", "--only-search"):
+    # The hostile library's pages are made huge on purpose (a 10 MB note, a 1 MB title): axe takes
+    # minutes on them. Its pages are checked for safety; the sample library's, of every kind, for access.
+    accessibility = True
+    while arguments and arguments[0] in ("--search", "--only-search", "--no-accessibility"):
         if arguments[0] == "--only-search":
             only_search = True
+            arguments = arguments[1:]
+            continue
+        if arguments[0] == "--no-accessibility":
+            accessibility = False
             arguments = arguments[1:]
             continue
         searches.append((arguments[1], arguments[2]))
         arguments = arguments[3:]
     if len(arguments) != 1:
-        print("usage: check_site.py [--search QUERY EXPECTED_TITLE]... SNAPSHOT_DIR", file=sys.stderr)
+        print("usage: check_site.py [--no-accessibility] [--search QUERY EXPECTED_TITLE]... SNAPSHOT_DIR", file=sys.stderr)
         return 64
     root = arguments[0]
     pages = sorted(os.path.join(folder, name) for folder, _, names in os.walk(root)
@@ -138,11 +197,15 @@ def main():
     if not pages:
         print(f"no pages under {root}", file=sys.stderr)
         return 1
+    axe = None if only_search or not accessibility else axe_source()
+    if not only_search and accessibility and axe is None:
+        print("axe-core is missing: `make test-deps` installs it (python3 -m pip install axe-core-python)", file=sys.stderr)
+        return 1
     driver = browser()
     passed = failed = 0
     try:
         for page in ([] if only_search else pages):
-            problems = check_page(driver, root, page)
+            problems = check_page(driver, root, page, axe)
             if problems:
                 failed += 1
                 for problem in problems:

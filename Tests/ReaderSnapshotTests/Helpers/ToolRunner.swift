@@ -93,6 +93,11 @@ final class PipeReader: @unchecked Sendable {
     }
 }
 
+/// Where an export keeps the private state of the snapshot at `output`: beside it, as `.NAME.reader-snapshot`.
+func stateFolder(of output: URL) -> URL {
+    output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).reader-snapshot")
+}
+
 /// A fresh folder under the system's temporary folder, removed by `remove()`.
 struct TemporaryFolder {
     let url: URL

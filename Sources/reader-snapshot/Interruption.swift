@@ -1,0 +1,46 @@
+import Dispatch
+import Foundation
+import Logging
+import SnapshotStore
+import Support
+
+/// Ctrl-C (SIGINT) and SIGTERM, which systemd and `kill` send to stop a run: the run's staging
+/// folder is removed (a history carried into it goes back first), the last snapshot is left as it
+/// was, and the tool says so and exits with 128 + the signal's number, as a shell would report it.
+enum Interruption {
+    private static let queue = DispatchQueue(label: "reader-snapshot.interruption")
+    private static let handlers = Handlers()
+
+    /// Called by the commands that write a snapshot, once their logger is made.
+    static func install(logger: Logger, live: LiveProgress?) {
+        handlers.install([(SIGINT, ExitCodes.interrupted), (SIGTERM, ExitCodes.terminated)], on: queue) { code in
+            Publisher.discardAllForExit()
+            live?.stop()
+            logger.error("interrupted; the last snapshot is kept")
+            fflush(nil)
+            // Not exit(): other threads are still at work, and the libraries' exit handlers
+            // could run under them.
+            _exit(code)
+        }
+    }
+
+    /// The dispatch sources, kept alive for the whole run.
+    private final class Handlers: @unchecked Sendable {
+        private let lock = NSLock()
+        private var sources: [DispatchSourceSignal] = []
+
+        func install(_ signals: [(Int32, Int32)], on queue: DispatchQueue, _ stop: @escaping @Sendable (Int32) -> Void) {
+            lock.withLock {
+                guard sources.isEmpty else { return }
+                for (number, code) in signals {
+                    // The default action would end the process before the handler runs.
+                    signal(number, SIG_IGN)
+                    let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                    source.setEventHandler { stop(code) }
+                    source.resume()
+                    sources.append(source)
+                }
+            }
+        }
+    }
+}

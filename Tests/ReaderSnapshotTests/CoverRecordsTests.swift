@@ -1,0 +1,50 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import Testing
+@testable import Crawl
+@testable import LibraryArchive
+@testable import SnapshotStore
+
+/// The covers' records survive the state folder, a line each, and are found by their address.
+struct CoverRecordsTests {
+    @Test func coverRecordsRoundTripThroughTheirFile() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = CoverFile(path: "covers/" + String(repeating: "ab", count: 16) + ".png", format: .png, bytes: 10,
+                             sha256: String(repeating: "ab", count: 32), width: 2, height: 3)
+        let records = try CoverRecords(spillIn: folder.url)
+        var expected: [String: CoverRecord] = [:]
+        for number in 0..<300 {
+            let url = "https://covers.example/\(number)?a=\"b\"\n"
+            let record = CoverRecord(file: file, etag: number % 2 == 0 ? "W/\"\(number)\"" : nil, lastModified: nil, finalURL: nil)
+            try records.set(record, for: url)
+            expected[url] = record
+        }
+        // A record set again replaces the first.
+        let changed = CoverRecord(file: file, etag: "new", lastModified: "Mon, 01 Jan 2024 00:00:00 GMT", finalURL: "https://covers.example/final")
+        try records.set(changed, for: "https://covers.example/7?a=\"b\"\n")
+        expected["https://covers.example/7?a=\"b\"\n"] = changed
+        #expect(records["https://covers.example/7?a=\"b\"\n"] == changed && records["https://covers.example/nowhere"] == nil)
+        #expect(records.count == 300)
+        // The last ones set are kept in memory, the others read back from the file: all are found.
+        #expect(expected.allSatisfy { records[$0.key] == $0.value })
+
+        let library = Catalog(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
+                                      shelves: [], books: [], problems: []))
+        let state = SnapshotState(covers: records)
+        try state.write(to: folder.path("state"), library: library)
+        let read = try #require(SnapshotState.read(from: folder.path("state")).covers)
+        var found: [String: CoverRecord] = [:]
+        var order: [String] = []
+        try read.forEach { url, record in
+            found[url] = record
+            order.append(url)
+        }
+        #expect(found.count == 300)
+        #expect(found == expected, "the records read back differ")
+        #expect(order == order.sorted { (CoverRecords.hash($0), $0) < (CoverRecords.hash($1), $1) })
+        #expect(read["https://covers.example/12?a=\"b\"\n"] == expected["https://covers.example/12?a=\"b\"\n"])
+    }
+}
