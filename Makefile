@@ -112,4 +112,4 @@ sample-server: build
 	$(BIN) sample-server
 
 clean:
-	rm -rf .build Output/demo
+	rm -rf .build Output/demo Output/.demo.reader-snapshot

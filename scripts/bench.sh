@@ -76,13 +76,18 @@ curl_list() {
   login=$(curl -s -K "$cfg")
   key=$(printf '%s' "$login" | sed -n 's/.*"api_key" *: *"\([^"]*\)".*/\1/p')
   uid=$(printf '%s' "$login" | sed -n 's/.*"user_id" *: *\([0-9]*\).*/\1/p')
-  (umask 077; python3 - "$out/library.json" "$url" "$key" "$uid" >"$work/curl.list" <<'PY'
-import json, sys
+  # The covers' addresses are in the private state beside the output (library.json held them
+  # in builds before the state moved out of what may be shared).
+  local state
+  state="$(dirname "$out")/.$(basename "$out").reader-snapshot/cover-addresses.json"
+  (umask 077; python3 - "$out/library.json" "$url" "$key" "$uid" "$state" >"$work/curl.list" <<'PY'
+import json, os, sys
 library, url, key, uid = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
+addresses = json.load(open(sys.argv[5])) if os.path.exists(sys.argv[5]) else {}
 auth = f"api_key={key}&user_id={uid}"
 lines = [f"{url}/api/v1/shelves?{auth}", f"{url}/api/v1/books?{auth}"]
 lines += [f"{url}/api/v1/books/{book['id']}?{auth}" for book in library["books"]]
-covers = sorted({book.get("image_url") for book in library["books"]} - {None, ""})
+covers = sorted(({book.get("image_url") for book in library["books"]} | set(addresses.values())) - {None, ""})
 lines += [cover for cover in covers if cover.startswith("http://127.0.0.1")]
 for line in lines:
     print(f'url = "{line}"\noutput = "/dev/null"')

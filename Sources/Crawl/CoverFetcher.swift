@@ -94,6 +94,13 @@ package struct CoverFetcher: Sendable {
         } else {
             result = await client.retrying { await download(url, kept: kept?.record, requests: &requests) }
         }
+        // A cover the host could not give tonight (a timeout, a 5xx) is kept as the last snapshot
+        // had it: nothing is lost because a host stumbled. A lasting no (404, a refused image) is
+        // the host's word that the cover is gone, and is a gap.
+        if let kept, case .failure(let problem) = result, !problem.lasting, !problem.throttled,
+           let record = await reuseWithThumbnails(kept.record) {
+            return (.success(record), requests, record == kept.record ? kept.line : nil)
+        }
         let unchanged = if let kept, case .success(kept.record) = result { kept.line } else { Data?.none }
         return (result, requests, unchanged)
     }

@@ -274,7 +274,12 @@ final class CrawlRun {
     /// Once the ledger has the frame: its warnings, and the assembly that makes books from it.
     func noteFrame() {
         guard assembly == nil, let frame = ledger.frame else { return }
-        for warning in frame.warnings { logger.warning("\(warning)") }
+        // A shelf whose page failed the night before too is not news (`--quiet` says nothing of it).
+        let known = Set(crawler.lastProblems.map(\.gapKey))
+        let knownShelves = Set(frame.problems.filter { $0.kind == .shelfDetails && known.contains($0.gapKey) }.compactMap(\.shelfID))
+        for warning in frame.warnings {
+            if knownShelves.contains(where: { warning.hasPrefix("Shelf \($0): ") }) { logger.info("\(warning)") } else { logger.warning("\(warning)") }
+        }
         assembly = crawler.assembly(shelfNames: frame.shelfNames, plan: frame.plan, spill: spill,
                                     covers: ledger.wantCovers ? coverRecords : nil)
     }

@@ -74,7 +74,11 @@ package struct Crawler: Sendable {
         }
     }
 
-    package init(client: ReaderClient, concurrency: Int = 8, logger: Logger, live: LiveProgress? = nil) {
+    /// The most requests in flight at once unless `--concurrency` says otherwise: the one default,
+    /// for the CLI, the exporter and the crawler alike.
+    package static let defaultConcurrency = 8
+
+    package init(client: ReaderClient, concurrency: Int = Crawler.defaultConcurrency, logger: Logger, live: LiveProgress? = nil) {
         self.live = live
         self.client = client
         self.concurrency = max(1, concurrency)

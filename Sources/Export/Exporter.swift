@@ -53,7 +53,7 @@ package struct Exporter: Sendable {
         package var title: String?
 
         package init(server: ServerAddress, credentials: ReaderCredentials, output: URL, templates: TemplateSet,
-                    formats: Set<OutputFormat> = Set(OutputFormat.allCases), concurrency: Int = 8,
+                    formats: Set<OutputFormat> = Set(OutputFormat.allCases), concurrency: Int = Crawler.defaultConcurrency,
                     timeout: Duration = .seconds(30), generatedAt: String = Exporter.timestamp()) {
             self.server = server
             self.credentials = credentials

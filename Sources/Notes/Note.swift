@@ -30,7 +30,8 @@ package struct Note: Codable, Equatable, Sendable {
 
     /// Reads the notes in whichever form they arrive. Past `limit` bytes only the start is
     /// converted, followed by a notice: the source stays whole.
-    /// Relative links in rich text are made absolute against `linkBase` (the Reader server).
+    /// Links in rich text into the Reader web app (relative, or on `linkBase`, the Reader server)
+    /// keep their words and lose their address.
     package init(receiving source: String?, limit: Int = Note.defaultLimit, linkBase: URL? = nil) {
         self.source = source
         var text = source ?? ""
@@ -50,7 +51,7 @@ package struct Note: Codable, Equatable, Sendable {
         } else if Self.looksLikeHTML(text) {
             self.format = .richText
             var blocks = RichTextConverter.blocks(from: RichTextParser.parse(text))
-            if let linkBase { blocks = blocks.map { $0.resolvingLinks(against: linkBase) } }
+            if let linkBase { blocks = blocks.map { $0.withoutServerLinks(server: linkBase) } }
             self.markdown = MarkdownWriter.markdown(blocks)
         } else {
             self.format = .plainText

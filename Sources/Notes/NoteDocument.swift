@@ -23,34 +23,48 @@ indirect enum NoteBlock: Equatable, Sendable {
 }
 
 extension NoteBlock {
-    /// The same block with relative link targets made absolute: a note's relative link pointed
-    /// into the Reader web app, and means nothing inside a snapshot.
-    func resolvingLinks(against base: URL) -> NoteBlock {
+    /// The same block with the links into the Reader web app (a relative path, or the server's
+    /// own address) reduced to their words: such a link means nothing inside a snapshot, and a
+    /// catalog shared with friends must not name the server.
+    func withoutServerLinks(server: URL) -> NoteBlock {
+        func inlines(_ list: [NoteInline]) -> [NoteInline] { list.flatMap { $0.withoutServerLinks(server: server) } }
         switch self {
-        case .paragraph(let inlines): return .paragraph(inlines.map { $0.resolvingLinks(against: base) })
-        case .heading(let level, let inlines): return .heading(level: level, inlines.map { $0.resolvingLinks(against: base) })
-        case .quote(let blocks): return .quote(blocks.map { $0.resolvingLinks(against: base) })
-        case .list(let ordered, let items): return .list(ordered: ordered, items: items.map { $0.map { $0.resolvingLinks(against: base) } })
+        case .paragraph(let list): return .paragraph(inlines(list))
+        case .heading(let level, let list): return .heading(level: level, inlines(list))
+        case .quote(let blocks): return .quote(blocks.map { $0.withoutServerLinks(server: server) })
+        case .list(let ordered, let items): return .list(ordered: ordered, items: items.map { $0.map { $0.withoutServerLinks(server: server) } })
         case .codeBlock, .rule: return self
         }
     }
 }
 
 extension NoteInline {
-    func resolvingLinks(against base: URL) -> NoteInline {
+    func withoutServerLinks(server: URL) -> [NoteInline] {
+        func inner(_ list: [NoteInline]) -> [NoteInline] { list.flatMap { $0.withoutServerLinks(server: server) } }
         switch self {
         case .link(let destination, let children):
-            let children = children.map { $0.resolvingLinks(against: base) }
+            let children = inner(children)
             let trimmed = destination.trimmingCharacters(in: .whitespaces)
-            // Only plain relative paths: anything with a scheme (safe or not) stays as written.
-            guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), URL(string: trimmed)?.scheme == nil,
-                  let absolute = URL(string: trimmed, relativeTo: base)?.absoluteString
-            else { return .link(destination: destination, children) }
-            return .link(destination: absolute, children)
-        case .strong(let children): return .strong(children.map { $0.resolvingLinks(against: base) })
-        case .emphasis(let children): return .emphasis(children.map { $0.resolvingLinks(against: base) })
-        case .strikethrough(let children): return .strikethrough(children.map { $0.resolvingLinks(against: base) })
-        case .text, .code, .lineBreak: return self
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return [.link(destination: destination, children)] }
+            // Anything with a scheme of its own stays as written, unless it is the server's address.
+            if let url = URL(string: trimmed), let scheme = url.scheme {
+                let sameServer = ["http", "https"].contains(scheme.lowercased()) && url.host?.lowercased() == server.host?.lowercased()
+                    && (url.port ?? Self.defaultPort(scheme)) == (server.port ?? Self.defaultPort(server.scheme ?? ""))
+                return sameServer ? children : [.link(destination: destination, children)]
+            }
+            return children
+        case .strong(let children): return [.strong(inner(children))]
+        case .emphasis(let children): return [.emphasis(inner(children))]
+        case .strikethrough(let children): return [.strikethrough(inner(children))]
+        case .text, .code, .lineBreak: return [self]
+        }
+    }
+
+    private static func defaultPort(_ scheme: String) -> Int? {
+        switch scheme.lowercased() {
+        case "http": return 80
+        case "https": return 443
+        default: return nil
         }
     }
 }

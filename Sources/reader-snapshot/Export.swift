@@ -57,7 +57,7 @@ struct Export: AsyncParsableCommand {
     var userID: Int?
 
     @Option(name: .long, help: ArgumentHelp("The most requests in flight at once. The crawl starts with one and finds the level the server answers fastest at, up to this.", valueName: "n"))
-    var concurrency: Int = 8
+    var concurrency: Int = Crawler.defaultConcurrency
 
     @Flag(name: .long, help: "Keep exactly --concurrency requests in flight instead of finding the level.")
     var fixedConcurrency = false
@@ -99,7 +99,7 @@ struct Export: AsyncParsableCommand {
     var maxCoverMb: Int = 20
 
     @Option(name: .long, help: ArgumentHelp("Notes longer than this are shown cut, with a notice (library.json keeps them whole).", valueName: "KB"))
-    var maxNoteKb: Int = 1024
+    var maxNoteKb: Int = Note.defaultLimit / 1024
 
     @Flag(name: .long, help: "Keep the snapshot's text (Markdown, library.json, the CSV, each cover once) in git: a commit for each run that changed something, dated by the snapshot, in DIR/.git (DIR/history.git with --keep). 'reader-snapshot history DIR' tells it night by night. Needs git.")
     var history = false

@@ -1,9 +1,24 @@
+import Foundation
 import Testing
 @testable import Notes
 @testable import Site
 
 /// Rich-text notes as Reader's Trix editor stores them → Markdown, on real-world shapes.
 struct NoteConversionTests {
+    /// Links into the Reader web app keep their words and lose their address: a shared catalog
+    /// names no server. Links elsewhere stay.
+    @Test func linksIntoTheServerBecomeTheirWords() {
+        let server = URL(string: "https://reader.example.com/")!
+        let html = Self.wrap("See <a href=\"/books/12\">Dune</a>, <a href=\"https://reader.example.com/shelves/3\">my shelf</a>, "
+                             + "<a href=\"HTTPS://READER.EXAMPLE.COM:443/x\"><em>this</em></a> and <a href=\"https://example.org/\">elsewhere</a>.")
+        let note = Note(receiving: html, linkBase: server)
+        #expect(note.markdown == "See Dune, my shelf, *this* and [elsewhere](https://example.org/).\n", "\(note.markdown)")
+        #expect(!note.markdown.contains("reader.example.com"))
+        // Another port is another server.
+        let other = Note(receiving: Self.wrap("<a href=\"https://reader.example.com:8443/a\">x</a>"), linkBase: server)
+        #expect(other.markdown == "[x](https://reader.example.com:8443/a)\n", "\(other.markdown)")
+    }
+
     static func wrap(_ inner: String) -> String { "<div class=\"trix-content\">\n  <div>\(inner)</div>\n</div>\n" }
 
     static let cases: [(name: String, html: String, markdown: String)] = [
