@@ -101,10 +101,111 @@ package struct Exporter: Sendable {
         self.live = live
     }
 
+    /// One night's steps, in order. Each is a function below, named for what it does; what one
+    /// step finds is handed to the next as a value.
+    package enum Step: String, Sendable {
+        case prepareOutput = "prepare the output"
+        case logIn = "log in (reading the last snapshot meanwhile)"
+        case crawl = "crawl"
+        case enrich = "ask Open Library"
+        case compare = "compare with the last snapshot"
+        case make = "make the snapshot"
+        case publish = "publish"
+        case keepMarkdown = "keep the Markdown"
+        case commitHistory = "commit the history"
+    }
+
     package func run() async throws -> Outcome {
         let started = ContinuousClock.now
         MemoryUsage.keepBigBlocksApart()
-        var options = self.options
+        let place = try await step(.prepareOutput) { try await prepareOutput() }
+        // Held until the run is over: the history's commit is this run's too.
+        defer { place.publisher.finish() }
+        let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency, connectTimeout: options.connectTimeout)
+        var outcome: Outcome
+        do {
+            let lastState = SnapshotState.read(from: place.stateFolder, readingCovers: false)
+            let cache = try ResponseCache(previous: lastState.responses, spillIn: place.publisher.staging)
+            let client = ReaderClient(server: options.server, http: http, timeout: options.timeout, limits: options.limits,
+                                      redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache,
+                                      logger: logger)
+            var last = try await step(.logIn) { try await logIn(client, readingLastSnapshot: lastState, from: place.stateFolder) }
+            let crawled = try await step(.crawl) { try await crawl(client, last: last, into: place.publisher.writer) }
+            let library = crawled.catalog
+            library.frame.title = options.title
+            var openLibrary: OpenLibraryAnswers?
+            if let wanted = options.openLibrary {
+                openLibrary = try await step(.enrich) {
+                    try await enrich(library, with: wanted, place: place, http: http, client: client, last: last, crawled: crawled)
+                }
+            }
+            let compared = try await step(.compare) { try await compare(library, with: &last, place: place) }
+            let state = stateToKeep(crawled, client: client, cache: cache)
+            outcome = Outcome(catalog: library, changes: compared.changes, network: client.metrics.snapshot, unchanged: compared.unchanged,
+                              duration: .zero)
+            outcome.openLibrary = openLibrary?.report
+            outcome.newGaps = library.frame.problems.filter { !compared.knownGaps.contains($0.gapKey) }.count
+            outcome.decision = PublishDecision.decide(PublishDecision.Facts(
+                libraryUnchanged: compared.unchanged, reuseUnchanged: options.reuseUnchanged, hasLastSnapshot: place.publisher.previous != nil,
+                sameRendering: last.state.renderedWith == state.renderedWith,
+                lastSnapshotIntact: place.publisher.previous.map { RenderDigest.isIntact($0, formats: options.formats) } ?? false,
+                dated: place.dated != nil))
+            let made = try await step(.make) {
+                try await make(outcome, state: state, last: last, place: place, openLibrary: openLibrary)
+            }
+            outcome.network = client.metrics.snapshot
+            try await http.shutdown()
+            try step(.publish) { try publish(outcome, state: made, place: place) }
+        } catch {
+            try? await http.shutdown()
+            place.publisher.discard()
+            throw error
+        }
+        // The snapshot is published: the vault and the history are each tried, whatever the other does.
+        let snapshot = place.dated?.newest ?? place.target
+        var failure: Error?
+        if let vault = options.vault {
+            do { outcome.vault = try step(.keepMarkdown) { try keepMarkdown(in: vault, from: snapshot) } } catch { failure = error }
+        }
+        // A night whose files are the last night's has nothing to commit: no git is started.
+        if let history = place.history, let author = options.historyAuthor, outcome.decision.writesNewFiles || !history.exists {
+            do {
+                outcome.history = try await step(.commitHistory) { try await commit(outcome, to: history, snapshot: snapshot, author: author) }
+            } catch {
+                let detail = (error as? HistoryError)?.description ?? "\(error)"
+                failure = failure ?? HistoryError(.commitFailed(detail: detail), path: history.gitDirectory.path)
+            }
+        }
+        if let failure { throw failure }
+        outcome.duration = ContinuousClock.now - started
+        return outcome
+    }
+
+    /// A step, said in the debug log as it starts.
+    private func step<T>(_ step: Step, _ body: () async throws -> T) async rethrows -> T {
+        logger.debug("Step: \(step.rawValue)")
+        return try await body()
+    }
+
+    private func step<T>(_ step: Step, _ body: () throws -> T) rethrows -> T {
+        logger.debug("Step: \(step.rawValue)")
+        return try body()
+    }
+
+    /// Where the night writes, fixed before anything is asked of the server.
+    private struct Place {
+        let publisher: Publisher
+        let dated: DatedSnapshots?
+        /// The folder the new snapshot takes the place of (tonight's dated folder with `--keep`).
+        let target: URL
+        /// The private state: beside the output, or `--cache-dir`.
+        let stateFolder: URL
+        let history: HistoryRepository?
+    }
+
+    /// The output checked and locked, the private state found (moved out of an older snapshot),
+    /// and the history's last commit made if a killed run left it.
+    private func prepareOutput() async throws -> Place {
         var dated: DatedSnapshots?
         if let keep = options.keep {
             let layout = DatedSnapshots(root: options.output, keep: keep)
@@ -113,65 +214,91 @@ package struct Exporter: Sendable {
         }
         let target = dated?.folder(for: options.generatedAt) ?? options.output
         let publisher = try Publisher(output: target, previous: dated?.newest)
-        // Held until the run is over: the history's commit is this run's too.
-        defer { publisher.finish() }
-        if options.cacheDirectory == nil {
+        let root = dated?.root ?? options.output
+        let stateFolder: URL
+        if let cacheDirectory = options.cacheDirectory {
+            stateFolder = cacheDirectory
+        } else {
             // The private state lives beside the output, never in what may be shared. Moved out of
             // an older snapshot only once the output is known to be one this run may replace.
-            let root = dated?.root ?? options.output
-            let beside = SnapshotState.beside(root)
-            SnapshotState.moveOutOfSnapshot(root, to: beside)
-            options.cacheDirectory = beside
+            stateFolder = SnapshotState.beside(root)
+            SnapshotState.moveOutOfSnapshot(root, to: stateFolder)
         }
         let history = options.historyAuthor.map { _ in HistoryRepository.of(output: dated?.root ?? target, dated: dated != nil) }
         if let history {
-            do { try await history.checkOwned() } catch { publisher.discard(); throw error }
+            do { try await history.checkOwned() } catch { publisher.discard(); publisher.finish(); throw error }
             await finishLastCommit(history, snapshot: dated?.newest ?? publisher.previous)
         }
-        let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency, connectTimeout: options.connectTimeout)
-        var outcome: (result: Outcome, state: SnapshotState)
-        do {
-            outcome = try await crawlAndRender(http: http, publisher: publisher, options: options, dated: dated != nil)
-            try await http.shutdown()
-            if outcome.result.untouched {
-                // Nothing changed and the pages are made the same way: the snapshot stays as it is.
-                publisher.discard()
-            } else {
-                // Said before the swap: a run killed between the swap and its commit leaves the
-                // commit to the next run, even when that run finds nothing new.
-                if let history, let author = options.historyAuthor, history.exists, !outcome.result.linked {
-                    history.markPending(nightCommit(outcome.result, history: history, author: author))
-                }
-                try publisher.publish()
-                try dated?.finish(publishing: target)
-                if let cacheDirectory = options.cacheDirectory {
-                    try outcome.state.write(to: cacheDirectory, library: outcome.result.catalog)
-                }
-            }
-        } catch {
-            try? await http.shutdown()
-            publisher.discard()
-            throw error
-        }
-        let snapshot = dated?.newest ?? target
-        // The snapshot is published: the vault and the history are each tried, whatever the other does.
-        var failure: Error?
-        if let vault = options.vault {
-            logger.info("Keeping the Markdown in \(vault.root.path)")
-            do { outcome.result.vault = try vault.sync(from: snapshot) } catch { failure = error }
-        }
-        // A night whose files are the last night's has nothing to commit: no git is started.
-        if let history, let author = options.historyAuthor, outcome.result.decision.writesNewFiles || !history.exists {
-            do {
-                outcome.result.history = try await commit(outcome.result, to: history, snapshot: snapshot, author: author)
-            } catch {
-                let detail = (error as? HistoryError)?.description ?? "\(error)"
-                failure = failure ?? HistoryError(.commitFailed(detail: detail), path: history.gitDirectory.path)
+        return Place(publisher: publisher, dated: dated, target: target, stateFolder: stateFolder, history: history)
+    }
+
+    /// The state this night keeps for the next: the answers (none when privacy options left
+    /// something out of them), the covers, what failed, where it came from, how it is rendered.
+    private func stateToKeep(_ crawled: Crawler.Result, client: ReaderClient, cache: ResponseCache) -> SnapshotState {
+        var state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawled.covers)
+        state.retry = crawled.retry
+        state.origin = SnapshotOrigin(server: options.server.description, userID: client.session?.userID)
+        state.addresses = crawled.addresses
+        state.noteLimit = options.privacy.isActive ? nil : options.noteLimit
+        state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
+        state.writtenBy = RenderDigest.thisBuild
+        return state
+    }
+
+    /// As the decision says: the snapshot left as it was, yesterday's files linked into tonight's
+    /// dated folder, or the pages rendered. Returns the state to keep, with the pages' digests.
+    private func make(_ outcome: Outcome, state: SnapshotState, last: LastSnapshot, place: Place,
+                      openLibrary: OpenLibraryAnswers?) async throws -> SnapshotState {
+        var state = state
+        // Open Library's answers are kept wherever the state goes, even on a night that leaves the
+        // snapshot as it was (an ISBN it does not know is not asked again for a week).
+        if let openLibrary, openLibrary.cache != openLibrary.asRead || outcome.decision != .leaveAsItWas {
+            do { try openLibrary.cache.write(to: place.stateFolder) } catch {
+                throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: place.stateFolder.path)
             }
         }
-        if let failure { throw failure }
-        outcome.result.duration = ContinuousClock.now - started
-        return outcome.result
+        switch outcome.decision {
+        case .leaveAsItWas:
+            // What was asked for again and failed again, or waited its turn, counts all the same.
+            if state.retry != last.state.retry { try state.writeAnswers(to: place.stateFolder) }
+            return state
+        case .linkLastSnapshot:
+            // A new dated folder: yesterday's files, linked.
+            logger.info("Nothing changed: linking the previous snapshot's files")
+            if let previous = place.publisher.previous { try place.publisher.writer.linkTree(from: previous) }
+            state.pageDigests = last.state.pageDigests
+        case .render(let reusingPages):
+            // --full renders every page again; otherwise a page whose inputs are as they were is linked.
+            let pages = reusingPages ? PageDigests(previous: last.state.pageDigests, seed: state.renderedWith) : PageDigests()
+            state.pageDigests = try await render(outcome.catalog, changes: outcome.changes, pages: pages, into: place.publisher.writer)
+        }
+        MemoryUsage.release()
+        if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
+        return state
+    }
+
+    /// The new snapshot swapped into place (or, on a night that leaves it, the staging folder let
+    /// go), `latest` pointed at it, and the state kept for the next night.
+    private func publish(_ outcome: Outcome, state: SnapshotState, place: Place) throws {
+        guard outcome.decision != .leaveAsItWas else {
+            // Nothing changed and the pages are made the same way: the snapshot stays as it is.
+            place.publisher.discard()
+            return
+        }
+        // Said before the swap: a run killed between the swap and its commit leaves the commit to
+        // the next run, even when that run finds nothing new.
+        if let history = place.history, let author = options.historyAuthor, history.exists, outcome.decision.writesNewFiles {
+            history.markPending(nightCommit(outcome, history: history, author: author))
+        }
+        try place.publisher.publish()
+        try place.dated?.finish(publishing: place.target)
+        try state.write(to: place.stateFolder, library: outcome.catalog)
+    }
+
+    /// `--markdown-into`: the snapshot's Markdown kept in the user's folder, their edits kept.
+    private func keepMarkdown(in vault: Vault, from snapshot: URL) throws -> Vault.Report {
+        logger.info("Keeping the Markdown in \(vault.root.path)")
+        return try vault.sync(from: snapshot)
     }
 
     /// The commit a killed or failed run could not make, made from the snapshot it was for
@@ -219,102 +346,15 @@ package struct Exporter: Sendable {
         var libraryLater: URL?
     }
 
-    private func crawlAndRender(http: HTTPClient, publisher: Publisher, options: Options, dated: Bool) async throws -> (result: Outcome, state: SnapshotState) {
-        let stateFolder = options.cacheDirectory ?? publisher.previous?.appendingPathComponent(SnapshotState.folderName)
-        let lastState = stateFolder.map { SnapshotState.read(from: $0, readingCovers: false) } ?? SnapshotState()
-        let cache = try ResponseCache(previous: lastState.responses, spillIn: publisher.staging)
-        let client = ReaderClient(server: options.server, http: http, timeout: options.timeout, limits: options.limits,
-                                  redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache,
-                                  logger: logger)
-        var last = try await logIn(client, readingLastSnapshot: lastState, from: stateFolder)
-        let crawl = try await crawl(client, last: last, into: publisher.writer)
-        let library = crawl.catalog
-        library.frame.title = options.title
-        let knownGaps = Set((last.library?.frame.problems ?? []).map(\.gapKey))
-        var openLibraryCache: OpenLibraryCache?, openLibraryCacheAsRead: OpenLibraryCache?
-        var openLibraryReport: OpenLibraryEnricher.Report?
-        if let openLibrary = options.openLibrary {
-            var cache = stateFolder.map(OpenLibraryCache.read) ?? OpenLibraryCache()
-            openLibraryCacheAsRead = cache
-            openLibraryReport = try await enrich(library, with: openLibrary, cache: &cache, http: http, client: client, last: last,
-                                                 writer: publisher.writer, records: crawl.covers, addresses: crawl.addresses)
-            openLibraryCache = cache
-        }
-        if let folder = last.libraryLater {
-            last.library = try? await EveryCore.onThreadOfItsOwn("reader-snapshot library") { try SnapshotState.readLibrary(from: folder) }
-        }
-        let (changes, unchanged) = try compare(library, with: last.library, previousSnapshot: publisher.previous)
-        // The last library and its covers' records are done with: a 100,000-book render peaked
-        // with them still held.
-        last.library = nil
-        last.state.covers = nil
-        MemoryUsage.release()
-        // The API's answers hold what privacy options leave out: then they are not kept.
-        var state = SnapshotState(responses: options.privacy.isActive ? [:] : cache.entries, covers: crawl.covers)
-        state.retry = crawl.retry
-        state.origin = SnapshotOrigin(server: options.server.description, userID: client.session?.userID)
-        state.addresses = crawl.addresses
-        state.noteLimit = options.privacy.isActive ? nil : options.noteLimit
-        state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
-        state.writtenBy = RenderDigest.thisBuild
-        var outcome = Outcome(catalog: library, changes: changes, network: client.metrics.snapshot, unchanged: unchanged, duration: .zero)
-        outcome.openLibrary = openLibraryReport
-        outcome.newGaps = library.frame.problems.filter { !knownGaps.contains($0.gapKey) }.count
-        // Open Library's answers are kept wherever the state goes, even on a night that leaves the
-        // snapshot as it was (an ISBN it does not know is not asked again for a week).
-        func keepOpenLibraryAnswers(in folder: URL) throws {
-            guard let openLibraryCache else { return }
-            do { try openLibraryCache.write(to: folder) } catch {
-                throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
-            }
-        }
-
-        let decision = PublishDecision.decide(PublishDecision.Facts(
-            libraryUnchanged: unchanged, reuseUnchanged: options.reuseUnchanged, hasLastSnapshot: publisher.previous != nil,
-            sameRendering: last.state.renderedWith == state.renderedWith,
-            lastSnapshotIntact: publisher.previous.map { RenderDigest.isIntact($0, formats: options.formats) } ?? false, dated: dated))
-        outcome.decision = decision
-        switch decision {
-        case .leaveAsItWas:
-            // What was asked for again and failed again, or waited its turn, counts all the same.
-            if state.retry != last.state.retry, let stateFolder { try state.writeAnswers(to: stateFolder) }
-            if let stateFolder, openLibraryCache != openLibraryCacheAsRead {
-                try keepOpenLibraryAnswers(in: stateFolder)
-            }
-            return (outcome, state)
-        case .linkLastSnapshot:
-            // A new dated folder: yesterday's files, linked.
-            logger.info("Nothing changed: linking the previous snapshot's files")
-            if let previous = publisher.previous { try publisher.writer.linkTree(from: previous) }
-            state.pageDigests = last.state.pageDigests
-        case .render(let reusingPages):
-            // --full renders every page again; otherwise a page whose inputs are as they were is linked.
-            let pages = reusingPages ? PageDigests(previous: last.state.pageDigests, seed: state.renderedWith) : PageDigests()
-            state.pageDigests = try await render(library, changes: changes, pages: pages, into: publisher.writer)
-        }
-        MemoryUsage.release()
-        if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
-        if options.cacheDirectory == nil {
-            let published = options.formats.contains(.json) ? publisher.staging.appendingPathComponent("library.json") : nil
-            try state.write(to: publisher.staging.appendingPathComponent(SnapshotState.folderName), library: library, published: published)
-            try keepOpenLibraryAnswers(in: publisher.staging.appendingPathComponent(SnapshotState.folderName))
-        } else if let cacheDirectory = options.cacheDirectory {
-            // Beside the state, which the run writes there once the snapshot is published.
-            try keepOpenLibraryAnswers(in: cacheDirectory)
-        }
-        outcome.network = client.metrics.snapshot
-        return (outcome, state)
-    }
-
     /// Logs in, while the last snapshot's library and covers are read, each on a thread of its own
     /// (on Swift's threads, the login's answer waited behind them): one after the other, they took
     /// a fifth of a 10,000-book run with nothing changed.
-    private func logIn(_ client: ReaderClient, readingLastSnapshot state: SnapshotState, from stateFolder: URL?) async throws -> LastSnapshot {
+    private func logIn(_ client: ReaderClient, readingLastSnapshot state: SnapshotState, from stateFolder: URL) async throws -> LastSnapshot {
         var state = state
         let readers = (library: WorkerThread(name: "reader-snapshot library"), covers: WorkerThread(name: "reader-snapshot covers"))
         defer { readers.library.stop(); readers.covers.stop() }
         async let readingLibrary = readers.library.run { () -> Result<Catalog?, Error> in
-            Result { try stateFolder.flatMap(SnapshotState.readLibrary) }
+            Result { try SnapshotState.readLibrary(from: stateFolder) }
         }
         let coversFile = state.unreadCovers
         async let readingCovers = readers.covers.run { coversFile.flatMap(CoverRecords.init(reading:)) }
@@ -373,30 +413,52 @@ package struct Exporter: Sendable {
         return result
     }
 
+    /// What Open Library answered, and its answers as the night found them.
+    private struct OpenLibraryAnswers {
+        var cache: OpenLibraryCache
+        var asRead: OpenLibraryCache
+        var report: OpenLibraryEnricher.Report
+    }
+
     /// `--enrich openlibrary`, between the crawl and the render: Open Library's covers are checked,
     /// thumbnailed and kept like the server's.
-    private func enrich(_ library: Catalog, with openLibrary: OpenLibraryOptions, cache: inout OpenLibraryCache, http: HTTPClient,
-                        client: ReaderClient, last: LastSnapshot, writer: SnapshotWriter, records: CoverRecords?,
-                        addresses: [Int: String]) async throws -> OpenLibraryEnricher.Report {
+    private func enrich(_ library: Catalog, with openLibrary: OpenLibraryOptions, place: Place, http: HTTPClient,
+                        client: ReaderClient, last: LastSnapshot, crawled: Crawler.Result) async throws -> OpenLibraryAnswers {
         live?.begin("Open Library", total: 0)
+        var cache = OpenLibraryCache.read(from: place.stateFolder)
+        let asRead = cache
         let enricher = OpenLibraryEnricher(options: openLibrary, logger: logger, now: Self.seconds(of: options.generatedAt) ?? 0,
                                            wantsCovers: options.privacy.covers)
         let pace = Pace(interval: openLibrary.interval)
-        let covers = enricher.coverFetcher(client: client, writer: writer, previous: last.state.covers,
+        let covers = enricher.coverFetcher(client: client, writer: place.publisher.writer, previous: last.state.covers,
                                            thumbnails: options.thumbnails ? Thumbnailer() : nil, pace: pace)
-        return try await enricher.enrich(library, cache: &cache, http: http, redactor: client.redactor, covers: covers, records: records, pace: pace, addresses: addresses)
+        let report = try await enricher.enrich(library, cache: &cache, http: http, redactor: client.redactor, covers: covers,
+                                               records: crawled.covers, pace: pace, addresses: crawled.addresses)
+        return OpenLibraryAnswers(cache: cache, asRead: asRead, report: report)
     }
 
     /// What changed since the last snapshot. Nothing: the snapshot keeps its date and its change
-    /// report, so every file is the same and stays as it was.
-    private func compare(_ library: Catalog, with previous: Catalog?, previousSnapshot: URL?) throws -> (ChangeReport, unchanged: Bool) {
-        guard let previous, try library.sameContent(as: previous) else {
-            return (try ChangeReport.compare(previous: previous, current: library), false)
+    /// report, so every file is the same and stays as it was. The last library is let go after:
+    /// a 100,000-book render peaked with it still held.
+    private func compare(_ library: Catalog, with last: inout LastSnapshot, place: Place) async throws
+        -> (changes: ChangeReport, unchanged: Bool, knownGaps: Set<String>) {
+        if let folder = last.libraryLater {
+            last.library = try? await EveryCore.onThreadOfItsOwn("reader-snapshot library") { try SnapshotState.readLibrary(from: folder) }
+        }
+        defer {
+            last.library = nil
+            last.state.covers = nil
+            MemoryUsage.release()
+        }
+        // The gaps the last snapshot listed (of this same account): a gap still open is not news.
+        let knownGaps = last.libraryLater == nil ? Set((last.library?.frame.problems ?? []).map(\.gapKey)) : []
+        guard let previous = last.library, try library.sameContent(as: previous) else {
+            return (try ChangeReport.compare(previous: last.library, current: library), false, knownGaps)
         }
         library.frame.generatedAt = previous.frame.generatedAt
-        let kept = previousSnapshot.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
+        let kept = place.publisher.previous.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
             .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
-        return (try kept ?? ChangeReport.compare(previous: previous, current: library), true)
+        return (try kept ?? ChangeReport.compare(previous: previous, current: library), true, knownGaps)
     }
 
     /// Every page, on a thread of its own: the threads answers resume on are the network's.
