@@ -50,7 +50,7 @@ package struct OpenLibraryEnricher: Sendable {
     }
 
     /// Adds what Open Library knows to the catalog's books, and keeps its answers in `cache`.
-    package func enrich(_ catalog: Catalog, cache: inout OpenLibraryCache, http: HTTPClient, redactor: Redactor,
+    package func enrich(_ catalog: inout Catalog, cache: inout OpenLibraryCache, http: HTTPClient, redactor: Redactor,
                         covers: CoverFetcher?, records: CoverRecords?, pace: Pace, addresses: [Int: String] = [:]) async throws -> Report {
         var report = Report()
         // Each book with an ISBN, or with Open Library's data from the last snapshot (kept by the crawl).

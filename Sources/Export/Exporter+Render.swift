@@ -20,7 +20,7 @@ extension Exporter {
     private static func renderNow(from archive: URL, to output: URL, templates: TemplateSet,
                                   formats: Set<OutputFormat>, siteURL: URL?, title: String?, logger: Logger) throws -> Catalog {
         MemoryUsage.keepBigBlocksApart()
-        let catalog: Catalog
+        var catalog: Catalog
         do {
             catalog = try Catalog.read(from: archive)
         } catch let error as SnapshotError {

@@ -131,15 +131,15 @@ package struct Exporter: Sendable {
                                       logger: logger)
             var last = try await step(.logIn) { try await logIn(client, readingLastSnapshot: lastState, from: place.stateFolder) }
             let crawled = try await step(.crawl) { try await crawl(client, last: last, into: place.publisher.writer) }
-            let library = crawled.catalog
+            var library = crawled.catalog
             library.frame.title = options.title
             var openLibrary: OpenLibraryAnswers?
             if let wanted = options.openLibrary {
                 openLibrary = try await step(.enrich) {
-                    try await enrich(library, with: wanted, place: place, http: http, client: client, last: last, crawled: crawled)
+                    try await enrich(&library, with: wanted, place: place, http: http, client: client, last: last, crawled: crawled)
                 }
             }
-            let compared = try await step(.compare) { try await compare(library, with: &last, place: place) }
+            let compared = try await step(.compare) { try await compare(&library, with: &last, place: place) }
             let state = stateToKeep(crawled, client: client, cache: cache)
             outcome = Outcome(catalog: library, changes: compared.changes, network: client.metrics.snapshot, unchanged: compared.unchanged,
                               duration: .zero)
@@ -422,7 +422,7 @@ package struct Exporter: Sendable {
 
     /// `--enrich openlibrary`, between the crawl and the render: Open Library's covers are checked,
     /// thumbnailed and kept like the server's.
-    private func enrich(_ library: Catalog, with openLibrary: OpenLibraryOptions, place: Place, http: HTTPClient,
+    private func enrich(_ library: inout Catalog, with openLibrary: OpenLibraryOptions, place: Place, http: HTTPClient,
                         client: ReaderClient, last: LastSnapshot, crawled: Crawler.Result) async throws -> OpenLibraryAnswers {
         live?.begin("Open Library", total: 0)
         var cache = OpenLibraryCache.read(from: place.stateFolder)
@@ -432,7 +432,7 @@ package struct Exporter: Sendable {
         let pace = Pace(interval: openLibrary.interval)
         let covers = enricher.coverFetcher(client: client, writer: place.publisher.writer, previous: last.state.covers,
                                            thumbnails: options.thumbnails ? Thumbnailer() : nil, pace: pace)
-        let report = try await enricher.enrich(library, cache: &cache, http: http, redactor: client.redactor, covers: covers,
+        let report = try await enricher.enrich(&library, cache: &cache, http: http, redactor: client.redactor, covers: covers,
                                                records: crawled.covers, pace: pace, addresses: crawled.addresses)
         return OpenLibraryAnswers(cache: cache, asRead: asRead, report: report)
     }
@@ -440,7 +440,7 @@ package struct Exporter: Sendable {
     /// What changed since the last snapshot. Nothing: the snapshot keeps its date and its change
     /// report, so every file is the same and stays as it was. The last library is let go after:
     /// a 100,000-book render peaked with it still held.
-    private func compare(_ library: Catalog, with last: inout LastSnapshot, place: Place) async throws
+    private func compare(_ library: inout Catalog, with last: inout LastSnapshot, place: Place) async throws
         -> (changes: ChangeReport, unchanged: Bool, knownGaps: Set<String>) {
         if let folder = last.libraryLater {
             last.library = try? await EveryCore.onThreadOfItsOwn("reader-snapshot library") { try SnapshotState.readLibrary(from: folder) }

@@ -6,7 +6,11 @@ import Support
 /// (`frame`), a card per book for the pages that list many, and each book whole from where it is
 /// kept — `library.json` on disk, or memory. Rendering 100,000 books this way holds their cards,
 /// not their notes and fields.
-package final class Catalog: @unchecked Sendable {
+///
+/// A value: a step that changes the library (Open Library's fields, a title, a refused cover)
+/// changes its own copy, never one another step or thread is reading. The books' bytes are shared
+/// between copies until one of them replaces a book.
+package struct Catalog: Sendable {
     /// The library without its books.
     package var frame: Library
     /// In the library's order (by id).
@@ -15,7 +19,22 @@ package final class Catalog: @unchecked Sendable {
     private var refusedCovers = Set<Int>()
     /// Covers whose thumbnails `removeThumbnails` left out.
     private var unthumbnailed = Set<Int>()
-    private var store: Store
+    private var kept: Kept
+    private var store: Store { kept.store }
+
+    /// Where the books are, shared by the copies of a catalog: changed only through a copy that
+    /// holds it alone (`replace`), so readers on other threads never see it change.
+    private final class Kept: @unchecked Sendable {
+        var store: Store
+
+        init(_ store: Store) {
+            self.store = store
+        }
+
+        deinit {
+            if case .file(let descriptor, _, _) = store { close(descriptor) }
+        }
+    }
 
     private enum Store {
         case memory([Book])
@@ -27,7 +46,7 @@ package final class Catalog: @unchecked Sendable {
 
     package var count: Int { cards.count }
 
-    package convenience init(_ library: Library) {
+    package init(_ library: Library) {
         var frame = library
         frame.books = []
         self.init(frame: frame, cards: CardList(library.books.lazy.map(BookCard.init)), store: .memory(library.books))
@@ -36,7 +55,7 @@ package final class Catalog: @unchecked Sendable {
     private init(frame: Library, cards: CardList, store: Store) {
         self.frame = frame
         self.cards = cards
-        self.store = store
+        self.kept = Kept(store)
     }
 
     /// Books' entries as `library.json` lays them out (`LibraryLayout.entry`), in a spill file.
@@ -45,11 +64,7 @@ package final class Catalog: @unchecked Sendable {
         frame.books = []
         self.frame = frame
         self.cards = cards
-        self.store = .pieces(pieces, ranges: ranges)
-    }
-
-    deinit {
-        if case .file(let descriptor, _, _) = store { close(descriptor) }
+        self.kept = Kept(.pieces(pieces, ranges: ranges))
     }
 
     /// Reads `library.json` for its cards, a book at a time; each book is read again when asked for.
@@ -218,24 +233,32 @@ package final class Catalog: @unchecked Sendable {
 
     /// Puts `book` in place of the book at `index`: the crawl's books are changed after it (what
     /// Open Library adds), one at a time and before the library is shared between threads.
-    package func replace(at index: Int, with book: Book) throws {
+    package mutating func replace(at index: Int, with book: Book) throws {
         precondition(book.id == cards.id(at: index), "a book replaced by itself")
+        // Another copy reads these books: this one gets a store of its own first.
+        if !isKnownUniquelyReferenced(&kept) {
+            switch kept.store {
+            case .memory(let books): kept = Kept(.memory(books))
+            case .pieces(let spill, let ranges): kept = Kept(.pieces(spill, ranges: ranges))
+            case .file: kept = Kept(.memory(try (0..<count).map { try self.book(at: $0) }))
+            }
+        }
         // The store is emptied while its array changes, so that the array is changed in place
         // rather than copied (a night replaces thousands of books).
-        switch store {
+        switch kept.store {
         case .memory(var books):
-            store = .memory([])
+            kept.store = .memory([])
             books[index] = book
-            store = .memory(books)
+            kept.store = .memory(books)
         case .pieces(let spill, var ranges):
             let range = try spill.append(try LibraryLayout.entry(book, encoder: LibraryLayout.encoder()))
-            store = .memory([])
+            kept.store = .memory([])
             ranges[index] = range
-            store = .pieces(spill, ranges: ranges)
+            kept.store = .pieces(spill, ranges: ranges)
         case .file(let descriptor, _, _):
             var books = try (0..<count).map { try self.book(at: $0) }
             books[index] = book
-            store = .memory(books)
+            kept.store = .memory(books)
             close(descriptor)
         }
         var card = BookCard(book)
@@ -249,13 +272,13 @@ package final class Catalog: @unchecked Sendable {
     }
 
     /// Shows a book's cover whole, without its thumbnails (on every page, and in `library.json` written from here).
-    package func removeThumbnails(at index: Int) {
+    package mutating func removeThumbnails(at index: Int) {
         cards.removeThumbnails(at: index)
         unthumbnailed.insert(index)
     }
 
     /// Leaves a book's cover out of every page (and of `library.json` written from here).
-    package func removeCover(at index: Int) {
+    package mutating func removeCover(at index: Int) {
         cards.removeCover(at: index)
         refusedCovers.insert(index)
     }

@@ -74,6 +74,9 @@ struct CoverRoutes: Sendable {
             // Active Storage answers a missing file with an empty body and an image type.
             return Response(status: .notFound, headers: [.contentType: "image/jpeg"])
         }
+        if server.state.failingCovers.contains(file) {
+            return Response(status: .serviceUnavailable, headers: [.contentType: "text/html"])
+        }
         if request.headers[.ifModifiedSince] == Self.lastModified {
             return Response(status: .notModified, headers: [.lastModified: Self.lastModified])
         }

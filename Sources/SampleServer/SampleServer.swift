@@ -67,6 +67,8 @@ public final class SampleServer: Sendable {
     /// These books' detail pages fail (a 500 crash page) until set again: a deploy or an outage
     /// that one night's run meets.
     public func setFailingDetails(_ ids: Set<Int>) { state.failingDetails = ids }
+    /// These cover files fail on the disk service (503) until set again: a storage outage.
+    public func setFailingCovers(_ files: Set<String>) { state.failingCovers = files }
     public func setLatency(_ latency: Duration) { state.setLatency(latency) }
     public func resetCounters() {
         state.resetCounters()
@@ -200,6 +202,11 @@ final class ServerState: @unchecked Sendable {
 
     var library: SampleLibrary { lock.withLock { _library } }
     var apiKey: String { lock.withLock { _apiKey } }
+    private var _failingCovers: Set<String> = []
+    var failingCovers: Set<String> {
+        get { lock.withLock { _failingCovers } }
+        set { lock.withLock { _failingCovers = newValue } }
+    }
     private var _failingDetails: Set<Int> = []
     var failingDetails: Set<Int> {
         get { lock.withLock { _failingDetails } }

@@ -131,6 +131,35 @@ struct TrustTests {
         #expect(healed.stderr.contains("Book 128: details fetched again (missing since 2023-11-14)"), "\(healed.output)")
     }
 
+    @Test func aCoverItsHostCannotGiveTonightIsKeptAsItWas() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        // A cover kept on the disk service itself, asked for again each night (conditionally).
+        let book = try #require(server.server.library.books.first { if case .disk = $0.cover { return true } else { return false } })
+        guard case .disk(let file) = book.cover else { return }
+        let address = server.url + SampleServer.diskCoverPath(file)
+        server.server.update { library in
+            if let index = library.books.firstIndex(where: { $0.id == book.id }) { library.books[index].cover = .external(address) }
+        }
+        #expect(try await EndToEndTests.export(server, to: output, environment: Self.night(0)).status == 2)
+        let page = try #require(SiteInspector(root: output).files().first { $0.hasPrefix("books/\(book.id)-") && $0.hasSuffix(".html") })
+        let before = try #require(SiteInspector(root: output).text(page))
+        #expect(before.contains("covers/"))
+        server.server.setFailingCovers([file])
+        server.server.resetCounters()
+        let run = try await EndToEndTests.export(server, to: output, extra: ["--retries", "0", "--quiet"], environment: Self.night(1))
+        server.server.setFailingCovers([])
+        await server.stop()
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.output.isEmpty, "a cover kept is no news: \(run.output)")
+        // It was asked for, failed, and the snapshot is as it was: the same page, no new gap.
+        #expect(server.server.counters.requests > 3, "\(server.server.counters)")
+        #expect(SiteInspector(root: output).text(page) == before)
+        #expect(SiteInspector(root: output).text("library.json")?.contains("\"book_id\" : \(book.id),") == false)
+    }
+
     @Test func aBookWhoseDetailsFailTonightKeepsItsNoteAndItsCover() async throws {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()
