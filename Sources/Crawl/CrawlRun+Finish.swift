@@ -139,7 +139,7 @@ extension CrawlRun {
         var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
         let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
-        let known = Set(crawler.lastProblems.map(\.gapKey))
+        let known = crawler.knownGaps
         let batchSize = 512
         for start in stride(from: 0, to: order.count, by: batchSize) {
             let batch = order[start..<min(order.count, start + batchSize)]
@@ -158,7 +158,7 @@ extension CrawlRun {
                     case .failed(let error):
                         failed += 1
                         detailWarnings.warn("Book \(id): details could not be read: \(error)\(made.keptFromLast ? " (kept as the last snapshot had it)" : "")",
-                                            news: !known.contains(Problem(kind: .bookDetails, bookID: id, message: "").gapKey))
+                                            news: !known.contains(Problem.gapKey(.bookDetails, bookID: id)))
                         problems.append(Problem(kind: .bookDetails, bookID: id, message: error.description, kept: made.keptFromLast ? true : nil))
                     case .missing: failed += 1
                     }
@@ -168,7 +168,7 @@ extension CrawlRun {
                 if book.read { read += 1 }
                 if let problem = book.coverProblem {
                     coverWarnings.warn("Book \(id): cover not fetched: \(problem)",
-                                       news: !known.contains(Problem(kind: .cover, bookID: id, message: "").gapKey))
+                                       news: !known.contains(Problem.gapKey(.cover, bookID: id)))
                     problems.append(Problem(kind: .cover, bookID: id, message: problem.message))
                 }
                 ranges.append(book.entry)

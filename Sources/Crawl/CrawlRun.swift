@@ -275,8 +275,7 @@ final class CrawlRun {
     func noteFrame() {
         guard assembly == nil, let frame = ledger.frame else { return }
         // A shelf whose page failed the night before too is not news (`--quiet` says nothing of it).
-        let known = Set(crawler.lastProblems.map(\.gapKey))
-        let knownShelves = Set(frame.problems.filter { $0.kind == .shelfDetails && known.contains($0.gapKey) }.compactMap(\.shelfID))
+        let knownShelves = Set(frame.problems.filter { $0.kind == .shelfDetails && crawler.knownGaps.contains($0.gapKey) }.compactMap(\.shelfID))
         for warning in frame.warnings {
             if knownShelves.contains(where: { warning.hasPrefix("Shelf \($0): ") }) { logger.info("\(warning)") } else { logger.warning("\(warning)") }
         }

@@ -34,7 +34,11 @@ package struct Crawler: Sendable {
     /// The covers' addresses the last run saw, by book id (kept privately, not in `library.json`).
     package var lastAddresses: [Int: String] = [:]
     /// The gaps the last snapshot listed: a gap still open keeps the day it first happened.
-    package var lastProblems: [Problem] = []
+    package var lastProblems: [Problem] = [] {
+        didSet { knownGaps = Set(lastProblems.map(\.gapKey)) }
+    }
+    /// The same gaps by `Problem.gapKey`: one still open tonight is not news.
+    private(set) var knownGaps = Set<String>()
     /// `previous` was written by this same build: its unchanged books' bytes are copied as they are.
     package var previousIsThisBuild = false
     /// Whether books are made while requests are in flight, or all once the requests are done

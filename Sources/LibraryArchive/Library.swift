@@ -175,7 +175,11 @@ package struct Problem: Codable, Sendable, Equatable {
     }
 
     /// The same gap on another night: the same kind, for the same book or shelf.
-    package var gapKey: String { "\(kind.rawValue):\(bookID ?? -1):\(shelfID ?? -1)" }
+    package var gapKey: String { Self.gapKey(kind, bookID: bookID, shelfID: shelfID) }
+
+    package static func gapKey(_ kind: Kind, bookID: Int? = nil, shelfID: Int? = nil) -> String {
+        "\(kind.rawValue):\(bookID ?? -1):\(shelfID ?? -1)"
+    }
 
     /// What a visitor reads of a gap, in words: what is missing and since when.
     package static func words(_ kind: Kind, since: String?, kept: Bool) -> String {

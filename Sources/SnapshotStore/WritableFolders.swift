@@ -16,6 +16,8 @@ package enum WritableFolders {
         let output = output.standardizedFileURL
         if keep {
             try check(output, .datedSnapshots)
+            // The private state is kept beside the dated snapshots' folder, unless --cache-dir says where.
+            if state == nil { try check(output.deletingLastPathComponent(), .privateState) }
         } else {
             try check(output.deletingLastPathComponent(), .besideOutput)
         }

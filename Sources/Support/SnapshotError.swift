@@ -24,6 +24,8 @@ package struct SnapshotError: Error, Sendable, CustomStringConvertible {
         case datedSnapshots
         /// --cache-dir: the state of incremental runs.
         case state
+        /// With `--keep`, the folder that holds the dated snapshots' folder: their private state is beside it.
+        case privateState
         /// --markdown-into: the Markdown is kept in `reader`, the Reader/ folder in it.
         case markdown(reader: String)
     }
@@ -54,10 +56,11 @@ package struct SnapshotError: Error, Sendable, CustomStringConvertible {
         case .folderNotWritable(let purpose, let detail):
             let why: String
             switch purpose {
-            case .besideOutput: why = "the new snapshot is built beside the output, in \(path), and swapped into place"
+            case .besideOutput: why = "the new snapshot is built beside the output, in \(path), and swapped into place; the private state is kept there too"
             case .making(let folder): why = "the missing folders down to \(folder) are made in it"
             case .datedSnapshots: why = "with --keep, the dated snapshots and the latest link are written in it"
             case .state: why = "--cache-dir keeps the state of incremental runs in it"
+            case .privateState: why = "the private state of the dated snapshots is kept beside them, in it"
             case .markdown(let reader): return "cannot keep the Markdown: \(path) is not writable (--markdown-into keeps it in \(reader)): \(detail)"
             }
             return "cannot write the snapshot: \(path) is not writable (\(why)): \(detail)"

@@ -131,7 +131,7 @@ struct CommandLineErrorTests {
                                            environment: ["READER_PASSWORD": "p"])
         #expect(run.status == 73, "\(run.output)")
         #expect(run.stderr.contains("error: cannot write the snapshot: \(parent.path) is not writable (the new snapshot is built "
-                                    + "beside the output, in \(parent.path), and swapped into place): "), "\(run.output)")
+                                    + "beside the output, in \(parent.path), and swapped into place; the private state is kept there too): "), "\(run.output)")
         // Told before the server is asked for anything.
         #expect(!run.stderr.contains("Logging in") && !run.stderr.contains("127.0.0.1:9"), "\(run.output)")
         // An output whose folders are still to be made: the folder they are to be made in is named.
