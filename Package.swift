@@ -44,7 +44,7 @@ let package = Package(
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
-        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Crawl ← Enrich; Site, History, Vault ← Export ← the CLI.
+        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Crawl ← Enrich; Site, History, Vault ← Export ← the CLI; SnapshotStore ← Publish ← the CLI.
         // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
         .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
@@ -105,6 +105,16 @@ let package = Package(
         ),
         // --markdown-into: the Markdown tree kept in a folder of the user's, their edits kept.
         .target(name: "Vault", dependencies: ["Support", .product(name: "Crypto", package: "swift-crypto")]),
+        // `publish`: a snapshot's visitor files onto a static host through rclone, in an order
+        // that never shows a broken link, with only what changed uploaded.
+        .target(
+            name: "Publish",
+            dependencies: ["SnapshotStore", "Support",
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Subprocess", package: "swift-subprocess"),
+                           .product(name: "SystemPackage", package: "swift-system")]
+        ),
         // The default templates, from the top-level Templates/ folder that users copy.
         .target(
             name: "DefaultTemplates",
@@ -126,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "reader-snapshot",
             dependencies: [
-                "Crawl", "Enrich", "Export", "History", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
+                "Crawl", "Enrich", "Export", "History", "LibraryArchive", "Notes", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
                 "SampleServer", "Thumbnails", "Vault",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -138,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "ReaderSnapshotTests",
             dependencies: [
-                "Crawl", "Enrich", "Export", "History", "LibraryArchive", "Notes", "ReaderAPI", "Site", "SnapshotStore", "Support",
+                "Crawl", "Enrich", "Export", "History", "LibraryArchive", "Notes", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
                 "SampleServer", "Thumbnails", "Vault",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

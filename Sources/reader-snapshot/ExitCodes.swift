@@ -15,10 +15,16 @@ enum ExitCodes {
     static let publishedWithGaps: Int32 = 2
     /// Bad usage: ArgumentParser's own code for a validation error.
     static let badUsage: Int32 = 64
+    /// Publishing would delete more files on the host than --max-deletes allows: nothing was sent.
+    static let tooManyDeletions: Int32 = 65
+    /// Publishing is not set up: rclone is missing, or has no remote of that name.
+    static let publishNotSetUp: Int32 = 68
     /// The server could not be reached, or failed: nothing was published.
     static let serverUnavailable: Int32 = 69
     /// The output folder could not be written.
     static let outputNotWritable: Int32 = 73
+    /// The host refused an upload or could not be reached: nothing was deleted there.
+    static let publishFailed: Int32 = 74
     /// The e-mail and password, or the api key, were rejected.
     static let credentialsRejected: Int32 = 77
     /// The templates are missing or broken.
@@ -30,7 +36,7 @@ enum ExitCodes {
 
     /// The commands whose `--help` lists exit codes.
     enum Command: CaseIterable, Sendable {
-        case export, render, history, demo, sampleServer, copyTemplates
+        case export, render, publish, history, demo, sampleServer, copyTemplates
     }
 
     /// Every exit code, what it means, and the commands that can end with it. Each command's
@@ -40,12 +46,15 @@ enum ExitCodes {
         (1, "any other failure (the message says what)", Set(Command.allCases)),
         (publishedWithGaps, "published with gaps (some book details or covers could not be fetched)", [.export]),
         (badUsage, "bad usage", Set(Command.allCases)),
+        (tooManyDeletions, "publishing would delete more than --max-deletes files on the host (nothing sent)", [.export, .publish]),
+        (publishNotSetUp, "publishing not set up: rclone missing, or no such remote", [.export, .publish]),
         (serverUnavailable, "server unreachable or failing (nothing published)", [.export]),
         (outputNotWritable, "output not writable", [.export, .render, .demo]),
+        (publishFailed, "the host refused an upload or could not be reached (nothing deleted there)", [.export, .publish]),
         (credentialsRejected, "credentials rejected", [.export]),
         (templatesBroken, "templates missing or broken", [.export, .render, .demo, .copyTemplates]),
-        (interrupted, "interrupted (Ctrl-C): the last snapshot is kept", [.export, .render, .demo]),
-        (terminated, "stopped by SIGTERM (systemctl stop, kill): the last snapshot is kept", [.export, .render, .demo]),
+        (interrupted, "interrupted (Ctrl-C): the last snapshot is kept", [.export, .render, .demo, .publish]),
+        (terminated, "stopped by SIGTERM (systemctl stop, kill): the last snapshot is kept", [.export, .render, .demo, .publish]),
     ]
 
     /// The "Exit codes:" paragraph of a command's `--help`; without a command, every code (the

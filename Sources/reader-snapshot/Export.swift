@@ -7,6 +7,7 @@ import History
 import LibraryArchive
 import Logging
 import Notes
+import Publish
 import ReaderAPI
 import Site
 import SnapshotStore
@@ -131,6 +132,11 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: .hidden)
     var openlibraryIntervalMs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Then upload the snapshot to this rclone remote and path (see 'reader-snapshot publish --help'), when the export published something new or the last publish there did not finish.", valueName: "remote:path"))
+    var publish: String?
+
+    @OptionGroup var publishing: PublishOptions
+
     @OptionGroup var snapshot: SnapshotOptions
 
     func validate() throws {
@@ -162,6 +168,11 @@ struct Export: AsyncParsableCommand {
             }
         }
         if restore && markdownInto == nil { throw ValidationError("--restore goes with --markdown-into.") }
+        if let publish {
+            _ = try PublishOptions.target(publish, option: "--publish")
+        } else if publishing.force || publishing.maxDeletes != Publishing.defaultMaxDeletes {
+            throw ValidationError("--max-deletes and --force go with --publish.")
+        }
         _ = try openLibraryOptions()
         if let markdownInto {
             let vault = URL(fileURLWithPath: markdownInto).standardizedFileURL.resolvingSymlinksInPath().path + "/"
@@ -347,11 +358,32 @@ struct Export: AsyncParsableCommand {
             // A snapshot published with gaps ends with its own exit code; a complete one returns.
             let code = report(outcome, output: keep == nil ? outputURL : outputURL.appendingPathComponent("latest"), formats: formats, logger: logger)
             if let vault = outcome.vault, let folder = options.vault { reportVault(vault, in: folder, logger: logger) }
+            if let publish {
+                try await publishSnapshot(outcome, at: outputURL, to: try PublishOptions.target(publish, option: "--publish"), logger: logger)
+            }
             if !code.isSuccess { throw code }
         } catch let code as ExitCode {
             throw code
         } catch {
             throw failureExit(for: error, logger: logger)
         }
+    }
+}
+
+extension Export {
+    /// `--publish`: the snapshot goes up when the export published something new, or when the
+    /// last publish to that remote was cut short; a night that changed nothing sends nothing.
+    func publishSnapshot(_ outcome: Exporter.Outcome, at output: URL, to target: RemoteTarget, logger: Logger) async throws {
+        let state = cacheDir.map { URL(fileURLWithPath: $0) }
+        if outcome.unchanged && Publishing.lastPublishFinished(folder: output, target: target, stateFolder: state) {
+            logger.info("Publish: nothing new since the last publish to \(target)")
+            return
+        }
+        var options = Publishing.Options(folder: output, target: target)
+        options.maxDeletes = publishing.maxDeletes
+        options.force = publishing.force
+        options.stateFolder = state
+        let published = try await Publishing(options: options, logger: logger).run()
+        reportPublish(published, to: target, dryRun: false, logger: logger)
     }
 }

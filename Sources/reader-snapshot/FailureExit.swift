@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import ReaderAPI
 import History
+import Publish
 import Support
 
 /// An error the tool knows, with the documented exit code it ends the run with.
@@ -49,6 +50,17 @@ extension HistoryError: ExitingError {
     var advice: String? {
         if case .commitFailed = reason { return "The snapshot itself is published; the next run makes its commit." }
         return nil
+    }
+}
+
+extension PublishError: ExitingError {
+    var exitCode: Int32 {
+        switch reason {
+        case .rcloneMissing, .remoteUnknown: return ExitCodes.publishNotSetUp
+        case .tooManyDeletions: return ExitCodes.tooManyDeletions
+        case .notASnapshot, .noLatestSnapshot: return ExitCodes.badUsage
+        case .rcloneFailed, .unreadable: return ExitCodes.publishFailed
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Publish
 import SnapshotStore
 import Support
 
@@ -12,11 +13,13 @@ enum Interruption {
     private static let handlers = Handlers()
 
     /// Called by the commands that write a snapshot, once their logger is made.
-    static func install(logger: Logger, live: LiveProgress?) {
+    static func install(logger: Logger, live: LiveProgress?, saying message: String = "interrupted; the last snapshot is kept") {
         handlers.install([(SIGINT, ExitCodes.interrupted), (SIGTERM, ExitCodes.terminated)], on: queue) { code in
             Publisher.discardAllForExit()
+            // An upload under way stops with the tool; the next publish goes on from the host's listing.
+            RunningChildren.shared.terminateAll()
             live?.stop()
-            logger.error("interrupted; the last snapshot is kept")
+            logger.error("\(message)")
             fflush(nil)
             // Not exit(): other threads are still at work, and the libraries' exit handlers
             // could run under them.

@@ -23,7 +23,7 @@ struct ReaderSnapshot: AsyncParsableCommand {
         \(ExitCodes.helpText())
         """,
         version: "0.1.0",
-        subcommands: [Export.self, Render.self, HistoryCommand.self, Demo.self, SampleServerCommand.self, CopyTemplates.self, NotesBench.self, ThumbnailsBench.self]
+        subcommands: [Export.self, Render.self, PublishCommand.self, HistoryCommand.self, Demo.self, SampleServerCommand.self, CopyTemplates.self, NotesBench.self, ThumbnailsBench.self]
     )
 }
 

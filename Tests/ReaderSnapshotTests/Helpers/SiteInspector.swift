@@ -24,6 +24,15 @@ struct SiteInspector {
         try? Data(contentsOf: root.appendingPathComponent(relativePath))
     }
 
+    /// What a visitor can be sent: every file with no hidden part in its path, with its bytes.
+    func contents() -> [String: Data] {
+        var result: [String: Data] = [:]
+        for file in files() where !file.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+            result[file] = data(file)
+        }
+        return result
+    }
+
     /// The targets of href= and src= in an HTML page.
     static func links(inHTML html: String) -> [String] {
         matches(of: #"(?:href|src)="([^"]*)""#, in: html)

@@ -23,7 +23,7 @@ enum ToolRunner {
 
     /// Runs the tool and waits for it without holding a thread of the concurrency pool: the sample
     /// server it talks to runs in this process and needs those threads to answer.
-    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
+    static func run(_ arguments: [String], environment: [String: String] = [:], removing: [String] = [], stdin: String? = nil,
                     in directory: URL? = nil) async throws -> ToolRun {
         let process = Process()
         process.executableURL = executable
@@ -33,6 +33,7 @@ enum ToolRunner {
             env.removeValue(forKey: key)
         }
         env.merge(environment) { _, new in new }
+        for key in removing { env.removeValue(forKey: key) }
         process.environment = env
         if let directory { process.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe(), input = Pipe()

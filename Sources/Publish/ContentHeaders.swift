@@ -1,0 +1,108 @@
+/// The order files go up in, so that a visitor never follows a link to a file not there yet:
+/// what pages show first, then the pages that lead nowhere new, then the pages that lead to them.
+/// Deletions come after all of them.
+package enum Wave: Int, CaseIterable, Sendable, Comparable {
+    /// Covers, thumbnails, share images and the site's assets (not the search index).
+    case files
+    /// Each book's page, in HTML and Markdown.
+    case bookPages
+    /// Shelf, author and year pages, their feeds, and the OPDS catalog's feeds below its root.
+    case collectionPages
+    /// The index, the lists, the feeds, the OPDS roots, the search index, library.json, the CSV.
+    case entryPoints
+
+    package static func < (lhs: Wave, rhs: Wave) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// How the run's progress names the files of a wave.
+    package var words: String {
+        switch self {
+        case .files: return "covers, thumbnails and assets"
+        case .bookPages: return "book pages"
+        case .collectionPages: return "shelf, author and year pages"
+        case .entryPoints: return "the index, lists, feeds and library.json"
+        }
+    }
+}
+
+/// The HTTP headers a file is stored with on the host, and the wave it goes up in, told by its
+/// path alone: the same file always gets the same headers.
+package struct ContentHeaders: Sendable, Hashable {
+    package var contentType: String
+    package var cacheControl: String
+
+    /// Covers, thumbnails and cards are named by their content: a name never changes its bytes.
+    package static let immutable = "public, max-age=31536000, immutable"
+    /// Pages, feeds and the rest change any night: browsers ask again after five minutes.
+    package static let short = "public, max-age=300"
+
+    package init(contentType: String, cacheControl: String) {
+        self.contentType = contentType
+        self.cacheControl = cacheControl
+    }
+
+    /// The headers for the file at `path` below the snapshot.
+    package init(for path: String) {
+        let parts = path.split(separator: "/")
+        let contentAddressed = parts.count > 1 && ["covers", "cards"].contains(parts[0])
+        self.init(contentType: Self.contentType(for: path), cacheControl: contentAddressed ? Self.immutable : Self.short)
+    }
+
+    /// The media type for a path, by its extension; text types say they are UTF-8.
+    package static func contentType(for path: String) -> String {
+        let parts = path.split(separator: "/")
+        let name = parts.last.map(String.init) ?? path
+        let ext = name.split(separator: ".").count > 1 ? String(name.split(separator: ".").last!).lowercased() : ""
+        let inCatalog = parts.first == "opds"
+        switch ext {
+        case "html", "htm": return "text/html; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "md": return "text/markdown; charset=utf-8"
+        case "csv": return "text/csv; charset=utf-8"
+        case "txt": return "text/plain; charset=utf-8"
+        case "json": return inCatalog ? "application/opds+json" : "application/json; charset=utf-8"
+        case "xml":
+            if inCatalog {
+                // The catalog's root and its lists of shelves and authors lead to other feeds; the
+                // rest list books.
+                let navigation = parts.count == 2 && ["index.xml", "shelves.xml", "authors.xml"].contains(name)
+                return "application/atom+xml;profile=opds-catalog;kind=" + (navigation ? "navigation" : "acquisition")
+            }
+            return name == "sitemap.xml" ? "application/xml; charset=utf-8" : "application/atom+xml; charset=utf-8"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "png": return "image/png"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        case "avif": return "image/avif"
+        case "svg": return "image/svg+xml"
+        case "ico": return "image/x-icon"
+        case "woff2": return "font/woff2"
+        case "woff": return "font/woff"
+        case "pdf": return "application/pdf"
+        case "zip": return "application/zip"
+        default: return "application/octet-stream"
+        }
+    }
+
+    /// The wave the file at `path` goes up in.
+    package static func wave(for path: String) -> Wave {
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count > 1 else { return .entryPoints }
+        switch parts[0] {
+        case "covers", "cards":
+            return .files
+        case "assets":
+            // The search index names every book page: it goes up with the index page.
+            return parts.last!.hasPrefix("search-index") ? .entryPoints : .files
+        case "books":
+            return .bookPages
+        case "markdown":
+            if parts.count == 2 { return .entryPoints }
+            return parts[1] == "books" ? .bookPages : .collectionPages
+        case "opds":
+            return parts.count == 2 ? .entryPoints : .collectionPages
+        default:
+            return .collectionPages
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Crypto
+import Foundation
+import Logging
+import SnapshotStore
+
+/// One publish: a snapshot's visitor files onto a static host, step by step. Nothing is deleted on
+/// the host before every upload has succeeded, and nothing at all when the plan would delete more
+/// than the limit: a wrong remote path must not empty a site.
+package struct Publishing: Sendable {
+    package struct Options: Sendable {
+        /// The snapshot folder (with `--keep`, the folder of the dated snapshots: `latest` is published).
+        package var folder: URL
+        package var target: RemoteTarget
+        /// The most files one publish deletes on the host without `force`.
+        package var maxDeletes = 256
+        package var force = false
+        /// Plan, print, send nothing.
+        package var dryRun = false
+        /// The private state the record of this remote is kept in (default: beside the snapshot).
+        package var stateFolder: URL?
+
+        package init(folder: URL, target: RemoteTarget) {
+            self.folder = folder
+            self.target = target
+        }
+    }
+
+    /// What a publish did (or, with `dryRun`, would do).
+    package struct Outcome: Sendable {
+        package var plan: PublishPlan
+        /// The snapshot folder whose files were published.
+        package var snapshot: URL
+        package var uploaded: Int { plan.uploads }
+        package var deleted: Int { plan.deletions.count }
+        package var unchanged: Int { plan.unchanged.count }
+        package var bytes: Int { plan.uploadBytes }
+    }
+
+    package static let defaultMaxDeletes = 256
+
+    package var options: Options
+    package var logger: Logger
+
+    package init(options: Options, logger: Logger) {
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Whether the last publish of this snapshot folder to `target` finished: a night that changed
+    /// nothing need not publish again, unless the last publish was cut short.
+    package static func lastPublishFinished(folder: URL, target: RemoteTarget, stateFolder: URL?) -> Bool {
+        let state = stateFolder ?? SnapshotState.beside(folder)
+        return PublishRecord.read(PublishRecord.file(for: target, in: state)).finished
+    }
+
+    package func run() async throws -> Outcome {
+        let target = options.target
+        guard let rclone = Rclone.find() else { throw PublishError(.rcloneMissing, path: target.description) }
+        let known = try await rclone.remotes()
+        guard known.contains(target.name) else {
+            throw PublishError(.remoteUnknown(name: target.name, known: known), path: target.description)
+        }
+        let snapshot = try VisitorFiles.snapshot(in: options.folder)
+        let state = options.stateFolder ?? SnapshotState.beside(options.folder)
+        var record = PublishRecord.read(PublishRecord.file(for: target, in: state))
+
+        let local = try VisitorFiles.list(snapshot)
+        let checked = try local.map { file in
+            CheckedFile(file: file, md5: try record.knownChecksum(of: file) ?? Self.md5(of: snapshot.appendingPathComponent(file.path)))
+        }
+        let withMD5 = try await rclone.keepsMD5(target)
+        let remote = try await rclone.list(target, withMD5: withMD5)
+        let plan = PublishPlan.make(local: checked, remote: remote, record: record)
+        let outcome = Outcome(plan: plan, snapshot: snapshot)
+        if plan.deletions.count > options.maxDeletes && !options.force {
+            throw PublishError(.tooManyDeletions(count: plan.deletions.count, limit: options.maxDeletes, examples: plan.deletions), path: target.description)
+        }
+        if options.dryRun { return outcome }
+
+        // Under way: the files already there are recorded; the others as each batch succeeds.
+        record.finished = false
+        for file in plan.unchanged { record.entries[file.file.path] = Self.entry(file) }
+        save(record)
+        for wave in Wave.allCases {
+            let batches = plan.batches.filter { $0.wave == wave }
+            guard !batches.isEmpty else { continue }
+            let count = batches.reduce(0) { $0 + $1.files.count }, bytes = batches.reduce(0) { $0 + $1.bytes }
+            logger.info("Uploading \(count) \(count == 1 ? "file" : "files"): \(wave.words) (\(Self.formatBytes(bytes)))")
+            for batch in batches {
+                try await rclone.copy(batch.files.map(\.file.path), from: snapshot, to: target, headers: batch.headers)
+                for file in batch.files { record.entries[file.file.path] = Self.entry(file) }
+                save(record)
+            }
+        }
+        if !plan.deletions.isEmpty {
+            logger.info("Deleting \(plan.deletions.count) \(plan.deletions.count == 1 ? "file" : "files") the snapshot no longer has")
+            try await rclone.delete(plan.deletions, at: target)
+        }
+        let paths = Set(local.map(\.path))
+        record.entries = record.entries.filter { paths.contains($0.key) }
+        record.finished = true
+        save(record)
+        return outcome
+    }
+
+    private static func entry(_ file: CheckedFile) -> PublishRecord.Entry {
+        PublishRecord.Entry(md5: file.md5, size: file.file.size, inode: file.file.inode, modified: file.file.modified)
+    }
+
+    /// The record is a help, not the truth (the host's listing is): a record that cannot be
+    /// written costs the next publish some checksums, and is said once.
+    private func save(_ record: PublishRecord) {
+        do { try record.write() } catch {
+            logger.warning("the record of this publish could not be written in \(record.file?.deletingLastPathComponent().path ?? "the private state"): the next publish compares everything again")
+        }
+    }
+
+    /// The MD5 of a file, read a piece at a time, in lowercase hex as hosts give it.
+    static func md5(of file: URL) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: file.path) else {
+            throw PublishError(.unreadable(detail: String(cString: strerror(errno))), path: file.path)
+        }
+        defer { try? handle.close() }
+        var hash = Insecure.MD5()
+        while true {
+            let chunk: Data?
+            do { chunk = try handle.read(upToCount: 1 << 20) } catch {
+                throw PublishError(.unreadable(detail: "\(error)"), path: file.path)
+            }
+            guard let chunk, !chunk.isEmpty else { break }
+            hash.update(data: chunk)
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    package static func formatBytes(_ bytes: Int) -> String {
+        switch bytes {
+        case ..<1024: return "\(bytes) B"
+        case ..<(1024 * 1024): return String(format: "%.1f KB", Double(bytes) / 1024)
+        default: return String(format: "%.1f MB", Double(bytes) / 1024 / 1024)
+        }
+    }
+}
