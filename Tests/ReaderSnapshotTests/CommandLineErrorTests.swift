@@ -170,7 +170,8 @@ struct CommandLineErrorTests {
 
     @Test func eachHelpListsOnlyTheExitCodesItsCommandCanReturn() async throws {
         let expected: [String: [Int]] = [
-            "export": [0, 1, 2, 64, 69, 73, 77, 78, 130, 143],
+            "export": [0, 1, 2, 64, 65, 68, 69, 73, 74, 77, 78, 130, 143],
+            "publish": [0, 1, 64, 65, 68, 74, 130, 143],
             "render": [0, 1, 64, 73, 78, 130, 143],
             "demo": [0, 1, 64, 73, 78, 130, 143],
             "history": [0, 1, 64],
