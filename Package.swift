@@ -82,7 +82,7 @@ let package = Package(
         // The HTML site, the Markdown tree, the feed, the CSV and the search index, from templates.
         .target(
             name: "Site",
-            dependencies: ["DefaultTemplates", "LibraryArchive", "Notes", "SnapshotStore", "Support",
+            dependencies: ["DefaultTemplates", "LibraryArchive", "Notes", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Mustache", package: "swift-mustache")]
         ),

@@ -142,6 +142,7 @@ extension Exporter {
         live?.begin("Rendering", total: 0)
         var renderer = SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
         renderer.pages = pages
+        renderer.shareCards = options.shareCards
         let ready = renderer
         let rendered = try await EveryCore.onThreadOfItsOwn("reader-snapshot render") { try ready.render(library, changes: changes, into: writer) }
         if rendered.linked > 0 {

@@ -10,15 +10,17 @@ extension Exporter {
     /// Renders a snapshot again from its `library.json`, with the covers beside it. The books are
     /// read from the file as their pages are made.
     package static func render(from archive: URL, to output: URL, templates: TemplateSet,
-                               formats: Set<OutputFormat>, siteURL: URL? = nil, title: String? = nil, logger: Logger) async throws -> Catalog {
+                               formats: Set<OutputFormat>, siteURL: URL? = nil, shareCards: Bool = true, title: String? = nil,
+                               logger: Logger) async throws -> Catalog {
         // On a thread of its own: the threads answers resume on are the network's.
         try await EveryCore.onThreadOfItsOwn("reader-snapshot render") {
-            try renderNow(from: archive, to: output, templates: templates, formats: formats, siteURL: siteURL, title: title, logger: logger)
+            try renderNow(from: archive, to: output, templates: templates, formats: formats, siteURL: siteURL, shareCards: shareCards, title: title,
+                          logger: logger)
         }
     }
 
     private static func renderNow(from archive: URL, to output: URL, templates: TemplateSet,
-                                  formats: Set<OutputFormat>, siteURL: URL?, title: String?, logger: Logger) throws -> Catalog {
+                                  formats: Set<OutputFormat>, siteURL: URL?, shareCards: Bool, title: String?, logger: Logger) throws -> Catalog {
         MemoryUsage.keepBigBlocksApart()
         var catalog: Catalog
         do {
@@ -73,7 +75,9 @@ extension Exporter {
                 }
             }
             if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-            try SiteRenderer(templates: templates, formats: formats, siteURL: siteURL).render(catalog, changes: changes, into: writer)
+            var renderer = SiteRenderer(templates: templates, formats: formats, siteURL: siteURL)
+            renderer.shareCards = shareCards
+            try renderer.render(catalog, changes: changes, into: writer)
             try publisher.publish()
         } catch {
             publisher.discard()

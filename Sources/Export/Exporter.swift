@@ -40,6 +40,8 @@ package struct Exporter: Sendable {
         package var privacy = Privacy()
         /// Where the site will be served (`--site-url`).
         package var siteURL: URL?
+        /// With `siteURL`, a share card for each page's link preview (`--no-share-cards` turns them off).
+        package var shareCards = true
         package var generatedAt: String
         /// `--history`: after each run that changed the snapshot, its text is committed, by this author.
         package var historyAuthor: HistoryRepository.Author?
@@ -240,7 +242,8 @@ package struct Exporter: Sendable {
         state.origin = SnapshotOrigin(server: options.server.description, userID: client.session?.userID)
         state.addresses = crawled.addresses
         state.noteLimit = options.privacy.isActive ? nil : options.noteLimit
-        state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
+        state.renderedWith = RenderDigest.digest(templates: options.templates, formats: options.formats, siteURL: options.siteURL,
+                                                  shareCards: options.shareCards)
         state.writtenBy = RenderDigest.thisBuild
         return state
     }

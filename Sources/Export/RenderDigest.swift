@@ -10,7 +10,7 @@ import Support
 /// What pages are made with: when it and the library are both as they were, the pages would come
 /// out byte for byte the same, and a run need not render them at all.
 enum RenderDigest {
-    static func digest(templates: TemplateSet, formats: Set<OutputFormat>, siteURL: URL?) -> String {
+    static func digest(templates: TemplateSet, formats: Set<OutputFormat>, siteURL: URL?, shareCards: Bool = true) -> String {
         var hasher = SHA256()
         func add(_ text: String) {
             hasher.update(data: Data(text.utf8))
@@ -20,6 +20,8 @@ enum RenderDigest {
         add(thisBuild)
         add(formats.map(\.rawValue).sorted().joined(separator: ","))
         add(siteURL?.absoluteString ?? "")
+        // Cards only count where they are drawn: the digest of a run without --site-url is as it was.
+        if siteURL != nil && !shareCards { add("no share cards") }
         let root = templates.directory.resolvingSymlinksInPath()
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .map { $0.resolvingSymlinksInPath() }

@@ -4,7 +4,8 @@ import Notes
 import SnapshotStore
 import Support
 
-/// `opds/`: the library as an OPDS 1.2 catalog, for e-reader apps. A root navigation feed (the
+/// `opds/`: the library as an OPDS 1.2 catalog, for e-reader apps, and its OPDS 2.0 twin
+/// (`OPDSCatalog+JSON.swift`). A root navigation feed (the
 /// shelves, all books, the authors, the recently added), an acquisition feed for each shelf and
 /// author and for all books, each paged so that no feed grows with the library. There are no book
 /// files to acquire: each entry links its cover, its thumbnail and its page.
@@ -42,10 +43,15 @@ struct OPDSCatalog {
 
     /// A feed: its path in the snapshot, and what makes its text (when it is written: a big
     /// library's feeds are never all in memory at once).
-    typealias Feed = (path: String, xml: () -> String)
+    typealias Feed = (path: String, text: () -> String)
 
-    /// Every feed.
+    /// Every feed, OPDS 1.2 and OPDS 2.0.
     func feeds() -> [Feed] {
+        atomFeeds() + jsonFeeds()
+    }
+
+    /// Every OPDS 1.2 feed.
+    func atomFeeds() -> [Feed] {
         var feeds: [Feed] = []
         let root = "opds/index.xml"
         var entries = [
@@ -59,7 +65,11 @@ struct OPDSCatalog {
                             href: "opds/authors.xml", type: Self.navigation, rel: "subsection", from: root),
         ]
         if model.shelves.isEmpty { entries.remove(at: 2) }
-        feeds.append((root, { feed(path: root, kind: Self.navigation, id: "root", title: model.site.title, up: nil, entries: entries) }))
+        // The list of all books is every book once, paged: what a crawler walks.
+        feeds.append((root, {
+            feed(path: root, kind: Self.navigation, id: "root", title: model.site.title, up: nil, entries: entries,
+                 paging: [("http://opds-spec.org/crawlable", "opds/books.xml", Self.acquisition)])
+        }))
 
         feeds += paged(base: "opds/books", kind: Self.acquisition, id: "books", title: "All books", up: root, count: model.books.count) { range, path in
             model.books[range].map { bookEntry($0, from: path) }
@@ -128,6 +138,8 @@ struct OPDSCatalog {
         var links = [("self", path, kind), ("start", "opds/index.xml", Self.navigation)]
         if let up { links.append(("up", up, Self.navigation)) }
         links += paging
+        // The same feed as OPDS 2.0.
+        links.append(("alternate", Self.twin(of: path), Self.json))
         if model.formats.contains(.html) {
             links.append(("alternate", "index.html", "text/html"))
         }
@@ -201,11 +213,16 @@ struct OPDSCatalog {
     }
 
     private func tag(_ id: String) -> String {
-        "tag:reader-snapshot,2024:\(AtomFeed.escape(host)):opds:\(AtomFeed.escape(id))"
+        AtomFeed.escape(tagURI(id))
+    }
+
+    /// The catalog's tag URI for `id` (RFC 4151), as raw text.
+    func tagURI(_ id: String) -> String {
+        "tag:reader-snapshot,2024:\(host):opds:\(id)"
     }
 
     /// `target` (a path from the site's root) as the feed at `path` links it.
-    private func href(_ target: String, from path: String) -> String {
+    func href(_ target: String, from path: String) -> String {
         if let base = model.site.url { return base + target }
         let here = path.split(separator: "/").dropLast(), there = target.split(separator: "/")
         var common = 0

@@ -40,6 +40,8 @@ struct SiteModel {
     static let recentCount = 50
     /// What the snapshot holds besides pages: the feeds and the OPDS catalog are linked from the pages.
     let formats: Set<OutputFormat>
+    /// Whether pages with previews get share cards (`--no-share-cards` turns them off).
+    var shareCards = true
 
     init(_ catalog: Catalog, changes: ChangeReport? = nil, siteURL: URL? = nil, formats: Set<OutputFormat> = Set(OutputFormat.allCases)) {
         self.formats = formats

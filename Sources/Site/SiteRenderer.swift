@@ -18,6 +18,8 @@ package struct SiteRenderer: Sendable {
     package static let defaultBooksPerPage = 5000
     /// The last run's book and shelf pages, to be linked where their inputs are as they were.
     package var pages = PageDigests()
+    /// With `siteURL`, each page's link preview gets a share card of its own (`cards/`).
+    package var shareCards = true
 
     /// What a render did: its book and shelf pages' digests, for the next run, and how many of
     /// those pages were linked from the last snapshot rather than rendered.
@@ -70,6 +72,7 @@ package struct SiteRenderer: Sendable {
         if !formats.isDisjoint(with: [.csv, .feed, .html, .markdown, .opds]) {
             var model = SiteModel(catalog, changes: changes, siteURL: siteURL, formats: formats)
             model.booksPerPage = max(1, booksPerPage)
+            model.shareCards = shareCards
             if formats.contains(.csv) { jobs.append { try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, to: $0) } } }
             if formats.contains(.feed) {
                 jobs.append { try writer.write(try AtomFeed.render(model), to: "feed.xml") }
@@ -80,7 +83,7 @@ package struct SiteRenderer: Sendable {
             if formats.contains(.opds) {
                 // The notes' summaries first, on every core; then each feed is a job of its own.
                 let catalog = try OPDSCatalog(model)
-                for feed in catalog.feeds() { jobs.append { try writer.write(feed.xml(), to: feed.path) } }
+                for feed in catalog.feeds() { jobs.append { try writer.write(feed.text(), to: feed.path) } }
             }
             jobs += authorsIndexJobs(model, into: writer)
             let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
@@ -122,16 +125,29 @@ package struct SiteRenderer: Sendable {
         var jobs: [Job] = [{ try writer.writeStream(to: "assets/search-index.js") { try SearchIndex.write(model, to: $0) } }]
         for number in 1...model.booksPageCount {
             jobs.append {
-                try writer.write(try templates.render(model.booksPage(number, root: ""), .html, template: "books"), to: SiteModel.booksPageFile(number))
+                let file = SiteModel.booksPageFile(number)
+                let preview = model.listPreview(file, title: "All books", description: number == 1
+                    ? "All \(SiteModel.bookCount(model.books.count)), by title." : "All \(SiteModel.bookCount(model.books.count)), by title: page \(number).")
+                try writer.write(try templates.render(model.booksPage(number, root: ""), preview: preview, .html, template: "books"), to: file)
             }
         }
         jobs += [
-            { try writer.write(try templates.render(context: StatsPage(model, root: ""), .html, template: "stats"), to: "stats.html") },
-            { try writer.write(try templates.render(model.indexPage(root: ""), .html, template: "index"), to: "index.html") },
+            {
+                let preview = model.listPreview("stats.html", title: "Stats", description: "\(SiteModel.bookCount(model.books.count)) by shelf, author and year.")
+                try writer.write(try templates.render(StatsPage(model, root: ""), preview: preview, .html, template: "stats"), to: "stats.html")
+            },
+            {
+                try writer.write(try templates.render(model.indexPage(root: ""), preview: model.indexPreview(), .html, template: "index"), to: "index.html")
+                try model.indexCardIfDrawn?.write(into: writer)
+            },
         ]
         if model.site.url != nil { jobs.append { if let sitemap = model.sitemap() { try writer.write(sitemap, to: "sitemap.xml") } } }
         if let changes = model.changesView {
-            jobs.append { try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), .html, template: "changes"), to: "changes.html") }
+            jobs.append {
+                let preview = model.listPreview("changes.html", title: "Changes", description: changes.summary)
+                try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), preview: preview, .html, template: "changes"),
+                                 to: "changes.html")
+            }
         }
         for asset in templates.assets {
             jobs.append {
@@ -150,8 +166,12 @@ package struct SiteRenderer: Sendable {
     private func authorsIndexJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         return [OutputFormat.html, .markdown].filter(formats.contains).map { format in
-            { try writer.write(try templates.render(model.authorsPage(root: ""), format, template: "authors"),
-                               to: format == .html ? "authors.html" : "markdown/authors.md") }
+            {
+                let preview = format == .html
+                    ? model.listPreview("authors.html", title: "Authors", description: "\(model.authors.authors.count) authors, by surname.") : nil
+                try writer.write(try templates.render(model.authorsPage(root: ""), preview: preview, format, template: "authors"),
+                                 to: format == .html ? "authors.html" : "markdown/authors.md")
+            }
         }
     }
 
@@ -174,9 +194,11 @@ package struct SiteRenderer: Sendable {
                 let digest = inputs.list("author", key: author.displayName + "\u{0}" + author.fileName, books: books(author.books))
                 for format in kinds {
                     try page(path(format, "authors/\(author.fileName)"), digest: digest, gathered: gathered, into: writer) {
-                        try templates.render(model.authorPage(author, root: "../"), format, template: "author")
+                        try templates.render(model.authorPage(author, root: "../"), preview: format == .html ? model.authorPreview(author) : nil,
+                                             format, template: "author")
                     }
                 }
+                if kinds.contains(.html) { try model.authorCard(author)?.write(into: writer) }
             }
         }
         let years = model.years.years
@@ -187,9 +209,11 @@ package struct SiteRenderer: Sendable {
                 let digest = inputs.list("year", key: years[index].year + "\u{0}" + around, books: books(years[index].books))
                 for format in kinds {
                     try page(path(format, "years/\(years[index].year)"), digest: digest, gathered: gathered, into: writer) {
-                        try templates.render(model.yearPage(index, root: "../"), format, template: "year")
+                        try templates.render(model.yearPage(index, root: "../"), preview: format == .html ? model.yearPreview(index) : nil,
+                                             format, template: "year")
                     }
                 }
+                if kinds.contains(.html) { try model.yearCard(index)?.write(into: writer) }
             }
         }
         return jobs
@@ -205,8 +229,9 @@ package struct SiteRenderer: Sendable {
                 let digest = inputs.shelf(shelf.view, books: shelf.books.map { (model.fileNames[$0], entries[$0]) })
                 if html {
                     try page("shelves/\(shelf.fileName).html", digest: digest, gathered: gathered, into: writer) {
-                        try templates.render(model.shelfPage(shelf, root: "../"), .html, template: "shelf")
+                        try templates.render(model.shelfPage(shelf, root: "../"), preview: model.shelfPreview(shelf), .html, template: "shelf")
                     }
+                    try model.shelfCard(shelf)?.write(into: writer)
                 }
                 if markdown {
                     try page("markdown/shelves/\(shelf.fileName).md", digest: digest, gathered: gathered, into: writer) {
@@ -239,10 +264,12 @@ package struct SiteRenderer: Sendable {
                 if html {
                     try page("books/\(fileName).html", digest: digest, gathered: gathered, into: writer) {
                         let note = try noteMarkdown()
-                        let page = model.bookPage(model.bookView(place), noteMarkdown: note, root: "../",
+                        let view = model.bookView(place)
+                        let page = model.bookPage(view, noteMarkdown: note, root: "../",
                                                   noteHTML: note.isEmpty ? "" : CMark.html(fromMarkdown: note))
-                        return try templates.render(page, .html, template: "book")
+                        return try templates.render(page, preview: model.bookPreview(view, noteMarkdown: note), .html, template: "book")
                     }
+                    if model.drawsCards { try model.bookCard(model.bookView(place))?.write(into: writer) }
                 }
                 if markdown {
                     try page("markdown/books/\(fileName).md", digest: digest, gathered: gathered, into: writer) {

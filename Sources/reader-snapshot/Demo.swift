@@ -49,6 +49,7 @@ struct Demo: AsyncParsableCommand {
                 credentials: .password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword),
                 output: outputURL, templates: try await snapshot.loadTemplates(), formats: formats)
             options.siteURL = try snapshot.site()
+            options.shareCards = !snapshot.noShareCards
             options.title = snapshot.title
             // The sample server's Open Library double: the demo shows enrichment, and asks nothing of the network.
             var openLibrary = OpenLibraryOptions()

@@ -340,6 +340,7 @@ struct Export: AsyncParsableCommand {
             options.concurrencyMode = fixedConcurrency ? .fixed : .adaptive
             options.reuseUnchanged = !full
             options.siteURL = try snapshot.site()
+            options.shareCards = !snapshot.noShareCards
             options.title = snapshot.title
             options.privacy = Privacy(excludedShelves: excludeShelf, notes: !noNotes, covers: !noCovers)
             options.limits.jsonBytes = maxResponseMb << 20

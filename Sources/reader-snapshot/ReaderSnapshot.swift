@@ -35,8 +35,11 @@ struct SnapshotOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json, csv (Goodreads' layout), feed (Atom), opds (a catalog for e-reader apps).", valueName: "list"))
     var format: String = "html,markdown,json,csv,feed,opds"
 
-    @Option(name: .long, help: ArgumentHelp("Where the site will be served, like https://example.org/books/: adds sitemap.xml, Open Graph tags and absolute links in the feeds and the OPDS catalog.", valueName: "url"))
+    @Option(name: .long, help: ArgumentHelp("Where the site will be served, like https://example.org/books/: adds sitemap.xml, link previews (Open Graph tags and a share card for each page) and absolute links in the feeds and the OPDS catalog.", valueName: "url"))
     var siteURL: String?
+
+    @Flag(name: .long, help: "With --site-url, no share cards: a book's link preview shows its cover, other pages' none.")
+    var noShareCards = false
 
     @Option(name: .long, help: ArgumentHelp("The catalog's name, on its pages, in its Markdown, feeds and OPDS catalog (default: Library). Nothing else names it: not the login, not the server.", valueName: "text"))
     var title: String?

@@ -88,7 +88,8 @@ struct Render: AsyncParsableCommand {
             try WritableFolders.check(output: outputURL)
             let catalog = try await Exporter.render(from: archive, to: outputURL,
                                               templates: try await snapshot.loadTemplates(), formats: formats,
-                                              siteURL: try snapshot.site(), title: snapshot.title, logger: logger)
+                                              siteURL: try snapshot.site(), shareCards: !snapshot.noShareCards, title: snapshot.title,
+                                              logger: logger)
             logger.info("Rendered \(catalog.count) books from \(archive.path)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
         } catch {

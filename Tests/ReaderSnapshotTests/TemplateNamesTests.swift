@@ -16,6 +16,7 @@ import Testing
     static let shownThroughOtherNames: Set<String> = [
         "BookView.givenTitle",  // titleYAML: the title as the book gives it, even empty
         "BookView.shelfName",  // shelfNameYAML
+        "Previewed<IndexPage>.page",  // the page's own names, answered through it
     ]
 
     /// A library with every value a view can show: a cover with thumbnails, Open Library's fields,
@@ -61,6 +62,12 @@ import Testing
         pages += model.authors.authors.map { model.authorPage($0, root: "../") }
         pages += model.years.years.indices.map { model.yearPage($0, root: "../") }
         if let changes = model.changesView { pages.append(ChangesPage(root: "", site: model.site, changes: changes)) }
+        // Link previews (with --site-url, as here), as the layout sees them on every kind of page.
+        let previews = [model.indexPreview(), model.listPreview("books.html", title: "All books", description: "All books.")]
+            + model.shelves.map(model.shelfPreview) + model.authors.authors.map(model.authorPreview)
+            + model.years.years.indices.map(model.yearPreview)
+            + model.catalog.cards.indices.map { model.bookPreview(model.bookView($0), noteMarkdown: "A *note*.") }
+        pages += previews.compactMap { preview in preview.map { Previewed(page: model.indexPage(root: ""), preview: $0) } }
         return pages
     }
 

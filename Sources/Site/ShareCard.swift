@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+import SnapshotStore
+import Support
+import Thumbnails
+
+/// A page's share card (`cards/<hash>.jpg`, 1200 × 630): what it shows, and its name. The name is
+/// made from what the card shows, so a card whose inputs are as they were last night has the name
+/// it had, and is linked from the last snapshot rather than drawn again; hosts may keep it forever.
+struct ShareCard: Sendable, Hashable {
+    static let width = 1200
+    static let height = 630
+    /// The covers a row card shows at most.
+    static let rowCovers = 6
+    /// Changes when the drawing does, so that no host keeps a card drawn the old way.
+    static let drawing = "share-card 1"
+
+    enum Kind: Sendable, Hashable {
+        /// A book: its title and author, its cover (a path in the snapshot: its page thumbnail).
+        case book(title: String, author: String, cover: String?)
+        /// A list: its name, a line under it ("248 books"), and a few covers.
+        case row(name: String, line: String, covers: [String])
+    }
+
+    let kind: Kind
+    let siteTitle: String
+
+    static func book(title: String, author: String, cover: String?, siteTitle: String) -> ShareCard {
+        ShareCard(kind: .book(title: title, author: author, cover: cover), siteTitle: siteTitle)
+    }
+
+    static func row(name: String, line: String, covers: [String], siteTitle: String) -> ShareCard {
+        ShareCard(kind: .row(name: name, line: line, covers: covers), siteTitle: siteTitle)
+    }
+
+    /// `cards/` and 32 hex digits of the inputs' SHA-256 (covers are named by their content).
+    var path: String {
+        var hasher = SHA256()
+        func add(_ text: String) {
+            hasher.update(data: Data(text.utf8))
+            hasher.update(data: Data([0]))
+        }
+        add(Self.drawing)
+        add(siteTitle)
+        switch kind {
+        case .book(let title, let author, let cover):
+            add("book"); add(title); add(author); add(cover ?? "")
+        case .row(let name, let line, let covers):
+            add("row"); add(name); add(line)
+            covers.forEach(add)
+        }
+        return "cards/" + hasher.finalize().hexString.prefix(32) + ".jpg"
+    }
+
+    /// What a screen reader says of it.
+    var alt: String {
+        switch kind {
+        case .book(let title, let author, _): author.isEmpty ? title : "\(title), by \(author)"
+        case .row(let name, let line, _): "\(name): \(line)"
+        }
+    }
+
+    /// Links the card from the last snapshot when it is there (the same name: the same inputs),
+    /// else draws it from the covers already in the snapshot. A cover that cannot be read is
+    /// drawn as a stand-in: the card is never missing.
+    func write(into writer: SnapshotWriter) throws {
+        let path = self.path
+        if writer.linkFromPrevious(path) { return }
+        // Two pages can share a card (two empty shelves of one name): drawn once.
+        if let url = try? writer.url(for: path), FileManager.default.fileExists(atPath: url.path) { return }
+        func read(_ cover: String) -> Data? {
+            guard let url = try? writer.url(for: cover) else { return nil }
+            return try? Data(contentsOf: url)
+        }
+        let data: Data?
+        switch kind {
+        case .book(let title, let author, let cover):
+            data = ShareCardDrawing.book(title: title, author: author, cover: cover.flatMap(read), siteTitle: siteTitle)?.jpeg
+        case .row(let name, let line, let covers):
+            data = ShareCardDrawing.row(name: name, line: line, covers: covers.compactMap(read), siteTitle: siteTitle)
+        }
+        guard let data else {
+            throw SnapshotError(.notWritable(detail: "the share card \(path) could not be drawn (libvips)"), path: writer.root.path)
+        }
+        try writer.writeOnce(data, to: path)
+    }
+}
