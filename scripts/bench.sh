@@ -11,6 +11,7 @@
 #   HISTORY=0 scripts/bench.sh       leave out the cost of --history (HISTORY_BOOKS, 10,000 by default)
 #   BROWSE=0 scripts/bench.sh        leave out the OPDS catalog and pages table (BROWSE_SIZES, the sizes by default)
 #   COVERS=0 scripts/bench.sh        leave out the covers' table (thumbnails, the export with them, a shelf page's bytes)
+#   SEARCH=0 scripts/bench.sh        leave out the search's bytes (SEARCH_SIZES, 10,000 and 100,000 by default)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -285,6 +286,28 @@ if [ "${BROWSE:-1}" = 1 ]; then
       "" "$g" "$all_pages" "$(awk -v t="$g" -v n="$all_pages" 'BEGIN { print t * 1000 / n }')" "$browse_pages" \
       "$(printf '%s\n' "${paged_peak[@]}" | median)" "${paged[*]}"
   done
+fi
+
+# The site's search (issue 29): what the home page's first load costs a visitor, and what a
+# one-word query then loads, gzip-compressed as a static host sends them, at SEARCH_SIZES books
+# (10,000 and 100,000 by default), in headless Chromium from file:// (scripts/search-bytes.py).
+# Goals: a first load of at most 150 kB, a query of at most 300 kB, results within 100 ms.
+if [ "${SEARCH:-1}" = 1 ] && [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import selenium" 2>/dev/null; then
+  echo
+  echo "The search, as a visitor's browser loads it (gzip; goals: first load 150 kB, a one-word query 300 kB, 100 ms):"
+  for books in ${SEARCH_SIZES:-10000 100000}; do
+    start_server "$books"
+    source_out=$(fresh)
+    "$bin" export --server "$url" --email demo@reader.example --output "$source_out" --format json --quiet >/dev/null 2>&1 || [ $? -eq 2 ]
+    stop_server
+    site=$(fresh)
+    "$bin" render --from "$source_out/library.json" --output "$site" --format html -q
+    # A title word in every book, an author's name typed without its accent, a word of some notes, a rare title word.
+    /usr/bin/python3 scripts/search-bytes.py "$site" the bronte sitting "lantern" | sed "s/^/  $books books: /"
+    rm -rf "$source_out" "$site"
+  done
+elif [ "${SEARCH:-1}" = 1 ]; then
+  echo; echo "The search's bytes: left out (headless Chromium and python3-selenium are missing: make test-deps installs them)"
 fi
 
 # Publishing (issue 31): the first publish of the PUBLISH_BOOKS-book snapshot (every default output,

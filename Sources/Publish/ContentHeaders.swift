@@ -92,8 +92,8 @@ package struct ContentHeaders: Sendable, Hashable {
         case "covers", "cards":
             return .files
         case "assets":
-            // The search index names every book page: it goes up with the index page.
-            return parts.last!.hasPrefix("search-index") ? .entryPoints : .files
+            // The search index (assets/search/) names every book page: it goes up with the index page.
+            return parts.count > 2 && parts[1] == "search" ? .entryPoints : .files
         case "books":
             return .bookPages
         case "markdown":

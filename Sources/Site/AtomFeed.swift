@@ -56,6 +56,8 @@ enum AtomFeed {
     }
 
     static func escape(_ text: String) -> String {
+        // Most text needs no escape (0xEF may begin U+FFFE or U+FFFF).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x26 && $0 != 0x3C && $0 != 0x3E && $0 != 0x22 && $0 != 0xEF }) { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -224,10 +224,20 @@ struct OPDSCatalog {
     /// `target` (a path from the site's root) as the feed at `path` links it.
     func href(_ target: String, from path: String) -> String {
         if let base = model.site.url { return base + target }
-        let here = path.split(separator: "/").dropLast(), there = target.split(separator: "/")
-        var common = 0
-        while common < here.count, common < there.count - 1, here[here.startIndex + common] == there[common] { common += 1 }
-        return String(repeating: "../", count: here.count - common) + there[common...].joined(separator: "/")
+        // The folders both paths begin with are left out; each other folder of `path` is a "../".
+        // (Byte by byte: a catalog makes this for every link of every entry.)
+        var common = path.utf8.startIndex, targetCommon = target.utf8.startIndex
+        var here = path.utf8.startIndex, there = target.utf8.startIndex
+        while here != path.utf8.endIndex, there != target.utf8.endIndex, path.utf8[here] == target.utf8[there] {
+            if path.utf8[here] == UInt8(ascii: "/") {
+                common = path.utf8.index(after: here)
+                targetCommon = target.utf8.index(after: there)
+            }
+            here = path.utf8.index(after: here)
+            there = target.utf8.index(after: there)
+        }
+        let ups = path.utf8[common...].lazy.filter { $0 == UInt8(ascii: "/") }.count
+        return String(repeating: "../", count: ups) + String(target.utf8[targetCommon...])!
     }
 
     /// The server's date if it is one Atom takes (RFC 3339), else nil: it is untrusted text.
@@ -261,12 +271,12 @@ struct OPDSCatalog {
     }
 
     static func imageType(_ path: String) -> String {
-        switch path.split(separator: ".").last?.lowercased() {
-        case "png": return "image/png"
-        case "gif": return "image/gif"
-        case "webp": return "image/webp"
-        default: return "image/jpeg"
-        }
+        // The last five characters are enough to tell (".webp").
+        let lowered = path.suffix(5).lowercased()
+        if lowered.hasSuffix(".png") { return "image/png" }
+        if lowered.hasSuffix(".gif") { return "image/gif" }
+        if lowered.hasSuffix(".webp") { return "image/webp" }
+        return "image/jpeg"
     }
 
     /// Plain text, spaces collapsed, cut at a word near `summaryLength` characters.

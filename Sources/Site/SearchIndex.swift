@@ -4,38 +4,199 @@ import Notes
 import SnapshotStore
 import Support
 
-/// `assets/search-index.js`: what the site's search looks through, as a script that sets
-/// `window.READER_SEARCH`, so that it loads from file:// where fetching a JSON file would not.
+/// `assets/search/`: what the site's search looks through, split so that a query loads only what it
+/// needs and the home page none of it. Every file is a script (a `<script>` loads from file://,
+/// where fetching a JSON file does not) that hands its part to `READER_SEARCH` (assets/search.js):
+///
+/// - `manifest.js`: how many books, how many a chunk holds, and which term shards are split;
+/// - `t-<hex>.js`: the terms that begin with one prefix (its UTF-8 bytes in hex: a safe name on any
+///   host), each with the books it is in, as gaps between their numbers (books are numbered in
+///   the order of the list of all books); a shard past `shardBytes` is split by the next letter;
+/// - `b-<n>.js`: what a result shows of books n × `booksPerChunk` onwards: title, author, shelf,
+///   page and thumbnail.
+///
+/// Terms are folded as search.js folds a query: decomposed (NFD), accents (U+0300–U+036F) dropped,
+/// lowercased, split at anything not a letter, digit or mark; words of one character are left out.
 enum SearchIndex {
-    /// Notes are searched on their first characters: enough to find a book, bounded for 10,000 of them.
+    /// Notes are searched on their first characters: enough to find a book, bounded for any library.
     static let noteCharacters = 2000
+    static let booksPerChunk = 100
+    /// A shard's text past this is split by one more character of its terms' beginning.
+    static let shardBytes = 64 * 1024
+    static let folder = "assets/search/"
+    /// Longer words (addresses, hashes) are no one's query.
+    static let longestTerm = 40
 
-    struct Entry: Encodable {
-        var t: String  // title
-        var a: String  // author
-        var i: String  // isbn
-        var s: String  // shelf
-        var n: String  // notes, as text
-        var h: String  // page, relative to the site's root
-        var j: String?  // subjects, from Open Library
+    /// Writes every file of the index.
+    static func write(_ model: SiteModel, into writer: SnapshotWriter) throws {
+        var index = TermIndex()
+        var chunk: [String] = []
+        for (number, place) in model.books.enumerated() {
+            let view = model.bookView(place)
+            let shelf = model.shelfName(of: place) ?? ""
+            let note = try model.catalog.noteMarkdown(at: place)
+            var text = [view.title, view.author ?? "", shelf, MarkdownPlainText.text(note, upTo: noteCharacters)]
+            if let isbn = view.isbn {
+                // As written ("978-0-14…") and as one number, whichever a reader types.
+                text.append(isbn)
+                text.append(String(isbn.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }))
+            }
+            if let subjects = view.openLibrary?.subjects { text += subjects }
+            index.add(book: Int32(number), words: text.flatMap(Self.words))
+            let thumbnail = view.cover.map { $0.list } ?? ""
+            chunk.append("[" + [view.title, view.author ?? "", shelf, view.href, thumbnail].map(SiteModel.jsonString).joined(separator: ",") + "]")
+            if chunk.count == booksPerChunk || number == model.books.count - 1 {
+                let first = number / booksPerChunk
+                try writer.write("READER_SEARCH.books(\(first),[\n" + chunk.joined(separator: ",\n") + "]);\n", to: folder + "b-\(first).js")
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        var split: [String] = []
+        try writeShards(of: index.sortedTerms(), prefixLength: 2, split: &split, into: writer)
+        let manifest = "{\"books\":\(model.books.count),\"chunk\":\(booksPerChunk),\"split\":["
+            + split.sorted().map(SiteModel.jsonString).joined(separator: ",") + "]}"
+        try writer.write("READER_SEARCH.manifest(\(manifest));\n", to: folder + "manifest.js")
     }
 
-    /// The same bytes as encoding every entry at once, an entry at a time.
-    static func write(_ model: SiteModel, to sink: (Data) throws -> Void) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try sink(Data("window.READER_SEARCH = [".utf8))
-        for (position, place) in model.books.enumerated() {
-            let view = model.bookView(place)
-            let note = try model.catalog.noteMarkdown(at: place)
-            let entry = Entry(t: view.title, a: view.author ?? "", i: view.isbn ?? "", s: model.shelfName(of: place) ?? "",
-                              n: MarkdownPlainText.text(note, upTo: noteCharacters), h: view.href,
-                              j: view.openLibrary.flatMap { $0.hasSubjects ? $0.subjectList : nil })
-            var piece = try encoder.encode(entry)
-            if position > 0 { piece.insert(UInt8(ascii: ","), at: 0) }
-            try sink(piece)
+    /// The shards of `terms` (sorted), grouped by their first `prefixLength` Unicode scalars; a group
+    /// too big is written as its terms of exactly that length, and the rest split one scalar further.
+    private static func writeShards(of terms: ArraySlice<(term: String, postings: [UInt8])>, prefixLength: Int, split: inout [String],
+                                    into writer: SnapshotWriter) throws {
+        var start = terms.startIndex
+        while start < terms.endIndex {
+            let key = prefix(terms[start].term, prefixLength)
+            var end = start
+            var bytes = 0
+            while end < terms.endIndex, prefix(terms[end].term, prefixLength) == key {
+                bytes += terms[end].term.utf8.count + terms[end].postings.count + 6
+                end += 1
+            }
+            let group = terms[start..<end]
+            if bytes > shardBytes, group.count > 1 {
+                split.append(key)
+                let exact = group.filter { $0.term.unicodeScalars.count == prefixLength }
+                try writeShard(key, exact[...], into: writer)
+                try writeShards(of: group.filter { $0.term.unicodeScalars.count > prefixLength }[...], prefixLength: prefixLength + 1,
+                                split: &split, into: writer)
+            } else {
+                try writeShard(key, group, into: writer)
+            }
+            start = end
         }
-        try sink(Data("];\n".utf8))
+    }
+
+    private static func writeShard(_ key: String, _ terms: ArraySlice<(term: String, postings: [UInt8])>, into writer: SnapshotWriter) throws {
+        var text = Data("READER_SEARCH.terms(\(SiteModel.jsonString(key)),{".utf8)
+        for (position, entry) in terms.enumerated() {
+            if position > 0 { text.append(contentsOf: ",\n".utf8) }
+            text.append(contentsOf: SiteModel.jsonString(entry.term).utf8)
+            text.append(contentsOf: ":\"".utf8)
+            text.append(contentsOf: entry.postings)
+            text.append(UInt8(ascii: "\""))
+        }
+        text.append(contentsOf: "});\n".utf8)
+        try writer.write(text, to: folder + "t-\(shardName(key)).js")
+    }
+
+    static func prefix(_ term: String, _ length: Int) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: term.unicodeScalars.prefix(length))
+        return String(scalars)
+    }
+
+    /// A shard's file name: its prefix's UTF-8 bytes in hex.
+    static func shardName(_ key: String) -> String {
+        Data(key.utf8).hexString
+    }
+
+    /// The folded words of a text, as search.js finds them in a query.
+    static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        // Most text is ASCII: folded and split byte by byte.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            var word: [UInt8] = []
+            func finish() {
+                if word.count >= 2 && word.count <= longestTerm { words.append(String(decoding: word, as: UTF8.self)) }
+                word.removeAll(keepingCapacity: true)
+            }
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): word.append(byte)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): word.append(byte + 32)
+                default: finish()
+                }
+            }
+            finish()
+            return words
+        }
+        var word = String.UnicodeScalarView()
+        func finish() {
+            let count = word.count
+            if count >= 2 && count <= longestTerm { words.append(String(word)) }
+            word = String.UnicodeScalarView()
+        }
+        for scalar in fold(text).unicodeScalars {
+            if isWordScalar(scalar) { word.append(scalar) } else { finish() }
+        }
+        finish()
+        return words
+    }
+
+    /// Decomposed, accents dropped, lowercased: "Brontë" is "bronte".
+    static func fold(_ text: String) -> String {
+        var kept = String.UnicodeScalarView()
+        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars where !(0x300...0x36F).contains(scalar.value) {
+            kept.append(scalar)
+        }
+        return String(kept).lowercased()
+    }
+
+    /// A letter, a digit or a mark (Unicode's L, N and M), as search.js's `[\p{L}\p{N}\p{M}]`.
+    static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// Each term and the books it is in, as the text the shards hold: the gaps between the books'
+/// numbers, in decimal, comma-separated ("3,1,12": books 3, 4 and 16). Kept as that text while it
+/// grows, a few bytes a book, rather than as numbers.
+struct TermIndex {
+    private var places: [String: Int] = [:]
+    private var terms: [String] = []
+    private var last: [Int32] = []
+    private var postings: [[UInt8]] = []
+
+    mutating func add(book: Int32, words: [String]) {
+        for word in words {
+            let place: Int
+            if let found = places[word] {
+                place = found
+                // A word twice in one book counts once.
+                if last[place] == book { continue }
+            } else {
+                place = terms.count
+                places[word] = place
+                terms.append(word)
+                last.append(-1)
+                postings.append([])
+            }
+            if !postings[place].isEmpty { postings[place].append(UInt8(ascii: ",")) }
+            let gap = last[place] < 0 ? book : book - last[place]
+            postings[place].append(contentsOf: String(gap).utf8)
+            last[place] = book
+        }
+    }
+
+    /// Every term with its books' text, sorted by the term's UTF-8 bytes (as the shards are named).
+    func sortedTerms() -> ArraySlice<(term: String, postings: [UInt8])> {
+        let order = terms.indices.sorted { terms[$0].utf8.lexicographicallyPrecedes(terms[$1].utf8) }
+        return order.map { (terms[$0], postings[$0]) }[...]
     }
 }
 

@@ -280,6 +280,10 @@ struct SiteModel {
 
     /// A JSON string literal that is also safe inside `<script>`.
     static func jsonString(_ value: String) -> String {
+        // Most text needs no escape: then it is the same bytes, quoted (0xE2 may begin U+2028 or U+2029).
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x3C && $0 != 0x3E && $0 != 0x26 && $0 != 0xE2 }) {
+            return "\"" + value + "\""
+        }
         var text = "\""
         text.reserveCapacity(value.utf8.count + 2)
         for scalar in value.unicodeScalars {

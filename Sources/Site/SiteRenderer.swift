@@ -122,7 +122,7 @@ package struct SiteRenderer: Sendable {
     /// The site's pages; the pages of the whole library first, so that they do not finish last alone.
     private func htmlJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
-        var jobs: [Job] = [{ try writer.writeStream(to: "assets/search-index.js") { try SearchIndex.write(model, to: $0) } }]
+        var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }]
         for number in 1...model.booksPageCount {
             jobs.append {
                 let file = SiteModel.booksPageFile(number)

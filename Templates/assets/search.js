@@ -1,40 +1,109 @@
-// Offline search over the snapshot: the index is a script (search-index.js), not a fetched JSON
-// file, so that it works opened from file:// too. Without JavaScript the form stays hidden and the
-// pages work as they are.
+// Offline search over the snapshot, whose cost grows with the query, not the library. The index is
+// split into small scripts in assets/search/ (written by reader-snapshot): the page loads none of
+// them; a query loads the manifest, the shard of terms for each of its words, and what its first
+// results show. Scripts, not fetched JSON, so that it works opened from file:// too. Without
+// JavaScript the form stays hidden and the pages work as they are.
 (function () {
   "use strict";
   var form = document.getElementById("search");
-  var books = window.READER_SEARCH;
-  if (!form || !books) return;
+  if (!form) return;
   var input = document.getElementById("search-query");
   var list = document.getElementById("search-results");
   var status = document.getElementById("search-status");
   var root = form.getAttribute("data-root") || "";
-  var limit = 50;
-  var haystacks = books.map(function (book) {
-    return [book.t, book.a, book.i, book.s, book.n, book.j || ""].join("\n").toLowerCase();
-  });
-  form.hidden = false;
+  var base = root + "assets/search/";
+  var limit = 20;
+  var manifest = null, split = {}, shards = {}, chunks = {}, loading = {}, sequence = 0;
 
-  function show(query) {
-    var terms = query.toLowerCase().split(/\s+/).filter(Boolean);
+  // What the index's scripts call when they load.
+  window.READER_SEARCH = {
+    manifest: function (value) {
+      manifest = value;
+      value.split.forEach(function (key) { split[key] = true; });
+    },
+    terms: function (key, terms) { shards[key] = terms; },
+    books: function (first, books) { chunks[first] = books; }
+  };
+
+  // One script, once; resolves false when it is not there (a shard no term begins with).
+  function load(file) {
+    if (!loading[file]) {
+      loading[file] = new Promise(function (resolve) {
+        var script = document.createElement("script");
+        script.src = base + file;
+        script.onload = function () { resolve(true); };
+        script.onerror = function () { resolve(false); };
+        document.head.appendChild(script);
+      });
+    }
+    return loading[file];
+  }
+
+  // As reader-snapshot folds the terms: decomposed, accents dropped, lowercased, split at anything
+  // not a letter, digit or mark; words of one character are left out.
+  function words(text) {
+    return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+      .split(/[^\p{L}\p{N}\p{M}]+/u).filter(function (word) { return Array.from(word).length >= 2; });
+  }
+
+  function hex(text) {
+    return Array.from(new TextEncoder().encode(text), function (byte) {
+      return (byte < 16 ? "0" : "") + byte.toString(16);
+    }).join("");
+  }
+
+  // The shard a word's terms are in: its first two characters, one more while that shard is split.
+  function shardKey(word) {
+    var scalars = Array.from(word), length = 2;
+    while (split[scalars.slice(0, length).join("")] && scalars.length > length) length++;
+    return scalars.slice(0, length).join("");
+  }
+
+  // The books (by number) whose terms begin with `word`, each once, in order.
+  function booksFor(word) {
+    var terms = shards[shardKey(word)] || {}, found = [];
+    for (var term in terms) {
+      if (term.lastIndexOf(word, 0) !== 0) continue;
+      var number = 0, gaps = terms[term].split(",");
+      for (var i = 0; i < gaps.length; i++) { number += +gaps[i]; found.push(number); }
+    }
+    found.sort(function (a, b) { return a - b; });
+    return found.filter(function (number, i) { return i === 0 || found[i - 1] !== number; });
+  }
+
+  function intersect(a, b) {
+    var result = [], i = 0, j = 0;
+    while (i < a.length && j < b.length) {
+      if (a[i] < b[j]) i++; else if (a[i] > b[j]) j++; else { result.push(a[i]); i++; j++; }
+    }
+    return result;
+  }
+
+  function render(found, query) {
     list.textContent = "";
-    if (!terms.length) { status.textContent = ""; return; }
-    var found = 0;
-    for (var i = 0; i < books.length; i++) {
-      var text = haystacks[i], match = true;
-      for (var j = 0; j < terms.length; j++) {
-        if (text.indexOf(terms[j]) < 0) { match = false; break; }
-      }
-      if (!match) continue;
-      found++;
-      if (found > limit) continue;
+    // What the results answer: a query typed on may show them a moment before its own.
+    list.setAttribute("data-query", query);
+    found.slice(0, limit).forEach(function (number) {
+      var chunk = chunks[Math.floor(number / manifest.chunk)];
+      var book = chunk && chunk[number % manifest.chunk];
+      if (!book) return;
       var item = document.createElement("li");
+      item.className = "search-result";
       var link = document.createElement("a");
-      link.href = root + books[i].h;
-      link.textContent = books[i].t;
+      link.href = root + book[3];
+      if (book[4]) {
+        var image = document.createElement("img");
+        image.className = "cover";
+        image.src = root + book[4];
+        image.alt = "";
+        link.appendChild(image);
+      }
+      var title = document.createElement("span");
+      title.className = "search-title";
+      title.textContent = book[0];
+      link.appendChild(title);
       item.appendChild(link);
-      var details = [books[i].a, books[i].s].filter(Boolean).join(" · ");
+      var details = [book[1], book[2]].filter(Boolean).join(" · ");
       if (details) {
         var span = document.createElement("span");
         span.className = "count";
@@ -42,12 +111,38 @@
         item.appendChild(span);
       }
       list.appendChild(item);
-    }
-    status.textContent = found === 0 ? "No book matches." :
-      found > limit ? found + " books match; the first " + limit + " are shown." :
-      found === 1 ? "1 book matches." : found + " books match.";
+    });
+    status.textContent = found.length === 0 ? "No book matches." :
+      found.length > limit ? found.length + " books match; the first " + limit + " are shown." :
+      found.length === 1 ? "1 book matches." : found.length + " books match.";
   }
 
+  function show(query) {
+    var current = ++sequence;
+    var wanted = words(query);
+    if (!wanted.length) {
+      list.textContent = "";
+      status.textContent = query.trim() ? "Type at least two letters." : "";
+      return;
+    }
+    load("manifest.js").then(function () {
+      if (!manifest) throw new Error("the search index is missing");
+      return Promise.all(wanted.map(function (word) { return load("t-" + hex(shardKey(word)) + ".js"); }));
+    }).then(function () {
+      if (current !== sequence) return null;
+      var found = booksFor(wanted[0]);
+      for (var i = 1; i < wanted.length && found.length; i++) found = intersect(found, booksFor(wanted[i]));
+      var needed = {};
+      found.slice(0, limit).forEach(function (number) { needed[Math.floor(number / manifest.chunk)] = true; });
+      return Promise.all(Object.keys(needed).map(function (first) { return load("b-" + first + ".js"); })).then(function () { return found; });
+    }).then(function (found) {
+      if (found && current === sequence) render(found, query);
+    }).catch(function () {
+      if (current === sequence) status.textContent = "The search index could not be loaded.";
+    });
+  }
+
+  form.hidden = false;
   input.addEventListener("input", function () { show(input.value); });
   form.addEventListener("submit", function (event) {
     event.preventDefault();

@@ -118,7 +118,7 @@ struct EndToEndTests {
         // and the search box finding books by author, a word of a note, an ISBN and a shelf.
         try await HostileInputTests.checkInBrowser(output, searches: [
             ("stoker", "Dracula"), ("ungeziefer", "Die Verwandlung"), ("9780141439600", "A Tale of Two Cities"),
-            ("favourites sherlock", "The Adventures of Sherlock Holmes"),
+            ("favourites sherlock", "The Adventures of Sherlock Holmes"), ("Brontë wuthering", "Wuthering Heights"),
         ])
         try await HostileInputTests.validateHTML(output)
     }

@@ -48,7 +48,7 @@ struct PublishPlanTests {
         #expect(ContentHeaders.wave(for: "markdown/shelves/2-classics.md") == .collectionPages)
         #expect(ContentHeaders.wave(for: "opds/shelves/2-classics.xml") == .collectionPages)
         for root in ["index.html", "books.html", "feed.xml", "library.json", "opds/index.xml", "opds/books.xml",
-                     "assets/search-index.js", "markdown/index.md"] {
+                     "assets/search/manifest.js", "assets/search/t-7468.js", "assets/search/b-0.js", "markdown/index.md"] {
             #expect(ContentHeaders.wave(for: root) == .entryPoints, "\(root)")
         }
         #expect(Wave.allCases == [.files, .bookPages, .collectionPages, .entryPoints])

@@ -55,7 +55,8 @@ def main():
         box.send_keys(query)
         try:
             WebDriverWait(driver, 10).until(
-                lambda d: any(a.text == expected for a in d.find_elements(By.CSS_SELECTOR, "#search-results a")))
+                lambda d: d.find_element(By.ID, "search-results").get_attribute("data-query") == query
+                and any(a.text == expected for a in d.find_elements(By.CSS_SELECTOR, "#search-results a")))
         except Exception:
             shown = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#search-results a")]
             problems.append(f"searching {query!r} did not show {expected!r} (shown: {shown[:5]})")

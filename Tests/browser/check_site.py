@@ -141,8 +141,10 @@ def check_search(driver, root, query, expected):
     started = time.monotonic()
     box.send_keys(query)
     try:
+        # The results of the whole query (search.js marks what they answer), with the book among them.
         WebDriverWait(driver, 5).until(
-            lambda d: any(a.text == expected for a in d.find_elements(By.CSS_SELECTOR, "#search-results a")))
+            lambda d: d.find_element(By.ID, "search-results").get_attribute("data-query") == query
+            and any(a.text == expected for a in d.find_elements(By.CSS_SELECTOR, "#search-results a")))
     except Exception:
         shown = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#search-results a")]
         return [f"searching {query!r} did not show {expected!r} (shown: {shown[:5]})"]
