@@ -87,29 +87,27 @@
       var chunk = chunks[Math.floor(number / manifest.chunk)];
       var book = chunk && chunk[number % manifest.chunk];
       if (!book) return;
+      // The cover's thumbnail, then the title (the link) over its author and shelf.
       var item = document.createElement("li");
       item.className = "search-result";
+      var image = document.createElement(book[4] ? "img" : "span");
+      image.className = book[4] ? "cover" : "cover placeholder";
+      if (book[4]) { image.src = root + book[4]; image.alt = ""; } else { image.setAttribute("aria-hidden", "true"); }
+      item.appendChild(image);
+      var text = document.createElement("span");
+      text.className = "search-text";
       var link = document.createElement("a");
       link.href = root + book[3];
-      if (book[4]) {
-        var image = document.createElement("img");
-        image.className = "cover";
-        image.src = root + book[4];
-        image.alt = "";
-        link.appendChild(image);
-      }
-      var title = document.createElement("span");
-      title.className = "search-title";
-      title.textContent = book[0];
-      link.appendChild(title);
-      item.appendChild(link);
+      link.textContent = book[0];
+      text.appendChild(link);
       var details = [book[1], book[2]].filter(Boolean).join(" · ");
       if (details) {
         var span = document.createElement("span");
         span.className = "count";
-        span.textContent = " " + details;
-        item.appendChild(span);
+        span.textContent = details;
+        text.appendChild(span);
       }
+      item.appendChild(text);
       list.appendChild(item);
     });
     status.textContent = found.length === 0 ? "No book matches." :
