@@ -91,14 +91,20 @@ import Thumbnails
         URL(string: href, relativeTo: snapshot.appendingPathComponent(feed))?.absoluteURL.standardizedFileURL
     }
 
-    @Test(.enabled(if: Schemas.present, Comment(rawValue: Schemas.absent)))
-    func everyFeedValidatesAgainstThePublishedSchemas() async throws {
+    /// The sample server's library exported with every default output, into `folder`/out.
+    static func exportSample(into folder: TemporaryFolder) async throws -> URL {
         let server = try await EndToEndTests.startServer()
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
         let output = folder.path("out")
         #expect(try await EndToEndTests.export(server, to: output).status == 2)
         await server.stop()
+        return output
+    }
+
+    @Test(.enabled(if: Schemas.present, Comment(rawValue: Schemas.absent)))
+    func everyFeedValidatesAgainstThePublishedSchemas() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = try await Self.exportSample(into: folder)
         let site = SiteInspector(root: output)
         let atom = site.files().filter { $0.hasPrefix("opds/") && $0.hasSuffix(".xml") }
         let json = site.files().filter { $0.hasPrefix("opds/") && $0.hasSuffix(".json") }
@@ -124,12 +130,9 @@ import Thumbnails
     }
 
     @Test func everyFeedReadsBackWithEveryLinkInPlace() async throws {
-        let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let output = folder.path("out")
-        #expect(try await EndToEndTests.export(server, to: output).status == 2)
-        await server.stop()
+        let output = try await Self.exportSample(into: folder)
         let site = SiteInspector(root: output)
         let feedFiles = site.files().filter { $0.hasPrefix("opds/") && $0.hasSuffix(".xml") }
         #expect(feedFiles.contains("opds/index.xml") && feedFiles.contains("opds/books.xml") && feedFiles.contains("opds/new.xml"))
