@@ -64,10 +64,15 @@ let package = Package(
         ),
         // Covers' thumbnails at the sizes the pages show (libvips).
         .target(name: "Thumbnails", dependencies: ["CThumbnail", "LibraryArchive", "Support"]),
+        // The images link previews show (1200 x 630): what each shows, its name, drawn once.
+        .target(
+            name: "ShareCards",
+            dependencies: ["LibraryArchive", "Notes", "SnapshotStore", "Support", "Thumbnails", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // Walks every shelf, book and cover, and makes the books.
         .target(
             name: "Crawl",
-            dependencies: ["LibraryArchive", "Notes", "ReaderAPI", "SnapshotStore", "Support", "Thumbnails",
+            dependencies: ["LibraryArchive", "Notes", "ReaderAPI", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")]
@@ -82,7 +87,7 @@ let package = Package(
         // The HTML site, the Markdown tree, the feed, the CSV and the search index, from templates.
         .target(
             name: "Site",
-            dependencies: ["DefaultTemplates", "LibraryArchive", "Notes", "SnapshotStore", "Support", "Thumbnails",
+            dependencies: ["DefaultTemplates", "LibraryArchive", "Notes", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Mustache", package: "swift-mustache")]
         ),

@@ -4,6 +4,7 @@ import Logging
 import ReaderAPI
 import SnapshotStore
 import Support
+import Thumbnails
 
 /// One crawl's I/O: sends what the scheduler lets go, reads answers on a worker thread, makes
 /// books beside the requests, and tells the ledger what came back. The decisions are the ledger's
@@ -26,6 +27,8 @@ final class CrawlRun {
         case thumbnailed(String, Result<CoverRecord, CoverProblem>, line: Data?)
         /// Books made while the crawl went on.
         case made([Int], [Crawler.Assembly.Made?])
+        /// A book's share card drawn (or linked from the last snapshot), off the request's place.
+        case cardDrawn
     }
 
     /// A task that came back: what happened, how long its request took, how many requests it
@@ -59,6 +62,10 @@ final class CrawlRun {
     private let thumbnailBacklog = 16
     private var assembling = false
     private var madeSinceRelease = 0
+    /// Books' share cards waiting to be drawn, and being drawn; nil when pages get none.
+    private var shareCards: BookShareCards?
+    /// Share cards drawn during the crawl, for --verbose.
+    private var cardsDrawn = 0
     /// The cover files stored, for the summary: their paths' hashes (100,000 paths took 8 MB).
     var coverFiles = Set<UInt64>()
     /// Covers tried in this run that failed (the address was not at fault).
@@ -86,6 +93,7 @@ final class CrawlRun {
         scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: crawler.concurrency, mode: crawler.concurrencyMode))
         progressQueued = ledger.queued
         progress = ProgressLog("Crawl", total: ledger.queued + 1, logger: crawler.logger, live: crawler.live)
+        shareCards = crawler.shareCardTitle.map(BookShareCards.init)
     }
 
     func stop() { worker.stop() }
@@ -102,7 +110,9 @@ final class CrawlRun {
                 }
                 sendWhatMayGo(in: &group)
                 makeReadyBooks(in: &group)
-                guard scheduler.inFlight > 0 || assembling || reading > 0 || thumbnailing > 0, let finished = try await group.next() else {
+                drawCards(in: &group)
+                guard scheduler.inFlight > 0 || assembling || reading > 0 || thumbnailing > 0 || (shareCards?.drawing ?? 0) > 0,
+                      let finished = try await group.next() else {
                     if scheduler.isOverWhenIdle(queued: ledger.queue.count) { break }
                     continue
                 }
@@ -124,6 +134,9 @@ final class CrawlRun {
         case .made(let ids, let made):
             assembling = false
             try keep(ids, made)
+        case .cardDrawn:
+            shareCards?.drawn()
+            cardsDrawn += 1
         case .detailRead(let id, let detail):
             reading -= 1
             try ledger.detailCame(id, detail, coverAddress: coverAddress)
@@ -247,6 +260,20 @@ final class CrawlRun {
         group.addTask { Finished(event: .made(batch.map(\.id), try await worker.run { try assembly.makeInTurn(batch) })) }
     }
 
+    /// Books' share cards are drawn only while requests are in flight, like books made: once the
+    /// network is done, the render draws those left, on every core.
+    private func drawCards(in group: inout Group) {
+        guard scheduler.inFlight > 0 else { return }
+        let writer = fetcher.writer
+        while let card = shareCards?.next() {
+            group.addTask {
+                // A card that cannot be drawn now is drawn by the render, which says why.
+                await Thumbnailer.run { try? card.write(into: writer) }
+                return Finished(event: .cardDrawn)
+            }
+        }
+    }
+
     /// Books made beside the requests are kept, unless a cover they name is still to come (they
     /// are then made again at the end).
     private func keep(_ ids: [Int], _ made: [Crawler.Assembly.Made?]) throws {
@@ -262,6 +289,7 @@ final class CrawlRun {
                 coverProblem = problem
             }
             try madeBooks.add(made, id: id, coverProblem: coverProblem)
+            shareCards?.add(made.card)
             ledger.letGoOfDetails(id)
         }
         madeSinceRelease += ids.count
@@ -294,6 +322,7 @@ final class CrawlRun {
             answerTimes[kind].map { String(format: "%@ %.2f ms (%d)", "\(kind)", $0.seconds * 1000 / Double($0.requests), $0.requests) }
         }
         if !timed.isEmpty { logger.debug("Answers took, a request, on average: \(timed.joined(separator: ", "))") }
+        if shareCards != nil { logger.debug("Share cards drawn during the crawl: \(cardsDrawn) (the render draws the others)") }
         let level = scheduler.level
         if level.mode == .adaptive {
             logger.debug("Concurrency: \(level.limit) in flight at the end (\(level.highest) at most, \(level.changes) changes, ceiling \(level.ceiling))")

@@ -54,6 +54,9 @@ package struct Crawler: Sendable {
     package var thumbnails: Thumbnailer? = Thumbnailer()
     /// `--enrich openlibrary`: books taken from the last snapshot keep what Open Library added.
     package var keepsOpenLibrary = false
+    /// The catalog's name when pages get share cards (`--site-url`, without `--no-share-cards`):
+    /// books' cards are then drawn as the books are made. Nil: none are drawn during the crawl.
+    package var shareCardTitle: String?
 
     /// The last runs' failures, and this run's date (seconds since 1970) to weigh them against.
     package struct Retry: Sendable {

@@ -72,6 +72,10 @@ extension Exporter {
         crawler.noteLimit = options.noteLimit
         crawler.thumbnails = options.thumbnails ? Thumbnailer() : nil
         crawler.keepsOpenLibrary = options.openLibrary != nil
+        // Only pages in HTML have link previews.
+        if options.siteURL != nil, options.shareCards, options.formats.contains(.html) {
+            crawler.shareCardTitle = Library.catalogTitle(given: options.title)
+        }
         // --full asks for everything, what failed last time included.
         crawler.retry = Crawler.Retry(schedule: last.state.retry, now: Self.seconds(of: options.generatedAt) ?? 0,
                                       asksEverything: !options.reuseUnchanged)

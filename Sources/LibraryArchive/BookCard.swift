@@ -44,6 +44,11 @@ package struct BookCard: Sendable, Equatable {
     }
 }
 
+extension BookCard {
+    /// The title pages, cards and lists show: a book without one is named by its id.
+    package var shownTitle: String { title.isEmpty ? "Untitled (book \(id))" : title }
+}
+
 /// What pages show of a cover file.
 package struct CoverCard: Sendable, Equatable, Decodable {
     package var path: String

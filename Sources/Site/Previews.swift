@@ -2,6 +2,7 @@ import Foundation
 import LibraryArchive
 import Mustache
 import Notes
+import ShareCards
 
 /// What a chat app or a social site shows of a page's link (Open Graph and Twitter's card tags).
 /// Only with `--site-url`: those tags need absolute addresses. Every text comes from what the page
@@ -79,8 +80,8 @@ extension SiteModel {
     var drawsCards: Bool { shareCards && site.url != nil }
 
     /// The cards each kind of page gets, nil where none is drawn.
-    func bookCard(_ view: BookView) -> ShareCard? {
-        drawsCards ? ShareCard.book(title: view.title, author: view.author?.trimmingSpaces() ?? "", cover: view.cover?.page2x, siteTitle: site.title) : nil
+    func bookCard(_ place: Int) -> ShareCard? {
+        drawsCards ? ShareCard.book(catalog.cards[place], siteTitle: site.title) : nil
     }
 
     func shelfCard(_ entry: ShelfEntry) -> ShareCard? {
@@ -138,7 +139,7 @@ extension SiteModel {
     }
 
     /// A book's: its author and shelf, then the first sentence of its note.
-    func bookPreview(_ view: BookView, noteMarkdown: String) -> PreviewView? {
+    func bookPreview(_ view: BookView, place: Int, noteMarkdown: String) -> PreviewView? {
         guard let base = site.url else { return nil }
         var facts: [String] = []
         if let author = view.author?.trimmingSpaces(), !author.isEmpty { facts.append("By \(author)") }
@@ -148,7 +149,7 @@ extension SiteModel {
         let sentence = Self.firstSentence(MarkdownPlainText.text(noteMarkdown, upTo: 600))
         if !sentence.isEmpty { description += description.isEmpty ? sentence : " " + sentence }
         if description.isEmpty { description = view.title }
-        guard let card = bookCard(view) else {
+        guard let card = bookCard(place) else {
             // Without cards, the cover itself, as it is.
             return PreviewView(type: "book", title: view.title, description: description, url: base + view.href,
                                image: view.cover.map { base + $0.src }, imageWidth: view.cover?.width, imageHeight: view.cover?.height,

@@ -52,7 +52,7 @@ enum SearchIndex {
             }
         }
         var split: [String] = []
-        try writeShards(of: index.sortedTerms(), prefixLength: 2, split: &split, into: writer)
+        try writeShards(of: index.sortedTerms()[...], in: index, prefixLength: 2, split: &split, into: writer)
         let manifest = "{\"books\":\(model.books.count),\"chunk\":\(booksPerChunk),\"split\":["
             + split.sorted().map(SiteModel.jsonString).joined(separator: ",") + "]}"
         try writer.write("READER_SEARCH.manifest(\(manifest));\n", to: folder + "manifest.js")
@@ -60,38 +60,38 @@ enum SearchIndex {
 
     /// The shards of `terms` (sorted), grouped by their first `prefixLength` Unicode scalars; a group
     /// too big is written as its terms of exactly that length, and the rest split one scalar further.
-    private static func writeShards(of terms: ArraySlice<(term: String, postings: [UInt8])>, prefixLength: Int, split: inout [String],
+    private static func writeShards(of terms: ArraySlice<TermIndex.Term>, in index: TermIndex, prefixLength: Int, split: inout [String],
                                     into writer: SnapshotWriter) throws {
         var start = terms.startIndex
         while start < terms.endIndex {
-            let key = prefix(terms[start].term, prefixLength)
+            let key = prefix(terms[start].text, prefixLength)
             var end = start
             var bytes = 0
-            while end < terms.endIndex, prefix(terms[end].term, prefixLength) == key {
-                bytes += terms[end].term.utf8.count + terms[end].postings.count + 6
+            while end < terms.endIndex, prefix(terms[end].text, prefixLength) == key {
+                bytes += terms[end].text.utf8.count + terms[end].length + 6
                 end += 1
             }
             let group = terms[start..<end]
             if bytes > shardBytes, group.count > 1 {
                 split.append(key)
-                let exact = group.filter { $0.term.unicodeScalars.count == prefixLength }
-                try writeShard(key, exact[...], into: writer)
-                try writeShards(of: group.filter { $0.term.unicodeScalars.count > prefixLength }[...], prefixLength: prefixLength + 1,
+                let exact = group.filter { $0.text.unicodeScalars.count == prefixLength }
+                try writeShard(key, exact[...], in: index, into: writer)
+                try writeShards(of: group.filter { $0.text.unicodeScalars.count > prefixLength }[...], in: index, prefixLength: prefixLength + 1,
                                 split: &split, into: writer)
             } else {
-                try writeShard(key, group, into: writer)
+                try writeShard(key, group, in: index, into: writer)
             }
             start = end
         }
     }
 
-    private static func writeShard(_ key: String, _ terms: ArraySlice<(term: String, postings: [UInt8])>, into writer: SnapshotWriter) throws {
+    private static func writeShard(_ key: String, _ terms: ArraySlice<TermIndex.Term>, in index: TermIndex, into writer: SnapshotWriter) throws {
         var text = Data("READER_SEARCH.terms(\(SiteModel.jsonString(key)),{".utf8)
         for (position, entry) in terms.enumerated() {
             if position > 0 { text.append(contentsOf: ",\n".utf8) }
-            text.append(contentsOf: SiteModel.jsonString(entry.term).utf8)
+            text.append(contentsOf: SiteModel.jsonString(entry.text).utf8)
             text.append(contentsOf: ":\"".utf8)
-            text.append(contentsOf: entry.postings)
+            index.appendPostings(of: entry.number, to: &text)
             text.append(UInt8(ascii: "\""))
         }
         text.append(contentsOf: "});\n".utf8)
@@ -160,43 +160,6 @@ enum SearchIndex {
         default:
             return false
         }
-    }
-}
-
-/// Each term and the books it is in, as the text the shards hold: the gaps between the books'
-/// numbers, in decimal, comma-separated ("3,1,12": books 3, 4 and 16). Kept as that text while it
-/// grows, a few bytes a book, rather than as numbers.
-struct TermIndex {
-    private var places: [String: Int] = [:]
-    private var terms: [String] = []
-    private var last: [Int32] = []
-    private var postings: [[UInt8]] = []
-
-    mutating func add(book: Int32, words: [String]) {
-        for word in words {
-            let place: Int
-            if let found = places[word] {
-                place = found
-                // A word twice in one book counts once.
-                if last[place] == book { continue }
-            } else {
-                place = terms.count
-                places[word] = place
-                terms.append(word)
-                last.append(-1)
-                postings.append([])
-            }
-            if !postings[place].isEmpty { postings[place].append(UInt8(ascii: ",")) }
-            let gap = last[place] < 0 ? book : book - last[place]
-            postings[place].append(contentsOf: String(gap).utf8)
-            last[place] = book
-        }
-    }
-
-    /// Every term with its books' text, sorted by the term's UTF-8 bytes (as the shards are named).
-    func sortedTerms() -> ArraySlice<(term: String, postings: [UInt8])> {
-        let order = terms.indices.sorted { terms[$0].utf8.lexicographicallyPrecedes(terms[$1].utf8) }
-        return order.map { (terms[$0], postings[$0]) }[...]
     }
 }
 

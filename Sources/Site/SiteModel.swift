@@ -111,9 +111,9 @@ struct SiteModel {
     /// The catalog's name: `--title`, or a neutral one. A snapshot written before `--title` existed
     /// is read as it was written (it named the account).
     static func title(of library: Library) -> String {
-        if let title = library.title.map(UntrustedText.displayable), !title.isEmpty { return title }
-        if library.catalogID == nil, let user = library.user { return "Library of \(user)" }
-        return "Library"
+        let given = library.title.map(UntrustedText.displayable) ?? ""
+        if given.isEmpty, library.catalogID == nil, let user = library.user { return "Library of \(user)" }
+        return Library.catalogTitle(given: library.title)
     }
 
     /// What feeds' and catalogs' ids are made from: a name that says nothing of the account
@@ -169,7 +169,7 @@ struct SiteModel {
         let book = catalog.cards[place]
         let fileName = fileNames[place]
         let shelf = shelf(of: book)?.view
-        let title = book.title.isEmpty ? "Untitled (book \(book.id))" : book.title
+        let title = book.shownTitle
         let cover = book.cover.map { cover in
             CoverView(src: cover.path, alt: "Cover of \(title)", width: cover.width, height: cover.height,
                       thumbnails: ThumbnailBox.all.compactMap(cover.thumbnail),

@@ -46,6 +46,7 @@ package struct SiteRenderer: Sendable {
     @discardableResult
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         var jobs: [Job] = [], shelves: [Job] = []
+        let cards = RenderedCards(writer: writer)
         let pageFormats = formats.intersection([.html, .markdown]).count
         let gathered = PageDigests.Gathered(pages: (catalog.count * 2 + catalog.frame.shelves.count) * pageFormats)
         if let changes {
@@ -87,26 +88,27 @@ package struct SiteRenderer: Sendable {
             }
             jobs += authorsIndexJobs(model, into: writer)
             let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
-            if formats.contains(.html) { jobs += htmlJobs(model, into: writer) }
+            if formats.contains(.html) { jobs += htmlJobs(model, cards: cards, into: writer) }
             if formats.contains(.markdown) {
                 let templates = self.templates
                 jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
             }
             if !formats.isDisjoint(with: [.html, .markdown]) {
                 let entries = PageDigests.EntryDigests(count: catalog.count)
-                jobs += bookJobs(model, inputs: inputs, entries: entries, gathered: gathered, into: writer)
+                jobs += bookJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
                 // Then the shelves, from the digests of their books' entries, each read once.
-                shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, into: writer)
-                shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, into: writer)
+                shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
+                shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
             }
         }
         _ = try EveryCore.map(jobs.count, worker: {}) { _, index in try jobs[index]() }
         _ = try EveryCore.map(shelves.count, worker: {}) { _, index in try shelves[index]() }
+        cards.removeOthers()
         return Rendered(digests: gathered.take(), linked: gathered.linked)
     }
 
     /// Links the last snapshot's page at `path` when its inputs are as they were; else renders it.
-    private func page(_ path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, into writer: SnapshotWriter, render: () throws -> String) throws {
+    fileprivate func page(_ path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, into writer: SnapshotWriter, render: () throws -> String) throws {
         if let size = pages.sizeAsBefore(path, digest: digest), writer.linkFromPrevious(path, size: size) {
             gathered.add(path, digest, size: size, linked: true)
             return
@@ -120,7 +122,7 @@ package struct SiteRenderer: Sendable {
     typealias Job = () throws -> Void
 
     /// The site's pages; the pages of the whole library first, so that they do not finish last alone.
-    private func htmlJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+    private func htmlJobs(_ model: SiteModel, cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }]
         for number in 1...model.booksPageCount {
@@ -138,7 +140,7 @@ package struct SiteRenderer: Sendable {
             },
             {
                 try writer.write(try templates.render(model.indexPage(root: ""), preview: model.indexPreview(), .html, template: "index"), to: "index.html")
-                try model.indexCardIfDrawn?.write(into: writer)
+                try cards.write(model.indexCardIfDrawn)
             },
         ]
         if model.site.url != nil { jobs.append { if let sitemap = model.sitemap() { try writer.write(sitemap, to: "sitemap.xml") } } }
@@ -178,7 +180,7 @@ package struct SiteRenderer: Sendable {
     /// Each author's page and each year's, in HTML and Markdown: like a shelf's, made from its
     /// books' entries, and linked from the last snapshot when they are as they were.
     private func browseJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
-                            into writer: SnapshotWriter) -> [Job] {
+                            cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         let kinds = [OutputFormat.html, .markdown].filter(formats.contains)
         guard !kinds.isEmpty else { return [] }
@@ -198,7 +200,7 @@ package struct SiteRenderer: Sendable {
                                              format, template: "author")
                     }
                 }
-                if kinds.contains(.html) { try model.authorCard(author)?.write(into: writer) }
+                if kinds.contains(.html) { try cards.write(model.authorCard(author)) }
             }
         }
         let years = model.years.years
@@ -213,7 +215,7 @@ package struct SiteRenderer: Sendable {
                                              format, template: "year")
                     }
                 }
-                if kinds.contains(.html) { try model.yearCard(index)?.write(into: writer) }
+                if kinds.contains(.html) { try cards.write(model.yearCard(index)) }
             }
         }
         return jobs
@@ -221,7 +223,7 @@ package struct SiteRenderer: Sendable {
 
     /// Each shelf's HTML and Markdown pages.
     private func shelfJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
-                           into writer: SnapshotWriter) -> [Job] {
+                           cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         let html = formats.contains(.html), markdown = formats.contains(.markdown)
         return model.shelves.map { shelf in
@@ -231,7 +233,7 @@ package struct SiteRenderer: Sendable {
                     try page("shelves/\(shelf.fileName).html", digest: digest, gathered: gathered, into: writer) {
                         try templates.render(model.shelfPage(shelf, root: "../"), preview: model.shelfPreview(shelf), .html, template: "shelf")
                     }
-                    try model.shelfCard(shelf)?.write(into: writer)
+                    try cards.write(model.shelfCard(shelf))
                 }
                 if markdown {
                     try page("markdown/shelves/\(shelf.fileName).md", digest: digest, gathered: gathered, into: writer) {
@@ -244,43 +246,71 @@ package struct SiteRenderer: Sendable {
 
     /// Each book's HTML and Markdown pages, from its notes read once.
     private func bookJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
-                          into writer: SnapshotWriter) -> [Job] {
-        let templates = self.templates
-        let html = formats.contains(.html), markdown = formats.contains(.markdown)
-        return model.books.map { place in
-            {
-                let fileName = model.fileNames[place]
-                let element = try model.catalog.element(at: place)
-                entries[place] = PageDigests.Digest(of: element)
-                // The author's page's name is the book page's too: it can change with other books' authors.
-                let digest = inputs.book(entry: entries[place], fileName: fileName + "\u{0}" + (model.authors.author(of: place)?.fileName ?? ""),
-                                         shelf: model.shelfView(of: place), problems: model.problems(of: place))
-                var note: String?
-                func noteMarkdown() throws -> String {
-                    if let note { return note }
-                    note = try model.catalog.noteMarkdown(at: place, element: element)
-                    return note!
+                          cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+        // One job a book, each holding only its place and what all share: a job that held the
+        // model and the rest itself took 640 bytes a book (64 MB at 100,000 books).
+        let shared = BookPageJobs(renderer: self, model: model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, writer: writer)
+        return model.books.map { place in { try shared.make(place) } }
+    }
+
+    /// What every book's pages are made with.
+    private final class BookPageJobs: Sendable {
+        let renderer: SiteRenderer
+        let model: SiteModel
+        let inputs: PageInputs
+        let entries: PageDigests.EntryDigests
+        let gathered: PageDigests.Gathered
+        let cards: RenderedCards
+        let writer: SnapshotWriter
+        let html: Bool
+        let markdown: Bool
+
+        init(renderer: SiteRenderer, model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
+             cards: RenderedCards, writer: SnapshotWriter) {
+            self.renderer = renderer
+            self.model = model
+            self.inputs = inputs
+            self.entries = entries
+            self.gathered = gathered
+            self.cards = cards
+            self.writer = writer
+            html = renderer.formats.contains(.html)
+            markdown = renderer.formats.contains(.markdown)
+        }
+
+        /// The book's HTML and Markdown pages, from its notes read once.
+        func make(_ place: Int) throws {
+            let (model, templates) = (self.model, renderer.templates)
+            let fileName = model.fileNames[place]
+            let element = try model.catalog.element(at: place)
+            entries[place] = PageDigests.Digest(of: element)
+            // The author's page's name is the book page's too: it can change with other books' authors.
+            let digest = inputs.book(entry: entries[place], fileName: fileName + "\u{0}" + (model.authors.author(of: place)?.fileName ?? ""),
+                                     shelf: model.shelfView(of: place), problems: model.problems(of: place))
+            var note: String?
+            func noteMarkdown() throws -> String {
+                if let note { return note }
+                note = try model.catalog.noteMarkdown(at: place, element: element)
+                return note!
+            }
+            if html {
+                try renderer.page("books/\(fileName).html", digest: digest, gathered: gathered, into: writer) {
+                    let note = try noteMarkdown()
+                    let view = model.bookView(place)
+                    let page = model.bookPage(view, noteMarkdown: note, root: "../",
+                                              noteHTML: note.isEmpty ? "" : CMark.html(fromMarkdown: note))
+                    return try templates.render(page, preview: model.bookPreview(view, place: place, noteMarkdown: note), .html, template: "book")
                 }
-                if html {
-                    try page("books/\(fileName).html", digest: digest, gathered: gathered, into: writer) {
-                        let note = try noteMarkdown()
-                        let view = model.bookView(place)
-                        let page = model.bookPage(view, noteMarkdown: note, root: "../",
-                                                  noteHTML: note.isEmpty ? "" : CMark.html(fromMarkdown: note))
-                        return try templates.render(page, preview: model.bookPreview(view, noteMarkdown: note), .html, template: "book")
-                    }
-                    if model.drawsCards { try model.bookCard(model.bookView(place))?.write(into: writer) }
-                }
-                if markdown {
-                    try page("markdown/books/\(fileName).md", digest: digest, gathered: gathered, into: writer) {
-                        let page = model.bookPage(model.bookView(place), noteMarkdown: try noteMarkdown(), root: "../", noteHTML: "", jsonLD: false)
-                        return try templates.render(page, .markdown, template: "book")
-                    }
+                try cards.write(model.bookCard(place))
+            }
+            if markdown {
+                try renderer.page("markdown/books/\(fileName).md", digest: digest, gathered: gathered, into: writer) {
+                    let page = model.bookPage(model.bookView(place), noteMarkdown: try noteMarkdown(), root: "../", noteHTML: "", jsonLD: false)
+                    return try templates.render(page, .markdown, template: "book")
                 }
             }
         }
     }
-
 }
 
 /// Text for the Markdown templates.

@@ -40,6 +40,11 @@ package struct Thumbnailer: Sendable {
     private static let threads = WorkerThread(name: "reader-snapshot thumbnails", threads: min(4, EveryCore.count),
                                               prepare: { rt_lower_thread_priority() })
 
+    /// Other image work done beside the crawl (share cards), on the same threads and below it alike.
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await threads.run(body)
+    }
+
     /// The thumbnails of the image in `file`, one for each of `ThumbnailBox.all`, in that order.
     package func make(from file: URL) async -> Result<[Made], ThumbnailProblem> {
         // Read on the thumbnails' thread: covers waiting their turn are not held in memory.

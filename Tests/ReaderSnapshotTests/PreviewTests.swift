@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import SampleServer
 import Thumbnails
 @testable import LibraryArchive
 @testable import Notes
@@ -190,5 +191,57 @@ import Thumbnails
             }
             #expect(inode(first) != nil && inode(first) == inode(second), "\(card) is linked, not drawn again")
         }
+    }
+
+    @Test func aCardNoPageNamesIsTakenOutOfTheSnapshot() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // A card the crawl drew for a book whose cover changed after it (Open Library's), say.
+        for (name, siteURL) in [("with", Optional(Self.base)), ("without", nil)] {
+            let root = folder.path(name)
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("cards"), withIntermediateDirectories: true)
+            try Data("stale".utf8).write(to: root.appendingPathComponent("cards/0123456789abcdef0123456789abcdef.jpg"))
+            let library = try Self.library(coversIn: root)
+            var renderer = SiteRenderer(templates: try await TemplateSet.bundled(), siteURL: siteURL.flatMap(URL.init(string:)))
+            renderer.shareCards = true
+            try renderer.render(library, into: SnapshotWriter(root: root))
+            let site = SiteInspector(root: root)
+            let cards = site.files().filter { $0.hasPrefix("cards/") }
+            #expect(!cards.contains("cards/0123456789abcdef0123456789abcdef.jpg"), "\(name)")
+            if siteURL == nil {
+                #expect(cards.isEmpty && !FileManager.default.fileExists(atPath: root.appendingPathComponent("cards").path))
+            } else {
+                // Every card left is one a page names.
+                let named = Set(site.files().filter { $0.hasSuffix(".html") }.compactMap { page in
+                    Self.metaTags(site.text(page) ?? "")["og:image"].map { String($0.dropFirst(Self.base.count)) }
+                })
+                #expect(!cards.isEmpty && Set(cards) == named)
+            }
+        }
+    }
+
+    @Test func booksCardsAreDrawnDuringTheCrawlAndAreTheOnesTheirPagesName() async throws {
+        // Answers that take a while, as a real server's: books are made, and their cards drawn,
+        // while requests are in flight.
+        var options = SampleServer.Options()
+        options.loginDelay = .zero
+        options.latency = .milliseconds(40)
+        let server = try await SampleServer(library: try SampleLibrary.synthetic(books: 120, seed: 3), options: options).start()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let exported = folder.path("exported"), rendered = folder.path("rendered")
+        let run = try await EndToEndTests.export(server, to: exported, extra: ["--site-url", Self.base, "--verbose"])
+        await server.stop()
+        #expect(run.status == 0 || run.status == 2, "\(run.output)")
+        let line = try #require(run.output.split(separator: "\n").first { $0.contains("Share cards drawn during the crawl:") }, "\(run.output)")
+        let drawn = Int(line.split(separator: ":").last?.split(separator: " ").first ?? "") ?? 0
+        #expect(drawn > 0, "\(line)")
+        // The same library rendered again with no crawl: the same cards, byte for byte, and no other.
+        let render = try await ToolRunner.run(["render", "--from", exported.path, "--output", rendered.path, "--site-url", Self.base])
+        #expect(render.status == 0, "\(render.output)")
+        let one = SiteInspector(root: exported), two = SiteInspector(root: rendered)
+        let cards = one.files().filter { $0.hasPrefix("cards/") }
+        #expect(cards.count > 120 && cards == two.files().filter { $0.hasPrefix("cards/") })
+        for card in cards { #expect(one.data(card) == two.data(card), "\(card)") }
     }
 }

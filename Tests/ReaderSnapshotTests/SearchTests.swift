@@ -22,8 +22,39 @@ import Testing
         index.add(book: 3, words: ["river", "the", "river"])
         index.add(book: 4, words: ["the"])
         index.add(book: 16, words: ["river", "the"])
-        let terms = Dictionary(uniqueKeysWithValues: index.sortedTerms().map { ($0.term, String(decoding: $0.postings, as: UTF8.self)) })
+        let terms = Dictionary(uniqueKeysWithValues: index.sortedTerms().map { ($0.text, index.postings(of: $0.number)) })
         #expect(terms == ["river": "3,13", "the": "3,1,12"])
+        #expect(index.sortedTerms().map(\.text) == ["river", "the"])
+    }
+
+    /// Thousands of terms (the table grows), long lists of books (cells chained), words of other
+    /// scripts: the same text as a plain dictionary of strings gives.
+    @Test func manyTermsAndLongListsAreKeptExactly() {
+        var generator = SplitMix64(seed: 7)
+        let vocabulary = (0..<5_000).map { number in
+            number % 7 == 0 ? "wörd\(number)" : number % 11 == 0 ? "كلمة\(number)" : "w\(number)"
+        }
+        var index = TermIndex()
+        var expected: [String: (last: Int32, text: String)] = [:]
+        for book in Int32(0)..<3_000 {
+            // Common words in most books, rare ones in a few.
+            let words = (0..<20).map { _ in vocabulary[Int(generator.next() % 60)] } + (0..<10).map { _ in vocabulary[Int(generator.next() % 5_000)] }
+            index.add(book: book, words: words)
+            for word in words {
+                if let entry = expected[word] {
+                    if entry.last != book { expected[word] = (book, entry.text + ",\(book - entry.last)") }
+                } else {
+                    expected[word] = (book, "\(book)")
+                }
+            }
+        }
+        let terms = index.sortedTerms()
+        #expect(terms.count == expected.count && terms.count > 4_000)
+        #expect(terms.map(\.text) == expected.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        for term in terms {
+            #expect(index.postings(of: term.number) == expected[term.text]?.text, "\(term.text)")
+            #expect(term.length == expected[term.text]?.text.utf8.count)
+        }
     }
 
     /// At 10,000 books, from file://, as a reader types: a title word, an author typed without the

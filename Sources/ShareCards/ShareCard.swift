@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import LibraryArchive
+import Notes
 import SnapshotStore
 import Support
 import Thumbnails
@@ -7,34 +9,44 @@ import Thumbnails
 /// A page's share card (`cards/<hash>.jpg`, 1200 × 630): what it shows, and its name. The name is
 /// made from what the card shows, so a card whose inputs are as they were last night has the name
 /// it had, and is linked from the last snapshot rather than drawn again; hosts may keep it forever.
-struct ShareCard: Sendable, Hashable {
-    static let width = 1200
-    static let height = 630
+package struct ShareCard: Sendable, Hashable {
+    package static let width = 1200
+    package static let height = 630
     /// The covers a row card shows at most.
-    static let rowCovers = 6
+    package static let rowCovers = 6
     /// Changes when the drawing does, so that no host keeps a card drawn the old way.
-    static let drawing = "share-card 1"
+    package static let drawing = "share-card 1"
+    /// Where cards are, in a snapshot.
+    package static let folder = "cards"
 
-    enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// A book: its title and author, its cover (a path in the snapshot: its page thumbnail).
         case book(title: String, author: String, cover: String?)
         /// A list: its name, a line under it ("248 books"), and a few covers.
         case row(name: String, line: String, covers: [String])
     }
 
-    let kind: Kind
-    let siteTitle: String
+    package let kind: Kind
+    package let siteTitle: String
 
-    static func book(title: String, author: String, cover: String?, siteTitle: String) -> ShareCard {
+    package static func book(title: String, author: String, cover: String?, siteTitle: String) -> ShareCard {
         ShareCard(kind: .book(title: title, author: author, cover: cover), siteTitle: siteTitle)
     }
 
-    static func row(name: String, line: String, covers: [String], siteTitle: String) -> ShareCard {
+    /// A book's card from what its page shows: its title (or the stand-in a page shows for none), its
+    /// author, and its page's 2× thumbnail (the cover itself without thumbnails). The crawl and the
+    /// render both make it here, so that a card drawn during the crawl is the one its page names.
+    package static func book(_ book: BookCard, siteTitle: String) -> ShareCard {
+        let cover = book.cover.map { $0.thumbnail(.page2x) ?? $0.path }
+        return .book(title: book.shownTitle, author: book.author?.trimmingSpaces() ?? "", cover: cover, siteTitle: siteTitle)
+    }
+
+    package static func row(name: String, line: String, covers: [String], siteTitle: String) -> ShareCard {
         ShareCard(kind: .row(name: name, line: line, covers: covers), siteTitle: siteTitle)
     }
 
     /// `cards/` and 32 hex digits of the inputs' SHA-256 (covers are named by their content).
-    var path: String {
+    package var path: String {
         var hasher = SHA256()
         func add(_ text: String) {
             hasher.update(data: Data(text.utf8))
@@ -49,11 +61,11 @@ struct ShareCard: Sendable, Hashable {
             add("row"); add(name); add(line)
             covers.forEach(add)
         }
-        return "cards/" + hasher.finalize().hexString.prefix(32) + ".jpg"
+        return Self.folder + "/" + hasher.finalize().hexString.prefix(32) + ".jpg"
     }
 
     /// What a screen reader says of it.
-    var alt: String {
+    package var alt: String {
         switch kind {
         case .book(let title, let author, _): author.isEmpty ? title : "\(title), by \(author)"
         case .row(let name, let line, _): "\(name): \(line)"
@@ -63,7 +75,7 @@ struct ShareCard: Sendable, Hashable {
     /// Links the card from the last snapshot when it is there (the same name: the same inputs),
     /// else draws it from the covers already in the snapshot. A cover that cannot be read is
     /// drawn as a stand-in: the card is never missing.
-    func write(into writer: SnapshotWriter) throws {
+    package func write(into writer: SnapshotWriter) throws {
         let path = self.path
         if writer.linkFromPrevious(path) { return }
         // Two pages can share a card (two empty shelves of one name): drawn once.

@@ -1,0 +1,39 @@
+import Foundation
+import ShareCards
+import SnapshotStore
+import Support
+
+/// The share cards a render's pages name. Each is linked from the last snapshot or drawn once;
+/// once every page is written, any other card in `cards/` is taken out: the crawl draws books'
+/// cards as their covers arrive, and a book whose cover changed after that (Open Library's, say)
+/// names another card by the time its page is made.
+final class RenderedCards: @unchecked Sendable {
+    private let writer: SnapshotWriter
+    private let lock = NSLock()
+    /// The cards' paths, hashed: 8 bytes a card at any size of library.
+    private var named = Set<UInt64>()
+
+    init(writer: SnapshotWriter) {
+        self.writer = writer
+    }
+
+    /// Names the card (nil: the page has none) and sees that its file is there.
+    func write(_ card: ShareCard?) throws {
+        guard let card else { return }
+        let path = card.path
+        lock.withLock { _ = named.insert(FNV1a.hash(path)) }
+        try card.write(into: writer)
+    }
+
+    /// Takes out the cards no page names.
+    func removeOthers() {
+        guard let folder = try? writer.url(for: ShareCard.folder),
+              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        var kept = 0
+        for name in names {
+            if named.contains(FNV1a.hash(ShareCard.folder + "/" + name)) { kept += 1; continue }
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+        if kept == 0 { _ = rmdir(folder.path) }
+    }
+}

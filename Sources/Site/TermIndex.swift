@@ -1,0 +1,188 @@
+import Foundation
+import Support
+
+/// Each search term and the books it is in, as the text the shards hold: the gaps between the
+/// books' numbers, in decimal, comma-separated ("3,1,12": books 3, 4 and 16).
+///
+/// A library's terms are many and most are in one book or two (100,000 books gave 100,109 terms,
+/// 99,600 of them with at most 16 bytes of text), so a term costs a few flat array entries rather
+/// than a string, a dictionary entry and an array of its own: a dictionary of arrays held 30 MB at
+/// 100,000 books. The terms' bytes sit in one buffer, found through an open-addressing table; the
+/// books' text in cells of 12 bytes chained by number.
+struct TermIndex {
+    /// Every term's UTF-8 bytes, one after another: term n is `bytes[starts[n]..<starts[n + 1]]`.
+    private var bytes: [UInt8] = []
+    private var starts: [UInt32] = [0]
+    /// Term numbers + 1 by hash (0: an empty slot); at least twice as many slots as terms.
+    private var table = [UInt32](repeating: 0, count: 1024)
+    /// Per term: the last book it was found in, its first and last cell, how full the last is, and
+    /// its text's length.
+    private var lastBook: [Int32] = []
+    private var firstCell: [UInt32] = []
+    private var lastCell: [UInt32] = []
+    private var lastFill: [UInt8] = []
+    private var lengths: [UInt32] = []
+    /// The cells: `cellBytes` bytes of text each, and the number of the next (0: none; cell 0 is
+    /// never a next, being the first one made).
+    private static let cellBytes = 12
+    private var cells: [UInt8] = []
+    private var nextCell: [UInt32] = []
+
+    var count: Int { lastBook.count }
+
+    mutating func add(book: Int32, words: [String]) {
+        for var word in words {
+            word.withUTF8 { add(book: book, term: $0) }
+        }
+    }
+
+    private mutating func add(book: Int32, term: UnsafeBufferPointer<UInt8>) {
+        let number: Int
+        if let found = find(term) {
+            number = found
+            // A word twice in one book counts once.
+            if lastBook[number] == book { return }
+            append(UInt8(ascii: ","), to: number)
+            appendDecimal(book - lastBook[number], to: number)
+        } else {
+            number = insert(term)
+            appendDecimal(book, to: number)
+        }
+        lastBook[number] = book
+    }
+
+    /// Where the table's search for `hash` begins, and how it steps on.
+    private func slot(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash) & (table.count - 1) }
+
+    private func find(_ term: UnsafeBufferPointer<UInt8>) -> Int? {
+        var index = slot(Self.hash(term))
+        while table[index] != 0 {
+            let number = Int(table[index]) - 1
+            if termEquals(number, term) { return number }
+            index = (index + 1) & (table.count - 1)
+        }
+        return nil
+    }
+
+    private func termEquals(_ number: Int, _ term: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = Int(starts[number]), end = Int(starts[number + 1])
+        guard end - start == term.count else { return false }
+        for offset in 0..<term.count where bytes[start + offset] != term[offset] { return false }
+        return true
+    }
+
+    private mutating func insert(_ term: UnsafeBufferPointer<UInt8>) -> Int {
+        let number = count
+        bytes.append(contentsOf: term)
+        starts.append(UInt32(bytes.count))
+        lastBook.append(-1)
+        firstCell.append(UInt32(nextCell.count))
+        lastCell.append(UInt32(nextCell.count))
+        lastFill.append(0)
+        lengths.append(0)
+        newCell()
+        if (number + 1) * 2 > table.count {
+            growTable()
+        } else {
+            place(number, hash: Self.hash(term))
+        }
+        return number
+    }
+
+    private mutating func place(_ number: Int, hash: UInt64) {
+        var index = slot(hash)
+        while table[index] != 0 { index = (index + 1) & (table.count - 1) }
+        table[index] = UInt32(number + 1)
+    }
+
+    private mutating func growTable() {
+        table = [UInt32](repeating: 0, count: table.count * 2)
+        for number in 0..<count { place(number, hash: hashOfTerm(number)) }
+    }
+
+    private func hashOfTerm(_ number: Int) -> UInt64 {
+        bytes.withUnsafeBufferPointer { all in
+            Self.hash(UnsafeBufferPointer(rebasing: all[Int(starts[number])..<Int(starts[number + 1])]))
+        }
+    }
+
+    /// FNV-1a: the same in every run, as the shards must be.
+    private static func hash(_ term: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in term {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    private mutating func newCell() {
+        cells.append(contentsOf: repeatElement(0, count: Self.cellBytes))
+        nextCell.append(0)
+    }
+
+    private mutating func append(_ byte: UInt8, to number: Int) {
+        if Int(lastFill[number]) == Self.cellBytes {
+            let cell = UInt32(nextCell.count)
+            newCell()
+            nextCell[Int(lastCell[number])] = cell
+            lastCell[number] = cell
+            lastFill[number] = 0
+        }
+        cells[Int(lastCell[number]) * Self.cellBytes + Int(lastFill[number])] = byte
+        lastFill[number] += 1
+        lengths[number] += 1
+    }
+
+    private mutating func appendDecimal(_ value: Int32, to number: Int) {
+        let value = Int(value)
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        repeat {
+            append(UInt8(ascii: "0") + UInt8(value / divisor % 10), to: number)
+            divisor /= 10
+        } while divisor > 0
+    }
+
+    /// A term, as the shards list it.
+    struct Term {
+        var text: String
+        var number: Int
+        /// Its books' text's length in bytes.
+        var length: Int
+    }
+
+    /// Every term, sorted by its UTF-8 bytes (as the shards are named).
+    func sortedTerms() -> [Term] {
+        let order = bytes.withUnsafeBufferPointer { all in
+            (0..<count).sorted { left, right in
+                UnsafeBufferPointer(rebasing: all[Int(starts[left])..<Int(starts[left + 1])])
+                    .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: all[Int(starts[right])..<Int(starts[right + 1])]))
+            }
+        }
+        return order.map { number in
+            Term(text: String(decoding: bytes[Int(starts[number])..<Int(starts[number + 1])], as: UTF8.self), number: number,
+                 length: Int(lengths[number]))
+        }
+    }
+
+    /// The books' text of term `number`, appended to `data`.
+    func appendPostings(of number: Int, to data: inout Data) {
+        var cell = Int(firstCell[number])
+        var left = Int(lengths[number])
+        while left > 0 {
+            let take = min(left, Self.cellBytes)
+            let start = cell * Self.cellBytes
+            cells.withUnsafeBufferPointer { data.append(UnsafeBufferPointer(rebasing: $0[start..<start + take])) }
+            left -= take
+            cell = Int(nextCell[cell])
+        }
+    }
+
+    /// The same as a string (tests).
+    func postings(of number: Int) -> String {
+        var data = Data()
+        appendPostings(of: number, to: &data)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
