@@ -70,9 +70,11 @@ package struct PageDigests: Sendable {
         private var entries: [PageDigestTable.Entry] = []
         private(set) var linked = 0
 
+        init() {}
+
         /// Room for `pages` entries at once: grown by doubling, the array took twice that for a while.
-        init(pages: Int = 0) {
-            entries.reserveCapacity(pages)
+        func reserve(_ pages: Int) {
+            lock.withLock { entries.reserveCapacity(pages) }
         }
 
         func add(_ path: String, _ digest: Digest, size: Int, linked wasLinked: Bool) {

@@ -60,23 +60,25 @@ enum SearchIndex {
 
     /// The shards of `terms` (sorted), grouped by their first `prefixLength` Unicode scalars; a group
     /// too big is written as its terms of exactly that length, and the rest split one scalar further.
-    private static func writeShards(of terms: ArraySlice<TermIndex.Term>, in index: TermIndex, prefixLength: Int, split: inout [String],
+    private static func writeShards(of terms: ArraySlice<Int32>, in index: TermIndex, prefixLength: Int, split: inout [String],
                                     into writer: SnapshotWriter) throws {
         var start = terms.startIndex
         while start < terms.endIndex {
-            let key = prefix(terms[start].text, prefixLength)
+            let key = prefix(index.text(of: terms[start]), prefixLength)
             var end = start
             var bytes = 0
-            while end < terms.endIndex, prefix(terms[end].text, prefixLength) == key {
-                bytes += terms[end].text.utf8.count + terms[end].length + 6
+            while end < terms.endIndex {
+                let text = index.text(of: terms[end])
+                guard prefix(text, prefixLength) == key else { break }
+                bytes += text.utf8.count + index.length(of: terms[end]) + 6
                 end += 1
             }
             let group = terms[start..<end]
             if bytes > shardBytes, group.count > 1 {
                 split.append(key)
-                let exact = group.filter { $0.text.unicodeScalars.count == prefixLength }
+                let exact = group.filter { index.text(of: $0).unicodeScalars.count == prefixLength }
                 try writeShard(key, exact[...], in: index, into: writer)
-                try writeShards(of: group.filter { $0.text.unicodeScalars.count > prefixLength }[...], in: index, prefixLength: prefixLength + 1,
+                try writeShards(of: group.filter { index.text(of: $0).unicodeScalars.count > prefixLength }[...], in: index, prefixLength: prefixLength + 1,
                                 split: &split, into: writer)
             } else {
                 try writeShard(key, group, in: index, into: writer)
@@ -85,13 +87,13 @@ enum SearchIndex {
         }
     }
 
-    private static func writeShard(_ key: String, _ terms: ArraySlice<TermIndex.Term>, in index: TermIndex, into writer: SnapshotWriter) throws {
+    private static func writeShard(_ key: String, _ terms: ArraySlice<Int32>, in index: TermIndex, into writer: SnapshotWriter) throws {
         var text = Data("READER_SEARCH.terms(\(SiteModel.jsonString(key)),{".utf8)
-        for (position, entry) in terms.enumerated() {
+        for (position, term) in terms.enumerated() {
             if position > 0 { text.append(contentsOf: ",\n".utf8) }
-            text.append(contentsOf: SiteModel.jsonString(entry.text).utf8)
+            text.append(contentsOf: SiteModel.jsonString(index.text(of: term)).utf8)
             text.append(contentsOf: ":\"".utf8)
-            index.appendPostings(of: entry.number, to: &text)
+            index.appendPostings(of: term, to: &text)
             text.append(UInt8(ascii: "\""))
         }
         text.append(contentsOf: "});\n".utf8)

@@ -47,8 +47,7 @@ package struct SiteRenderer: Sendable {
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         var jobs: [Job] = [], shelves: [Job] = []
         let cards = RenderedCards(writer: writer)
-        let pageFormats = formats.intersection([.html, .markdown]).count
-        let gathered = PageDigests.Gathered(pages: (catalog.count * 2 + catalog.frame.shelves.count) * pageFormats)
+        let gathered = PageDigests.Gathered()
         if let changes {
             jobs.append {
                 let encoder = JSONEncoder()
@@ -94,6 +93,9 @@ package struct SiteRenderer: Sendable {
                 jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
             }
             if !formats.isDisjoint(with: [.html, .markdown]) {
+                // A digest for each book's, shelf's, author's and year's page in each format.
+                let pageFormats = formats.intersection([.html, .markdown]).count
+                gathered.reserve((catalog.count + model.shelves.count + model.authors.authors.count + model.years.years.count) * pageFormats)
                 let entries = PageDigests.EntryDigests(count: catalog.count)
                 jobs += bookJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
                 // Then the shelves, from the digests of their books' entries, each read once.

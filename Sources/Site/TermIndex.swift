@@ -144,32 +144,29 @@ struct TermIndex {
         } while divisor > 0
     }
 
-    /// A term, as the shards list it.
-    struct Term {
-        var text: String
-        var number: Int
-        /// Its books' text's length in bytes.
-        var length: Int
-    }
-
-    /// Every term, sorted by its UTF-8 bytes (as the shards are named).
-    func sortedTerms() -> [Term] {
-        let order = bytes.withUnsafeBufferPointer { all in
-            (0..<count).sorted { left, right in
-                UnsafeBufferPointer(rebasing: all[Int(starts[left])..<Int(starts[left + 1])])
-                    .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: all[Int(starts[right])..<Int(starts[right + 1])]))
+    /// Every term's number, sorted by the term's UTF-8 bytes (as the shards are named): 4 bytes a
+    /// term, where the terms as strings with their numbers took 32.
+    func sortedTerms() -> [Int32] {
+        bytes.withUnsafeBufferPointer { all in
+            (0..<Int32(count)).sorted { left, right in
+                UnsafeBufferPointer(rebasing: all[Int(starts[Int(left)])..<Int(starts[Int(left) + 1])])
+                    .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: all[Int(starts[Int(right)])..<Int(starts[Int(right) + 1])]))
             }
         }
-        return order.map { number in
-            Term(text: String(decoding: bytes[Int(starts[number])..<Int(starts[number + 1])], as: UTF8.self), number: number,
-                 length: Int(lengths[number]))
-        }
     }
 
+    /// Term `number` itself.
+    func text(of number: Int32) -> String {
+        String(decoding: bytes[Int(starts[Int(number)])..<Int(starts[Int(number) + 1])], as: UTF8.self)
+    }
+
+    /// The length in bytes of the books' text of term `number`.
+    func length(of number: Int32) -> Int { Int(lengths[Int(number)]) }
+
     /// The books' text of term `number`, appended to `data`.
-    func appendPostings(of number: Int, to data: inout Data) {
-        var cell = Int(firstCell[number])
-        var left = Int(lengths[number])
+    func appendPostings(of number: Int32, to data: inout Data) {
+        var cell = Int(firstCell[Int(number)])
+        var left = Int(lengths[Int(number)])
         while left > 0 {
             let take = min(left, Self.cellBytes)
             let start = cell * Self.cellBytes
@@ -180,7 +177,7 @@ struct TermIndex {
     }
 
     /// The same as a string (tests).
-    func postings(of number: Int) -> String {
+    func postings(of number: Int32) -> String {
         var data = Data()
         appendPostings(of: number, to: &data)
         return String(decoding: data, as: UTF8.self)
