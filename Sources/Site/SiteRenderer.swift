@@ -103,8 +103,10 @@ package struct SiteRenderer: Sendable {
                 shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
             }
         }
-        _ = try EveryCore.map(jobs.count, worker: {}) { _, index in try jobs[index]() }
-        _ = try EveryCore.map(shelves.count, worker: {}) { _, index in try shelves[index]() }
+        let first = PendingJobs(jobs), then = PendingJobs(shelves)
+        (jobs, shelves) = ([], [])
+        try first.run()
+        try then.run()
         cards.removeOthers()
         return Rendered(digests: gathered.take(), linked: gathered.linked)
     }
@@ -122,6 +124,35 @@ package struct SiteRenderer: Sendable {
 
     /// Writes one or more files. Jobs are independent: the model and the templates are only read.
     typealias Job = () throws -> Void
+
+    /// Jobs run on every core, each let go as soon as it is done, with what it alone holds (the
+    /// OPDS feeds' summaries, a book's place), rather than all of them when the last is.
+    private final class PendingJobs: @unchecked Sendable {
+        private let jobs: UnsafeMutableBufferPointer<Job?>
+
+        init(_ jobs: [Job]) {
+            self.jobs = .allocate(capacity: max(1, jobs.count))
+            _ = self.jobs.initialize(from: jobs.lazy.map { Optional($0) })
+            if jobs.isEmpty { self.jobs.initializeElement(at: 0, to: nil) }
+            count = jobs.count
+        }
+
+        private let count: Int
+
+        deinit {
+            jobs.deinitialize()
+            jobs.deallocate()
+        }
+
+        /// Each index is taken by one worker alone (EveryCore).
+        func run() throws {
+            _ = try EveryCore.map(count, worker: {}) { _, index in
+                let job = jobs[index]
+                jobs[index] = nil
+                try job?()
+            }
+        }
+    }
 
     /// The site's pages; the pages of the whole library first, so that they do not finish last alone.
     private func htmlJobs(_ model: SiteModel, cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
