@@ -42,12 +42,9 @@ struct CrawlAssemblyTests {
     }
 
     @Test func booksMadeDuringTheCrawlAreTheBytesOfBooksMadeAtTheEnd() async throws {
-        var options = SampleServer.Options()
-        options.loginDelay = .zero
-        // A little latency, as on a network: books then come in while others are in flight.
-        options.latency = .milliseconds(2)
-        // Books on deleted shelves (details fail), covers that fail, books only a shelf lists.
-        let server = try await SampleServer(library: try SampleLibrary.synthetic(books: 400, seed: 5), options: options).start()
+        // A little latency, as on a network: books then come in while others are in flight. Books
+        // on deleted shelves (details fail), covers that fail, books only a shelf lists.
+        let server = try await SampleServer.startSynthetic(books: 400, seed: 5, latency: .milliseconds(2))
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let privacyCases = [Privacy(), Privacy(excludedShelves: ["2"], notes: false)]
@@ -76,10 +73,7 @@ struct CrawlAssemblyTests {
     /// With thumbnails made beside the requests (their tasks, the covers held back while they are
     /// behind), the same bytes as books made at the end, and every cover with its thumbnails.
     @Test func booksWhoseCoversAreThumbnailedDuringTheCrawlAreTheBytesOfBooksMadeAtTheEnd() async throws {
-        var options = SampleServer.Options()
-        options.loginDelay = .zero
-        options.latency = .milliseconds(2)
-        let server = try await SampleServer(library: try SampleLibrary.synthetic(books: 300, seed: 7), options: options).start()
+        let server = try await SampleServer.startSynthetic(books: 300, seed: 7, latency: .milliseconds(2))
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let atTheEnd = try await Self.crawl(server, whileCrawling: false, into: folder.path("end"))

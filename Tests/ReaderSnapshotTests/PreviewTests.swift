@@ -221,12 +221,8 @@ import Thumbnails
     }
 
     @Test func booksCardsAreDrawnDuringTheCrawlAndAreTheOnesTheirPagesName() async throws {
-        // Answers that take a while, as a real server's: books are made, and their cards drawn,
-        // while requests are in flight.
-        var options = SampleServer.Options()
-        options.loginDelay = .zero
-        options.latency = .milliseconds(40)
-        let server = try await SampleServer(library: try SampleLibrary.synthetic(books: 120, seed: 3), options: options).start()
+        // Answers that take a while, as a real server's.
+        let server = try await SampleServer.startSynthetic(books: 120, seed: 3, latency: .milliseconds(40))
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let exported = folder.path("exported"), rendered = folder.path("rendered")
