@@ -76,7 +76,11 @@ package struct ShareCard: Sendable, Hashable {
     /// else draws it from the covers already in the snapshot. A cover that cannot be read is
     /// drawn as a stand-in: the card is never missing.
     package func write(into writer: SnapshotWriter) throws {
-        let path = self.path
+        try write(into: writer, at: path)
+    }
+
+    /// The same, its `path` worked out already.
+    package func write(into writer: SnapshotWriter, at path: String) throws {
         if writer.linkFromPrevious(path) { return }
         // Two pages can share a card (two empty shelves of one name): drawn once.
         if let url = try? writer.url(for: path), FileManager.default.fileExists(atPath: url.path) { return }

@@ -22,7 +22,7 @@ final class RenderedCards: @unchecked Sendable {
         guard let card else { return }
         let path = card.path
         lock.withLock { _ = named.insert(FNV1a.hash(path)) }
-        try card.write(into: writer)
+        try card.write(into: writer, at: path)
     }
 
     /// Takes out the cards no page names.
