@@ -12,6 +12,8 @@
 #   BROWSE=0 scripts/bench.sh        leave out the OPDS catalog and pages table (BROWSE_SIZES, the sizes by default)
 #   COVERS=0 scripts/bench.sh        leave out the covers' table (thumbnails, the export with them, a shelf page's bytes)
 #   SEARCH=0 scripts/bench.sh        leave out the search's bytes (SEARCH_SIZES, 10,000 and 100,000 by default)
+#   MEMORY=0 scripts/bench.sh        leave out the peak of every kind of run (at GOAL_BOOKS, the largest size by default)
+#   REAL_EXPORT=0 scripts/bench.sh   leave out the export of a real-shaped library against curl (REAL_BOOKS, 1,000)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -173,7 +175,9 @@ nightly_run() {
 }
 
 # Our render against Hugo's on the same pages: a library exported once, a Hugo site made from it
-# (scripts/hugo-site.py), both rendered RUNS times, alternated, into fresh folders.
+# (scripts/hugo-site.py), both rendered RUNS times, alternated, into fresh folders. Ours writes
+# every default output (html, markdown, json, csv, feed, opds, the search), as a user runs it;
+# Hugo only the books' and shelves' pages. Goal (issue 30): at most x1.00, then x0.50.
 if [ "${HUGO:-1}" = 1 ] && command -v hugo >/dev/null; then
   hugo_books=${HUGO_BOOKS:-10000}
   start_server "$hugo_books"
@@ -184,16 +188,88 @@ if [ "${HUGO:-1}" = 1 ] && command -v hugo >/dev/null; then
   ours=() theirs=()
   for run in $(seq "$runs"); do
     out=$(fresh)
-    /usr/bin/time -v "$bin" render --from "$source_out/library.json" --output "$out" --format html,markdown -q 2>"$work/ours.time" || true
-    ours+=("$(seconds "$work/ours.time")"); ours_pages=$(find "$out" -name '*.html' -o -name '*.md' | wc -l); rm -rf "$out"
+    /usr/bin/time -v "$bin" render --from "$source_out/library.json" --output "$out" -q 2>"$work/ours.time" || true
+    ours+=("$(seconds "$work/ours.time")"); ours_pages=$(find "$out" -name '*.html' -o -name '*.md' | wc -l); ours_files=$(find "$out" -type f | wc -l); rm -rf "$out"
     out=$(fresh)
     /usr/bin/time -v hugo --quiet -s "$work/hugo-site" -d "$out" 2>"$work/hugo.time" >/dev/null || true
     theirs+=("$(seconds "$work/hugo.time")"); hugo_pages=$(find "$out" -name '*.html' -o -name '*.md' | wc -l); rm -rf "$out"
   done
   o=$(printf '%s\n' "${ours[@]}" | median); h=$(printf '%s\n' "${theirs[@]}" | median)
   echo
-  printf 'Render against Hugo (%s), %s books, alternated: ours %.2f s (%s pages), Hugo %.2f s (%s pages), x%.2f; runs: ours %s, Hugo %s\n' \
-    "$(hugo version | awk '{ print $2 }')" "$hugo_books" "$o" "$ours_pages" "$h" "$hugo_pages" "$(awk -v a="$o" -v b="$h" 'BEGIN { print a / b }')" "${ours[*]}" "${theirs[*]}"
+  printf 'Render against Hugo (%s), %s books, alternated: ours %.2f s (every default output: %s files, %s pages), Hugo %.2f s (%s pages), x%.2f (goal x1.00, then x0.50); runs: ours %s, Hugo %s\n' \
+    "$(hugo version | awk '{ print $2 }')" "$hugo_books" "$o" "$ours_files" "$ours_pages" "$h" "$hugo_pages" "$(awk -v a="$o" -v b="$h" 'BEGIN { print a / b }')" "${ours[*]}" "${theirs[*]}"
+fi
+
+# Issue 30's goals, each printed beside what it measures.
+# Memory: the peak of every kind of run at GOAL_BOOKS books (the largest size; 100,000 in `make
+# bench-100k`), as a user runs it: every default output, thumbnails on. Goal: 150 MB at 100,000.
+if [ "${MEMORY:-1}" = 1 ]; then
+  goal_books=${GOAL_BOOKS:-${sizes[${#sizes[@]}-1]:-10000}}
+  edit_book() { curl -s -X POST "$url/_sample/books/$1/edit" >/dev/null; }
+  echo
+  echo "Memory at $goal_books books, every kind of run, every default output, thumbnails on (goal: at most 150 MB at 100,000 books):"
+  start_server "$goal_books" --editable
+  night=$(fresh) keep=$(fresh) history=$(fresh)
+  nightly_run "$night" "$work/m-first.time"
+  nightly_run "$night" "$work/m-retry.time"   # asks again for what failed the night before
+  nightly_run "$night" "$work/m-same.time"
+  edit_book $((goal_books / 2))
+  nightly_run "$night" "$work/m-edit.time"
+  nightly_run "$keep" "$work/m-keep-first.time" --keep 3
+  edit_book $((goal_books / 3))
+  nightly_run "$keep" "$work/m-keep.time" --keep 3
+  if command -v git >/dev/null; then
+    nightly_run "$history" "$work/m-history-first.time" --history
+    edit_book $((goal_books / 4))
+    nightly_run "$history" "$work/m-history.time" --history
+  fi
+  stop_server
+  # The same library served from another address: the last snapshot stands in for no book.
+  start_server "$goal_books" --editable
+  nightly_run "$night" "$work/m-other.time"
+  stop_server
+  memory_row() {  # memory_row LABEL TIMEFILE
+    [ -f "$2" ] || return 0
+    local peak; peak=$(peak_mb "$2")
+    printf '  %-44s %4s MB  %s  (%.2f s)\n' "$1" "$peak" "$(awk -v p="$peak" -v b="$goal_books" 'BEGIN { if (b < 100000) print "(goal at 100,000)"; else if (p <= 150) print "within 150 MB"; else printf "over 150 MB by %d", p - 150 }')" "$(seconds "$2")"
+  }
+  memory_row "first export" "$work/m-first.time"
+  memory_row "no change (the retry night, then quiet)" "$work/m-same.time"
+  memory_row "one note edited" "$work/m-edit.time"
+  memory_row "--keep 3, first" "$work/m-keep-first.time"
+  memory_row "--keep 3, one note edited" "$work/m-keep.time"
+  memory_row "--history, first" "$work/m-history-first.time"
+  memory_row "--history, one note edited" "$work/m-history.time"
+  memory_row "the last snapshot from another address" "$work/m-other.time"
+  rm -rf "$night" "$keep" "$history"
+fi
+
+# Export: a real-shaped library (1,000 books, covers of real sizes, a quarter without, a server
+# that costs what Reader does) exported with every default output, against curl making the same
+# requests at its best fixed level, alternated. Goal: at most x1.20 (thumbnails and pages hidden
+# behind the network).
+if [ "${REAL_EXPORT:-1}" = 1 ]; then
+  real_books=${REAL_BOOKS:-1000}
+  REALISTIC=1 start_server "$real_books" --real-covers
+  ours=() best_runs=() listed=
+  for run in $(seq "$runs"); do
+    out=$(fresh)
+    nightly_run "$out" "$work/real.time"
+    ours+=("$(seconds "$work/real.time")")
+    [ -n "$listed" ] || listed=$(curl_list "$out")
+    best=
+    for level in ${REAL_CURL_LEVELS:-1 2 4}; do
+      t=$(curl_run "$level")
+      if [ -z "$best" ] || awk -v a="$t" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then best="$t $level"; fi
+    done
+    best_runs+=("$best")
+    rm -rf "$out"
+  done
+  stop_server
+  o=$(printf '%s\n' "${ours[@]}" | median) c=$(printf '%s\n' "${best_runs[@]}" | awk '{ print $1 }' | median)
+  echo
+  printf 'Export of a real-shaped library (%s books, --realistic --real-covers, every default output): ours %.2f s, curl'"'"'s best on the same %s requests %.2f s, x%.2f (goal x1.20); runs: ours %s; curl (s, level) %s\n' \
+    "$real_books" "$o" "$listed" "$c" "$(awk -v a="$o" -v b="$c" 'BEGIN { print a / b }')" "${ours[*]}" "$(printf '%s; ' "${best_runs[@]}")"
 fi
 
 if [ "${NIGHTLY:-1}" = 1 ]; then

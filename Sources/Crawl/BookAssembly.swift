@@ -38,7 +38,7 @@ extension Crawler {
         /// The last snapshot, for the books whose details fail tonight (even under `--full`).
         var last: Last?
         /// The covers' addresses the last run saw, by book id (`library.json` does not hold them).
-        var lastAddresses: [Int: String] = [:]
+        var lastAddresses = CoverAddresses()
         var spill: SpillFile
         var plan: Privacy.Plan?
         var privacy: Privacy

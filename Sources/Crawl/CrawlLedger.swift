@@ -75,7 +75,7 @@ struct CrawlLedger {
 
     /// The covers' addresses the last run saw, by book id: a book whose details fail tonight
     /// keeps its cover from there when no shelf's page names it.
-    var lastAddresses: [Int: String] = [:]
+    var lastAddresses = CoverAddresses()
     /// What the whole library is, once the list and every shelf are in.
     private(set) var frame: Crawler.Frame?
     /// Books with all they need, to be made while requests are still in flight.

@@ -27,7 +27,7 @@ extension CrawlRun {
         let cards = madeBooks.cards(arrangedBy: made.places)
         logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were")
         let pieces = madeBooks.pieces
-        let addresses = madeBooks.addresses
+        let addresses = madeBooks.addresses.sorted()
         let retry = try retrySchedule()
         // What the books were made from is written: let it go before the next step.
         let reusedCount = ledger.reused.count

@@ -32,7 +32,7 @@ package struct Crawler: Sendable {
     /// be had tonight keeps what it had there (nothing is lost because the server stumbled).
     package var lastLibrary: Catalog?
     /// The covers' addresses the last run saw, by book id (kept privately, not in `library.json`).
-    package var lastAddresses: [Int: String] = [:]
+    package var lastAddresses = CoverAddresses()
     /// The gaps the last snapshot listed: a gap still open keeps the day it first happened.
     package var lastProblems: [Problem] = [] {
         didSet { knownGaps = Set(lastProblems.map(\.gapKey)) }
@@ -101,7 +101,7 @@ package struct Crawler: Sendable {
         /// What failed, this run or before, and when to ask for it again.
         package var retry = RetrySchedule()
         /// Each book's cover address, for the next run (private: never in `library.json`).
-        package var addresses: [Int: String] = [:]
+        package var addresses = CoverAddresses()
     }
 
     var wantsCovers: Bool { privacy.covers }

@@ -33,11 +33,10 @@ extension Crawler {
         /// Place by book id; -1 for a book privacy leaves out.
         private var places: [Int: Int] = [:]
         /// Each book's cover address, for the next run's private state.
-        private(set) var addresses: [Int: String] = [:]
+        private(set) var addresses = CoverAddresses()
 
-        init(pieces: SpillFile, addresses: [Int: String] = [:]) {
+        init(pieces: SpillFile) {
             self.pieces = pieces
-            self.addresses = addresses
         }
 
         var count: Int { kept.count }
@@ -61,7 +60,7 @@ extension Crawler {
             var read = false
             if case .read = made.details { read = true }
             if made.copied { copied += 1 }
-            if let address = made.imageURL { addresses[id] = address }
+            if let address = made.imageURL { addresses.add(address, for: id) }
             places[id] = kept.count
             if let coverProblem { coverProblems[kept.count] = coverProblem }
             kept.append(Kept(entry: try pieces.append(made.entry), read: read))

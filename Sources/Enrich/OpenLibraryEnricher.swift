@@ -51,7 +51,7 @@ package struct OpenLibraryEnricher: Sendable {
 
     /// Adds what Open Library knows to the catalog's books, and keeps its answers in `cache`.
     package func enrich(_ catalog: inout Catalog, cache: inout OpenLibraryCache, http: HTTPClient, redactor: Redactor,
-                        covers: CoverFetcher?, records: CoverRecords?, pace: Pace, addresses: [Int: String] = [:]) async throws -> Report {
+                        covers: CoverFetcher?, records: CoverRecords?, pace: Pace, addresses: CoverAddresses = CoverAddresses()) async throws -> Report {
         var report = Report()
         // Each book with an ISBN, or with Open Library's data from the last snapshot (kept by the crawl).
         var candidates: [(place: Int, isbn: String?)] = []

@@ -53,7 +53,7 @@ extension Exporter {
         if library != nil, lastOrigin != origin {
             library = nil
             libraryLater = stateFolder
-            state.addresses = [:]
+            state.addresses = CoverAddresses()
         }
         MemoryUsage.release()
         return LastSnapshot(state: state, library: library, libraryLater: libraryLater)

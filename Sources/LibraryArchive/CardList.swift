@@ -157,6 +157,12 @@ package struct CardList: RandomAccessCollection, Sendable {
     /// Without making the card.
     package func id(at place: Int) -> Int { ids[slot(place)] }
 
+    /// The shelf the card at `place` names, without making the whole card.
+    package func shelfID(at place: Int) -> Int? {
+        let id = shelfIDs[slot(place)]
+        return id == Self.noShelf ? nil : id
+    }
+
     mutating func removeThumbnails(at place: Int) {
         flags[slot(place)] &= ~(Flag.thumbnails | Flag.thumbnailsPNG)
     }

@@ -117,9 +117,11 @@ package struct SiteRenderer: Sendable {
             gathered.add(path, digest, size: size, linked: true)
             return
         }
-        let page = Data(try render().utf8)
+        // Written from the text as it is: a copy of a big page (the list of all books, megabytes
+        // at 100,000 books) was the render's peak memory twice over, one for each core.
+        let page = try render()
         try writer.write(page, to: path)
-        gathered.add(path, digest, size: page.count, linked: false)
+        gathered.add(path, digest, size: page.utf8.count, linked: false)
     }
 
     /// Writes one or more files. Jobs are independent: the model and the templates are only read.
@@ -326,10 +328,17 @@ package struct SiteRenderer: Sendable {
                 note = try model.catalog.noteMarkdown(at: place, element: element)
                 return note!
             }
+            // The book as the templates see it, made once for both pages.
+            var view: BookView?
+            func bookView() -> BookView {
+                if let view { return view }
+                view = model.bookView(place)
+                return view!
+            }
             if html {
                 try renderer.page("books/\(fileName).html", digest: digest, gathered: gathered, into: writer) {
                     let note = try noteMarkdown()
-                    let view = model.bookView(place)
+                    let view = bookView()
                     let page = model.bookPage(view, noteMarkdown: note, root: "../",
                                               noteHTML: note.isEmpty ? "" : CMark.html(fromMarkdown: note))
                     return try templates.render(page, preview: model.bookPreview(view, place: place, noteMarkdown: note), .html, template: "book")
@@ -338,7 +347,7 @@ package struct SiteRenderer: Sendable {
             }
             if markdown {
                 try renderer.page("markdown/books/\(fileName).md", digest: digest, gathered: gathered, into: writer) {
-                    let page = model.bookPage(model.bookView(place), noteMarkdown: try noteMarkdown(), root: "../", noteHTML: "", jsonLD: false)
+                    let page = model.bookPage(bookView(), noteMarkdown: try noteMarkdown(), root: "../", noteHTML: "", jsonLD: false)
                     return try templates.render(page, .markdown, template: "book")
                 }
             }

@@ -23,10 +23,14 @@ struct TermIndex {
     private var lastFill: [UInt8] = []
     private var lengths: [UInt32] = []
     /// The cells: `cellBytes` bytes of text each, and the number of the next (0: none; cell 0 is
-    /// never a next, being the first one made).
+    /// never a next, being the first one made). Kept in chunks of `cellsPerChunk` cells: arrays
+    /// grown by doubling held up to twice the cells there were, and three times while growing.
     private static let cellBytes = 12
-    private var cells: [UInt8] = []
-    private var nextCell: [UInt32] = []
+    private static let chunkShift = 16
+    private static let cellsPerChunk = 1 << chunkShift
+    private var cells: [[UInt8]] = []
+    private var nextCell: [[UInt32]] = []
+    private var cellCount = 0
 
     var count: Int { lastBook.count }
 
@@ -76,8 +80,8 @@ struct TermIndex {
         bytes.append(contentsOf: term)
         starts.append(UInt32(bytes.count))
         lastBook.append(-1)
-        firstCell.append(UInt32(nextCell.count))
-        lastCell.append(UInt32(nextCell.count))
+        firstCell.append(UInt32(cellCount))
+        lastCell.append(UInt32(cellCount))
         lastFill.append(0)
         lengths.append(0)
         newCell()
@@ -117,19 +121,24 @@ struct TermIndex {
     }
 
     private mutating func newCell() {
-        cells.append(contentsOf: repeatElement(0, count: Self.cellBytes))
-        nextCell.append(0)
+        if cellCount & (Self.cellsPerChunk - 1) == 0 {
+            cells.append([UInt8](repeating: 0, count: Self.cellsPerChunk * Self.cellBytes))
+            nextCell.append([UInt32](repeating: 0, count: Self.cellsPerChunk))
+        }
+        cellCount += 1
     }
 
     private mutating func append(_ byte: UInt8, to number: Int) {
         if Int(lastFill[number]) == Self.cellBytes {
-            let cell = UInt32(nextCell.count)
+            let cell = UInt32(cellCount)
             newCell()
-            nextCell[Int(lastCell[number])] = cell
+            let last = Int(lastCell[number])
+            nextCell[last >> Self.chunkShift][last & (Self.cellsPerChunk - 1)] = cell
             lastCell[number] = cell
             lastFill[number] = 0
         }
-        cells[Int(lastCell[number]) * Self.cellBytes + Int(lastFill[number])] = byte
+        let cell = Int(lastCell[number])
+        cells[cell >> Self.chunkShift][(cell & (Self.cellsPerChunk - 1)) * Self.cellBytes + Int(lastFill[number])] = byte
         lastFill[number] += 1
         lengths[number] += 1
     }
@@ -169,10 +178,10 @@ struct TermIndex {
         var left = Int(lengths[Int(number)])
         while left > 0 {
             let take = min(left, Self.cellBytes)
-            let start = cell * Self.cellBytes
-            cells.withUnsafeBufferPointer { data.append(UnsafeBufferPointer(rebasing: $0[start..<start + take])) }
+            let start = (cell & (Self.cellsPerChunk - 1)) * Self.cellBytes
+            cells[cell >> Self.chunkShift].withUnsafeBufferPointer { data.append(UnsafeBufferPointer(rebasing: $0[start..<start + take])) }
             left -= take
-            cell = Int(nextCell[cell])
+            cell = Int(nextCell[cell >> Self.chunkShift][cell & (Self.cellsPerChunk - 1)])
         }
     }
 

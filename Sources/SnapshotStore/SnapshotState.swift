@@ -66,7 +66,7 @@ package struct SnapshotState: Sendable {
     /// Which server and account the snapshot came from (nil in a state written before it was kept).
     package var origin: SnapshotOrigin?
     /// Each book's cover address, by book id.
-    package var addresses: [Int: String] = [:]
+    package var addresses = CoverAddresses()
 
     package init(responses: [String: ResponseCache.Entry] = [:], covers: CoverRecords? = nil) {
         self.responses = responses
@@ -115,8 +115,8 @@ package struct SnapshotState: Sendable {
         state.retry = stored.retry ?? RetrySchedule()
         state.origin = stored.origin
         if let data = try? Data(contentsOf: folder.appendingPathComponent(addressesFile)),
-           let addresses = try? JSONDecoder().decode([String: String].self, from: data) {
-            for (id, address) in addresses { if let id = Int(id) { state.addresses[id] = address } }
+           let addresses = try? CoverAddresses(json: data) {
+            state.addresses = addresses
         }
         if let data = try? Data(contentsOf: folder.appendingPathComponent(pagesFile)), let digests = PageDigestTable(data: data) {
             state.pageDigests = digests
@@ -152,10 +152,7 @@ package struct SnapshotState: Sendable {
                 try covers?.writeLines(to: sink)
             }
             try Self.writePrivately(to: folder.appendingPathComponent(Self.pagesFile)) { try pageDigests.write(to: $0) }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let addresses = Dictionary(uniqueKeysWithValues: self.addresses.map { (String($0.key), $0.value) })
-            try Self.writePrivately(try encoder.encode(addresses), to: folder.appendingPathComponent(Self.addressesFile))
+            try Self.writePrivately(to: folder.appendingPathComponent(Self.addressesFile)) { try addresses.writeJSON(to: $0) }
             let kept = folder.appendingPathComponent(Self.libraryFile)
             try? FileManager.default.removeItem(at: kept)
             if let published, SnapshotWriter.hardLink(published, kept) { return }

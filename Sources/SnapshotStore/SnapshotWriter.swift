@@ -57,10 +57,20 @@ package struct SnapshotWriter: Sendable {
     }
 
     package func write(_ data: Data, to relativePath: String) throws {
+        try data.withUnsafeBytes { try write(bytes: $0, to: relativePath) }
+    }
+
+    /// Writes text as its UTF-8 bytes, as they are in memory: a big page is not copied first.
+    package func write(_ text: String, to relativePath: String) throws {
+        var text = text
+        try text.withUTF8 { try write(bytes: UnsafeRawBufferPointer($0), to: relativePath) }
+    }
+
+    private func write(bytes data: UnsafeRawBufferPointer, to relativePath: String) throws {
         let destination = try path(for: relativePath)
         // Same size first: most changed pages are told apart without reading the old file.
         if let (old, size) = previousFileAndSize(relativePath), size == data.count,
-           (try? Data(contentsOf: old)) == data {
+           let oldBytes = try? Data(contentsOf: old), oldBytes.withUnsafeBytes({ $0.elementsEqual(data) }) {
             if Self.hardLink(old.path, destination) { return }
             if errno == ENOENT, (try? makeParent(ofPath: destination)) != nil, Self.hardLink(old.path, destination) { return }
         }
@@ -110,20 +120,20 @@ package struct SnapshotWriter: Sendable {
     }
 
     private static func writeAll(_ descriptor: Int32, _ data: Data) -> Int32 {
-        var failure: Int32 = 0
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
+        data.withUnsafeBytes { writeAll(descriptor, $0) }
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
+        var offset = 0
+        while offset < buffer.count {
+            let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
             }
+            offset += written
         }
-        return failure
+        return 0
     }
 
     /// Two files' bytes compared a piece at a time.
@@ -140,16 +150,12 @@ package struct SnapshotWriter: Sendable {
 
     /// Writes `data` to a new file at `path` (replacing a file there, never following a link);
     /// 0 or the errno.
-    private static func create(_ path: String, _ data: Data) -> Int32 {
+    private static func create(_ path: String, _ data: UnsafeRawBufferPointer) -> Int32 {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { return errno }
         var failure = writeAll(descriptor, data)
         if close(descriptor) != 0, failure == 0 { failure = errno }
         return failure
-    }
-
-    package func write(_ text: String, to relativePath: String) throws {
-        try write(Data(text.utf8), to: relativePath)
     }
 
     /// Writes a content-named file once: if it is there, it is these bytes already.

@@ -47,4 +47,37 @@ struct CoverRecordsTests {
         #expect(order == order.sorted { (CoverRecords.hash($0), $0) < (CoverRecords.hash($1), $1) })
         #expect(read["https://covers.example/12?a=\"b\"\n"] == expected["https://covers.example/12?a=\"b\"\n"])
     }
+
+    /// The covers' addresses by book id: added in any order, the last one for an id counts, each
+    /// found again, and the state folder's file read back to the same addresses (also one that
+    /// needs escaping, and more than one batch of the file).
+    @Test func coverAddressesAreFoundByIdAndRoundTripThroughTheStateFile() throws {
+        var addresses = CoverAddresses()
+        var expected: [Int: String] = [:]
+        for number in (0..<10_000).reversed() where number % 3 != 0 {
+            let address = "https://covers.example/\(number).jpg?size=\"L\"&\\é\n"
+            addresses.add(address, for: number)
+            expected[number] = address
+        }
+        addresses.add("https://covers.example/later.jpg", for: 5)
+        expected[5] = "https://covers.example/later.jpg"
+        let sorted = addresses.sorted()
+        #expect(sorted.count == expected.count)
+        #expect(expected.allSatisfy { sorted[$0.key] == $0.value })
+        #expect(sorted[3] == nil && sorted[-1] == nil && sorted[10_000] == nil)
+        #expect(sorted == CoverAddresses(expected))
+
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var state = SnapshotState()
+        state.addresses = addresses
+        let library = Catalog(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
+                                      shelves: [], books: [], problems: []))
+        try state.write(to: folder.path("state"), library: library)
+        let file = try Data(contentsOf: folder.path("state").appendingPathComponent(SnapshotState.addressesFile))
+        // One JSON object, as the builds before this one wrote and read it.
+        let object = try JSONDecoder().decode([String: String].self, from: file)
+        #expect(object == Dictionary(uniqueKeysWithValues: expected.map { (String($0.key), $0.value) }))
+        #expect(SnapshotState.read(from: folder.path("state")).addresses == sorted)
+    }
 }
