@@ -96,6 +96,8 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Issue 30's goals, each printed beside its figure: the render of every default output against Hugo's,
+# the peak of every kind of run at the largest size, a real-shaped export against curl.
 # Crawl (against curl's best on the same requests), render (against Hugo's), notes and no-change figures for 1,000
 # and 10,000 books; nightly runs against a server that costs what Reader does (--realistic); covers'
 # thumbnails, the export with and without them and a shelf page's bytes in Chromium; and
@@ -112,7 +114,8 @@ bench: deps
 	@command -v moto_server >/dev/null 2>&1 || python3 -m pip install -q "moto[server]"
 	scripts/bench.sh
 
-# The same figures for 100,000 books, one run (about ten minutes).
+# The same figures for 100,000 books, one run, with the memory of every kind of run at 100,000
+# books against its goal of 150 MB (about forty minutes).
 bench-100k: deps
 	@command -v cmark-gfm >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="cmark-gfm"
 	@command -v curl >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="curl"

@@ -3,14 +3,21 @@ import Foundation
 /// Each book's cover address, by book id: what the private state keeps (`cover-addresses.json`)
 /// for the next run, which asks for an unchanged book's cover again by it.
 ///
-/// Packed, the ids in one array and the addresses' bytes in one buffer: 100,000 addresses held as a
-/// dictionary of strings took 17 MB for the whole run, and a night holds two sets of them (last
-/// night's, read back, and tonight's, gathered as books are made).
-package struct CoverAddresses: Sendable, Equatable {
+/// Packed, the ids in one array and the addresses' bytes in one buffer, each address without the
+/// beginning it shares with the one before (a library's covers mostly come from one host, by one
+/// path): 100,000 addresses held as a dictionary of strings took 17 MB for the whole run, and a
+/// night holds two sets of them (last night's, read back, and tonight's, gathered as books are made).
+package struct CoverAddresses: Sendable {
     private var ids: [Int] = []
-    /// Where each address ends in `bytes`; it starts where the one before it ends.
-    private var ends: [Int] = []
+    /// Where each address's own bytes end in `bytes`; they start where the one before's end.
+    private var ends: [UInt32] = []
+    /// How many bytes each address shares with the one before it (none at each `restart`th).
+    private var shared: [UInt16] = []
     private var bytes: [UInt8] = []
+    /// The last address added, whole: the next is written against it.
+    private var last: [UInt8] = []
+    /// Every so many addresses one is kept whole, so that a lookup reads at most this many.
+    private static let restart = 16
     /// The ids were added in increasing order, once each: lookups need that (`sorted()` makes it so).
     private var isSorted = true
 
@@ -26,26 +33,35 @@ package struct CoverAddresses: Sendable, Equatable {
 
     /// Adds `address` for `id`; of two for the same id, the later counts once sorted.
     package mutating func add(_ address: String, for id: Int) {
-        if let last = ids.last, id <= last { isSorted = false }
+        if let lastID = ids.last, id <= lastID { isSorted = false }
+        let whole = Array(address.utf8)
+        var common = 0
+        if ids.count % Self.restart != 0 {
+            let limit = min(last.count, whole.count, Int(UInt16.max))
+            while common < limit, last[common] == whole[common] { common += 1 }
+        }
         ids.append(id)
-        bytes.append(contentsOf: address.utf8)
-        ends.append(bytes.count)
+        shared.append(UInt16(common))
+        bytes.append(contentsOf: whole[common...])
+        ends.append(UInt32(bytes.count))
+        last = whole
     }
 
     /// The same addresses in order of id, each id once.
     package func sorted() -> CoverAddresses {
         guard !isSorted else { return self }
+        var addresses: [(id: Int, order: Int, address: String)] = []
+        addresses.reserveCapacity(ids.count)
+        forEach { id, address in addresses.append((id, addresses.count, address)) }
         // By id, and among one id's addresses by when they were added: the last of each counts.
-        let order = ids.indices.sorted { (ids[$0], $0) < (ids[$1], $1) }
+        addresses.sort { ($0.id, $0.order) < ($1.id, $1.order) }
         var sorted = CoverAddresses()
         sorted.ids.reserveCapacity(ids.count)
         sorted.ends.reserveCapacity(ids.count)
-        sorted.bytes.reserveCapacity(bytes.count)
-        for (position, index) in order.enumerated() {
-            if position + 1 < order.count, ids[order[position + 1]] == ids[index] { continue }
-            sorted.ids.append(ids[index])
-            sorted.bytes.append(contentsOf: bytes[range(at: index)])
-            sorted.ends.append(sorted.bytes.count)
+        sorted.shared.reserveCapacity(ids.count)
+        for (position, entry) in addresses.enumerated() {
+            if position + 1 < addresses.count, addresses[position + 1].id == entry.id { continue }
+            sorted.add(entry.address, for: entry.id)
         }
         return sorted
     }
@@ -58,20 +74,40 @@ package struct CoverAddresses: Sendable, Equatable {
             let middle = (low + high) / 2
             if ids[middle] < id { low = middle + 1 } else { high = middle }
         }
-        return low < ids.count && ids[low] == id ? address(at: low) : nil
+        guard low < ids.count, ids[low] == id else { return nil }
+        var whole: [UInt8] = []
+        for index in (low - low % Self.restart)...low { decode(index, onto: &whole) }
+        return String(decoding: whole, as: UTF8.self)
     }
 
     /// Every id and its address, in the order they are kept.
     package func forEach(_ body: (_ id: Int, _ address: String) throws -> Void) rethrows {
-        for index in ids.indices { try body(ids[index], address(at: index)) }
+        var whole: [UInt8] = []
+        for index in ids.indices {
+            decode(index, onto: &whole)
+            try body(ids[index], String(decoding: whole, as: UTF8.self))
+        }
     }
 
-    private func range(at index: Int) -> Range<Int> {
-        (index == 0 ? 0 : ends[index - 1])..<ends[index]
+    /// The address at `index`, from the one before it in `whole`.
+    private func decode(_ index: Int, onto whole: inout [UInt8]) {
+        whole.removeSubrange(Int(shared[index])...)
+        whole.append(contentsOf: bytes[(index == 0 ? 0 : Int(ends[index - 1]))..<Int(ends[index])])
     }
+}
 
-    private func address(at index: Int) -> String {
-        bytes.withUnsafeBufferPointer { String(decoding: $0[range(at: index)], as: UTF8.self) }
+extension CoverAddresses: Equatable {
+    /// The same ids with the same addresses, in the same order, however they were packed.
+    package static func == (left: CoverAddresses, right: CoverAddresses) -> Bool {
+        guard left.count == right.count, left.ids == right.ids else { return false }
+        var same = true
+        var theirs: [UInt8] = [], ours: [UInt8] = []
+        for index in left.ids.indices where same {
+            left.decode(index, onto: &ours)
+            right.decode(index, onto: &theirs)
+            same = ours == theirs
+        }
+        return same
     }
 }
 

@@ -102,6 +102,7 @@ package struct SiteRenderer: Sendable {
                 shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
                 shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
             }
+            if formats.contains(.html) { shelves = booksListJobs(model, into: writer) + shelves }
         }
         let first = PendingJobs(jobs), then = PendingJobs(shelves)
         (jobs, shelves) = ([], [])
@@ -156,18 +157,25 @@ package struct SiteRenderer: Sendable {
         }
     }
 
-    /// The site's pages; the pages of the whole library first, so that they do not finish last alone.
-    private func htmlJobs(_ model: SiteModel, cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+    /// The pages of the list of all books: megabytes each at 100,000 books. They are made after
+    /// the search's index is written, not beside it, so that the two are never in memory at once
+    /// (the render's peak was both), and first among the last jobs, so that they do not finish alone.
+    private func booksListJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
-        var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }]
-        for number in 1...model.booksPageCount {
-            jobs.append {
+        return (1...model.booksPageCount).map { number in
+            {
                 let file = SiteModel.booksPageFile(number)
                 let preview = model.listPreview(file, title: "All books", description: number == 1
                     ? "All \(SiteModel.bookCount(model.books.count)), by title." : "All \(SiteModel.bookCount(model.books.count)), by title: page \(number).")
                 try writer.write(try templates.render(model.booksPage(number, root: ""), preview: preview, .html, template: "books"), to: file)
             }
         }
+    }
+
+    /// The site's other pages of the whole library, first, so that they do not finish last alone.
+    private func htmlJobs(_ model: SiteModel, cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }]
         jobs += [
             {
                 let preview = model.listPreview("stats.html", title: "Stats", description: "\(SiteModel.bookCount(model.books.count)) by shelf, author and year.")

@@ -182,6 +182,55 @@ struct ThumbnailNightTests {
         }
     }
 
+    /// `render --from` a snapshot one of whose thumbnails is gone: that cover is shown whole on
+    /// every page of every book that has it, the others keep their thumbnails, and every link
+    /// resolves. Each cover's files are looked at once however many books share it.
+    @Test func renderFromASnapshotMissingAThumbnailShowsThatCoverWhole() async throws {
+        var options = SampleServer.Options()
+        options.loginDelay = .zero
+        let server = try await SampleServer(library: try SampleLibrary.bundled(), options: options).start()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let exported = folder.path("exported")
+        _ = try await EndToEndTests.export(server, to: exported, environment: Self.epoch)
+        await server.stop()
+        let thumbnails = Self.thumbnails(in: exported)
+        let gone = try #require(thumbnails.first)
+        let hash = String(gone.dropFirst("covers/".count).prefix(32))
+        try FileManager.default.removeItem(at: exported.appendingPathComponent(gone))
+
+        let rendered = folder.path("rendered")
+        let run = try await ToolRunner.run(["render", "--from", exported.appendingPathComponent("library.json").path,
+                                            "--output", rendered.path], environment: Self.epoch)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("covers' thumbnails are not all beside library.json"), "\(run.output)")
+        // The other covers' thumbnails are there; none of the one whose thumbnail went.
+        let left = Self.thumbnails(in: rendered)
+        #expect(!left.isEmpty && left.allSatisfy { !$0.contains(hash) })
+        #expect(Set(left) == Set(thumbnails.filter { !$0.contains(hash) }))
+        let books = try OpenLibraryTests.books(rendered)
+        var whole = 0
+        for (id, book) in books {
+            guard let cover = book["cover"] as? [String: Any], let path = cover["path"] as? String else { continue }
+            let count = (cover["thumbnails"] as? [Any])?.count
+            if path.contains(hash) {
+                #expect(count == nil, "book \(id) keeps thumbnails that are gone")
+                whole += 1
+            } else {
+                #expect(count == ThumbnailBox.all.count, "book \(id)")
+            }
+        }
+        #expect(whole >= 1)
+        let site = SiteInspector(root: rendered)
+        for page in site.files() where page.hasSuffix(".html") {
+            let html = try #require(site.text(page))
+            for link in SiteInspector.links(inHTML: html) where link.contains("covers/") {
+                let target = rendered.appendingPathComponent(page).deletingLastPathComponent().appendingPathComponent(link).standardizedFileURL
+                #expect(FileManager.default.fileExists(atPath: target.path), "\(page) links \(link)")
+            }
+        }
+    }
+
     /// --history and --markdown-into keep the covers, not their thumbnails (made again from them).
     @Test func theHistoryAndTheVaultKeepCoversWithoutThumbnails() async throws {
         let server = try await EndToEndTests.startServer()
