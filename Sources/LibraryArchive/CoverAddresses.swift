@@ -23,13 +23,12 @@ package struct CoverAddresses: Sendable {
 
     package init() {}
 
-    /// The addresses of a dictionary (tests, and the state file as read).
+    /// The addresses of a dictionary.
     package init(_ addresses: [Int: String]) {
         for (id, address) in addresses.sorted(by: { $0.key < $1.key }) { add(address, for: id) }
     }
 
     package var count: Int { ids.count }
-    package var isEmpty: Bool { ids.isEmpty }
 
     /// Adds `address` for `id`; of two for the same id, the later counts once sorted.
     package mutating func add(_ address: String, for id: Int) {
@@ -50,18 +49,16 @@ package struct CoverAddresses: Sendable {
     /// The same addresses in order of id, each id once.
     package func sorted() -> CoverAddresses {
         guard !isSorted else { return self }
-        var addresses: [(id: Int, order: Int, address: String)] = []
-        addresses.reserveCapacity(ids.count)
-        forEach { id, address in addresses.append((id, addresses.count, address)) }
         // By id, and among one id's addresses by when they were added: the last of each counts.
-        addresses.sort { ($0.id, $0.order) < ($1.id, $1.order) }
+        // Places are sorted, not the addresses themselves: no second set of strings at once.
+        let order = ids.indices.sorted { (ids[$0], $0) < (ids[$1], $1) }
         var sorted = CoverAddresses()
         sorted.ids.reserveCapacity(ids.count)
         sorted.ends.reserveCapacity(ids.count)
         sorted.shared.reserveCapacity(ids.count)
-        for (position, entry) in addresses.enumerated() {
-            if position + 1 < addresses.count, addresses[position + 1].id == entry.id { continue }
-            sorted.add(entry.address, for: entry.id)
+        for (position, index) in order.enumerated() {
+            if position + 1 < order.count, ids[order[position + 1]] == ids[index] { continue }
+            sorted.add(address(at: index), for: ids[index])
         }
         return sorted
     }
@@ -75,8 +72,13 @@ package struct CoverAddresses: Sendable {
             if ids[middle] < id { low = middle + 1 } else { high = middle }
         }
         guard low < ids.count, ids[low] == id else { return nil }
+        return address(at: low)
+    }
+
+    /// The address at `index`, read from the last one kept whole before it.
+    private func address(at index: Int) -> String {
         var whole: [UInt8] = []
-        for index in (low - low % Self.restart)...low { decode(index, onto: &whole) }
+        for earlier in (index - index % Self.restart)...index { decode(earlier, onto: &whole) }
         return String(decoding: whole, as: UTF8.self)
     }
 
