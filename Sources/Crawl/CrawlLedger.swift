@@ -94,7 +94,7 @@ struct CrawlLedger {
 
     // MARK: Requests
 
-    /// The next request; a cover only with `coversToo`.
+    /// The next request; without `coversToo`, a cover only when nothing else is left to ask for.
     mutating func nextRequest(coversToo: Bool = true) -> Work? { queue.popFirst(coversToo: coversToo) }
 
     private mutating func enqueue(_ work: Work) {
@@ -355,7 +355,9 @@ struct RequestQueue {
         if case .cover = work { covers.append(work) } else { others.append(work) }
     }
 
+    /// A cover waits only while something else can go in its place: with nothing else left (the
+    /// crawl's last covers), the server would sit idle while thumbnails catch up.
     mutating func popFirst(coversToo: Bool = true) -> CrawlLedger.Work? {
-        (coversToo ? covers.popFirst() : nil) ?? others.popFirst()
+        (coversToo ? covers.popFirst() : nil) ?? others.popFirst() ?? covers.popFirst()
     }
 }

@@ -46,7 +46,7 @@ final class CrawlRun {
     let spill: SpillFile
     let coverRecords: CoverRecords
     /// Reads the answers and makes the books, off the threads the answers resume on.
-    let worker = WorkerThread(name: "reader-snapshot worker")
+    let worker = WorkerThread(name: "crawl worker")
     let progress: ProgressLog
     private var progressQueued: Int
     private let started = ContinuousClock.now
@@ -224,7 +224,8 @@ final class CrawlRun {
     }
 
     private func sendWhatMayGo(in group: inout Group) {
-        // Covers wait while thumbnails are behind: they would only pile up, their books with them.
+        // Covers wait while thumbnails are behind and details can go instead: they would only pile
+        // up, their books with them. The last covers go all the same (the server would sit idle).
         let covers = thumbnailing < thumbnailBacklog
         switch scheduler.release(queued: ledger.queue.count, now: now) {
         case .alone:

@@ -47,7 +47,7 @@ extension Crawler {
         /// must not wait behind them.
         private func listBooks() async throws -> ListedBooks {
             let body = try await client.booksBody()
-            let reader = WorkerThread(name: "reader-snapshot list")
+            let reader = WorkerThread(name: "list reader")
             defer { reader.stop() }
             let (client, spill, previous, reusable, retry) = (client, spill, previous, reusable, retry)
             return try await reader.run {

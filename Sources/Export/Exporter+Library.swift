@@ -25,7 +25,7 @@ extension Exporter {
     /// a fifth of a 10,000-book run with nothing changed.
     func logIn(_ client: ReaderClient, readingLastSnapshot state: SnapshotState, from stateFolder: URL) async throws -> LastSnapshot {
         var state = state
-        let readers = (library: WorkerThread(name: "reader-snapshot library"), covers: WorkerThread(name: "reader-snapshot covers"))
+        let readers = (library: WorkerThread(name: "library reader"), covers: WorkerThread(name: "cover reader"))
         defer { readers.library.stop(); readers.covers.stop() }
         async let readingLibrary = readers.library.run { () -> Result<Catalog?, Error> in
             Result { try SnapshotState.readLibrary(from: stateFolder) }
@@ -121,7 +121,7 @@ extension Exporter {
     func compare(_ library: inout Catalog, with last: inout LastSnapshot, place: Place) async throws
         -> (changes: ChangeReport, unchanged: Bool, knownGaps: Set<String>) {
         if let folder = last.libraryLater {
-            last.library = try? await EveryCore.onThreadOfItsOwn("reader-snapshot library") { try SnapshotState.readLibrary(from: folder) }
+            last.library = try? await EveryCore.onThreadOfItsOwn("library reader") { try SnapshotState.readLibrary(from: folder) }
         }
         defer {
             last.library = nil
@@ -148,7 +148,7 @@ extension Exporter {
         renderer.pages = pages
         renderer.shareCards = options.shareCards
         let ready = renderer
-        let rendered = try await EveryCore.onThreadOfItsOwn("reader-snapshot render") { try ready.render(library, changes: changes, into: writer) }
+        let rendered = try await EveryCore.onThreadOfItsOwn("render") { try ready.render(library, changes: changes, into: writer) }
         if rendered.linked > 0 {
             logger.info("Pages: \(rendered.linked) of \(rendered.digests.count) book and shelf pages made from what they were made from last time, linked")
         }

@@ -13,7 +13,7 @@ extension Exporter {
                                formats: Set<OutputFormat>, siteURL: URL? = nil, shareCards: Bool = true, title: String? = nil,
                                logger: Logger) async throws -> Catalog {
         // On a thread of its own: the threads answers resume on are the network's.
-        try await EveryCore.onThreadOfItsOwn("reader-snapshot render") {
+        try await EveryCore.onThreadOfItsOwn("render") {
             try renderNow(from: archive, to: output, templates: templates, formats: formats, siteURL: siteURL, shareCards: shareCards, title: title,
                           logger: logger)
         }
@@ -21,7 +21,7 @@ extension Exporter {
 
     private static func renderNow(from archive: URL, to output: URL, templates: TemplateSet,
                                   formats: Set<OutputFormat>, siteURL: URL?, shareCards: Bool, title: String?, logger: Logger) throws -> Catalog {
-        MemoryUsage.keepBigBlocksApart()
+        MemoryUsage.configureAllocator()
         var catalog: Catalog
         do {
             catalog = try Catalog.read(from: archive)

@@ -119,7 +119,7 @@ package struct Exporter: Sendable {
 
     package func run() async throws -> Outcome {
         let started = ContinuousClock.now
-        MemoryUsage.keepBigBlocksApart()
+        MemoryUsage.configureAllocator()
         let place = try await step(.prepareOutput) { try await prepareOutput() }
         // Held until the run is over: the history's commit is this run's too.
         defer { place.publisher.finish() }

@@ -13,7 +13,9 @@ package final class WorkerThread: @unchecked Sendable {
     private var stopping = false
 
     /// `threads` threads named `name` (numbered when there are several), each of which runs
-    /// `prepare` before its first job.
+    /// `prepare` before its first job. Linux keeps a thread's name only when it has at most 15
+    /// bytes (a longer one is not set at all, and profilers show the name of the thread that
+    /// started it): `name` is short.
     package init(name: String, threads: Int = 1, prepare: (@Sendable () -> Void)? = nil) {
         for index in 0..<max(1, threads) {
             // The threads hold the worker until `stop()`.

@@ -37,7 +37,7 @@ package struct Thumbnailer: Sendable {
     /// One a core, four at most (each may hold a 100 MB decode), below the crawl: its answers are
     /// read, and its books made, first; thumbnails take what is left of the cores (a night's first
     /// run waits on the network most of the time).
-    private static let threads = WorkerThread(name: "reader-snapshot thumbnails", threads: min(4, EveryCore.count),
+    private static let threads = WorkerThread(name: "thumbnails", threads: min(4, EveryCore.count),
                                               prepare: { rt_lower_thread_priority() })
 
     /// Other image work done beside the crawl (share cards), on the same threads and below it alike.

@@ -117,6 +117,21 @@ import Testing
         #expect(other.frame?.problems.isEmpty == true)
     }
 
+    /// Covers held back (thumbnails behind) let details go first, but never leave the server idle.
+    @Test func heldBackCoversWaitOnlyWhileOtherRequestsCanGo() {
+        var queue = RequestQueue()
+        queue.append(.detail(1))
+        queue.append(.cover("https://covers.example/1.jpg"))
+        queue.append(.detail(2))
+        queue.append(.cover("https://covers.example/2.jpg"))
+        #expect(queue.popFirst(coversToo: false) == .detail(1))
+        #expect(queue.popFirst(coversToo: true) == .cover("https://covers.example/1.jpg"), "covers first when they may go")
+        #expect(queue.popFirst(coversToo: false) == .detail(2))
+        #expect(queue.popFirst(coversToo: false) == .cover("https://covers.example/2.jpg"), "nothing else left: the cover goes")
+        #expect(queue.popFirst(coversToo: false) == nil)
+        #expect(queue.isEmpty)
+    }
+
     @Test func whatFailedInTheLastRunsWaitsItsTurn() throws {
         let shelves = [ShelfSummary(id: 1, name: "Fiction", bookCount: 1)]
         var schedule = RetrySchedule()
