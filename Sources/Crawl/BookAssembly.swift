@@ -80,6 +80,8 @@ extension Crawler {
             var coverMissing: String?
             /// Its bytes are the last snapshot's, copied.
             var copied = false
+            /// Where a copied book is among the previous snapshot's cards: its card may be that one.
+            var previousPlace: Int?
             /// Its details failed tonight: its note, fields and cover are the last snapshot's.
             var keptFromLast = false
             /// Its cover's address, for the next run.
@@ -196,7 +198,7 @@ extension Crawler {
             // publishes is.
             if let asItWas, asItWas.book.published == book.published {
                 return Made(card: card, entry: LibraryLayout.entry(element: asItWas.element), details: state, coverMissing: coverMissing, copied: true,
-                            keptFromLast: keptFromLast, imageURL: book.imageURL)
+                            previousPlace: sources.reused, keptFromLast: keptFromLast, imageURL: book.imageURL)
             }
             return Made(card: card, entry: try LibraryLayout.entry(book, encoder: encoder), details: state, coverMissing: coverMissing,
                         keptFromLast: keptFromLast, imageURL: book.imageURL)

@@ -85,7 +85,7 @@ final class CrawlRun {
         self.fetcher = fetcher
         spill = try SpillFile(in: writer.root)
         coverRecords = try CoverRecords(spillIn: writer.root)
-        madeBooks = Crawler.MadeBooks(pieces: try SpillFile(in: writer.root))
+        madeBooks = Crawler.MadeBooks(pieces: try SpillFile(in: writer.root), previousCards: crawler.previous?.cards)
         let coverRecords = self.coverRecords
         ledger = CrawlLedger(shelves: shelves, privacy: crawler.privacy, wantCovers: crawler.wantsCovers,
                              reusable: crawler.reusableBooks(), retry: crawler.retry, coverStored: { coverRecords[$0] != nil })

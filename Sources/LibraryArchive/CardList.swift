@@ -61,7 +61,7 @@ package struct CardList: RandomAccessCollection, Sendable {
 
     package init() {}
 
-    init(_ cards: some Sequence<BookCard>) {
+    package init(_ cards: some Sequence<BookCard>) {
         for card in cards { append(card) }
     }
 
@@ -76,6 +76,32 @@ package struct CardList: RandomAccessCollection, Sendable {
         precondition(slots == nil, "cards appended before they are arranged")
         pack(card)
     }
+
+    /// Every card stored, in the order appended, whatever order the list shows them in: a list
+    /// made from it shares its text and numbers until it is changed (`storedIndex(of:)` names one).
+    package var stored: CardList {
+        var all = self
+        all.slots = nil
+        return all
+    }
+
+    /// Room for `count` cards in all. A list that shares its arrays with another copies them at
+    /// its first new card, and Swift copies an array shared in that way to twice its size.
+    package mutating func reserveCapacity(_ count: Int) {
+        ids.reserveCapacity(count)
+        shelfIDs.reserveCapacity(count)
+        coverSizes.reserveCapacity(count)
+        openLibraryNumbers.reserveCapacity(count)
+        flags.reserveCapacity(count)
+        chunkOfCard.reserveCapacity(count)
+        starts.reserveCapacity(count * Self.fieldsPerCard)
+    }
+
+    /// How many cards `stored` has.
+    package var storedCount: Int { ids.count }
+
+    /// Where the card at `place` lies in `stored`.
+    package func storedIndex(of place: Int) -> Int { slot(place) }
 
     /// Puts `card` at `place` in place of the card there (its old fields stay packed, unused).
     package mutating func replace(at place: Int, with card: BookCard) {
