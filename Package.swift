@@ -41,6 +41,8 @@ let package = Package(
         ),
         // libvips' variadic operations, behind calls Swift can make.
         .target(name: "CThumbnail", dependencies: ["CVips"]),
+        // ICU's plural rules and collation (the pages' languages), from Debian's libicu-dev.
+        .target(name: "CICU", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
@@ -87,7 +89,7 @@ let package = Package(
         // The HTML site, the Markdown tree, the feed, the CSV and the search index, from templates.
         .target(
             name: "Site",
-            dependencies: ["DefaultTemplates", "LibraryArchive", "Notes", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
+            dependencies: ["CICU", "DefaultTemplates", "LibraryArchive", "Notes", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Mustache", package: "swift-mustache")]
         ),
@@ -124,7 +126,7 @@ let package = Package(
         .target(
             name: "DefaultTemplates",
             path: "Templates",
-            resources: [.copy("html"), .copy("markdown"), .copy("assets")]
+            resources: [.copy("html"), .copy("markdown"), .copy("assets"), .copy("strings")]
         ),
         .target(
             name: "SampleServer",

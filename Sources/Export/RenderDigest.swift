@@ -20,6 +20,7 @@ enum RenderDigest {
         add(thisBuild)
         add(formats.map(\.rawValue).sorted().joined(separator: ","))
         add(siteURL?.absoluteString ?? "")
+        add(templates.language.tag)
         // Cards only count where they are drawn: the digest of a run without --site-url is as it was.
         if siteURL != nil && !shareCards { add("no share cards") }
         let root = templates.directory.resolvingSymlinksInPath()

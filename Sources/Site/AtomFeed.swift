@@ -7,12 +7,12 @@ import Support
 /// when the library is: its date is the newest book's, not the run's.
 enum AtomFeed {
     static func render(_ model: SiteModel) throws -> String {
-        try render(model, books: model.recent, title: "\(model.site.title): recently added", id: "feed", page: "index.html", root: "")
+        try render(model, books: model.recent, title: model.language.text("feedTitle", ["site": model.site.title]), id: "feed", page: "index.html", root: "")
     }
 
     /// A shelf's feed, beside its page (`shelves/NAME.xml`): its books added last.
     static func render(_ model: SiteModel, shelf: SiteModel.ShelfEntry) throws -> String {
-        try render(model, books: SiteModel.newestFirst(shelf.books, in: model.catalog.cards), title: "\(model.site.title): \(shelf.shelf.name)", id: "shelf:\(shelf.shelf.id)",
+        try render(model, books: SiteModel.newestFirst(shelf.books, in: model.catalog.cards), title: model.language.text("feedShelfTitle", ["site": model.site.title, "shelf": shelf.shelf.name]), id: "shelf:\(shelf.shelf.id)",
                           page: shelf.view.href, root: "../")
     }
 
@@ -26,7 +26,7 @@ enum AtomFeed {
         let base = model.site.url ?? root
         var xml = """
         <?xml version="1.0" encoding="utf-8"?>
-        <feed xmlns="http://www.w3.org/2005/Atom">
+        <feed xmlns="http://www.w3.org/2005/Atom" xml:lang="\(escape(model.language.tag))">
           <title>\(escape(title))</title>
           <id>tag:reader-snapshot,2024:\(escape(host)):\(escape(id))</id>
           <updated>\(escape(updated))</updated>

@@ -21,7 +21,6 @@ struct AuthorIndex {
         var books: [Int]
     }
 
-    static let unknownName = "Unknown author"
 
     /// Sorted by `sortKey`, the unknown author last.
     let authors: [Author]
@@ -29,7 +28,7 @@ struct AuthorIndex {
     let authorOfPlace: [Int]
 
     /// `books` is every place in the catalog in title order; `names` gives a place's author.
-    init(books: [Int], count: Int, names: (Int) -> String?) {
+    init(books: [Int], count: Int, language: Language, names: (Int) -> String?) {
         var indexByKey: [String: Int] = [:]
         var found: [(name: String?, books: [Int])] = []
         var authorOfPlace = [Int](repeating: 0, count: count)
@@ -59,11 +58,12 @@ struct AuthorIndex {
                 // "--" is in no slug (its words are joined by one "-"): no other author's name can be this one.
                 fileName = fileName.isEmpty ? "author--\(digest)" : "\(fileName)--\(digest)"
             }
-            let sortKey = author.name.map { SiteModel.sortKey(Self.surnameFirst($0)) } ?? ""
-            // From the key the index is sorted by: a name that sorts after "z" ("ıșık") is filed under "#".
-            let first = sortKey.unicodeScalars.first
-            let letter = author.name != nil && first.map({ ("a"..."z").contains($0) }) == true ? String(first!).uppercased() : "#"
-            return Author(name: author.name, displayName: author.name ?? Self.unknownName, fileName: fileName, sortKey: sortKey,
+            // Filed by the language's particles (file names keep English filing: the same files in every language).
+            let filed = author.name.map { Self.surnameFirst($0, particles: language.surnameParticles) }
+            let sortKey = filed.map(language.sortKey) ?? ""
+            // In English a name whose first letter folds to none of "a"…"z" ("ıșık") is filed under "#".
+            let letter = filed.map(language.letter) ?? "#"
+            return Author(name: author.name, displayName: author.name ?? language.text("unknownAuthor"), fileName: fileName, sortKey: sortKey,
                           letter: letter, books: author.books)
         }
         let order = made.indices.sorted { left, right in
@@ -82,7 +82,7 @@ struct AuthorIndex {
     static let particles: Set<String> = ["du", "la", "le", "st."]
 
     /// "Ursula K. Le Guin" → "Le Guin, Ursula K."; a name of one word as it is.
-    static func surnameFirst(_ name: String) -> String {
+    static func surnameFirst(_ name: String, particles: Set<String> = particles) -> String {
         let words = name.split(separator: " ")
         guard words.count > 1 else { return name }
         var start = words.count - 1

@@ -93,10 +93,13 @@ final class BookView: Sendable {
     let hasNote: Bool
     let complete: Bool
     let openLibrary: OpenLibraryView?
+    /// The pages' language: the day the book was added, and the keys the page's script sorts by.
+    let language: Language
 
     init(id: Int, title: String, givenTitle: String, author: String? = nil, authorFile: String? = nil, isbn: String? = nil, href: String, markdownHref: String,
          cover: CoverView? = nil, shelf: ShelfView? = nil, shelfName: String?, missingShelfName: String? = nil, createdAt: String? = nil,
-         hasNote: Bool, complete: Bool, openLibrary: OpenLibraryFields? = nil) {
+         hasNote: Bool, complete: Bool, openLibrary: OpenLibraryFields? = nil, language: Language) {
+        self.language = language
         self.id = id
         self.title = title
         self.givenTitle = givenTitle
@@ -123,8 +126,8 @@ final class BookView: Sendable {
     var isbnYAML: String { YAML.quoted(isbn) }
     var coverPathYAML: String { YAML.quoted(cover.map { "../../" + $0.src }) }
     var shelfNameYAML: String { YAML.quoted(shelfName) }
-    /// Keys for sorting in the page: folded case and accents.
-    var sortTitle: String { SiteModel.sortKey(title) }
-    var sortAuthor: String { SiteModel.sortKey(author.map(GoodreadsCSV.lastFirst) ?? "") }
-    var sortShelf: String { SiteModel.sortKey(shelf?.name ?? "") }
+    /// Keys for sorting in the page: folded case and accents in English (`Language.browserSortKey`).
+    var sortTitle: String { language.browserSortKey(title) }
+    var sortAuthor: String { language.browserSortKey(author.map(GoodreadsCSV.lastFirst) ?? "") }
+    var sortShelf: String { language.browserSortKey(shelf?.name ?? "") }
 }

@@ -11,13 +11,13 @@ final class AuthorView: Sendable {
     let count: Int
     let countLabel: String
 
-    init(_ author: AuthorIndex.Author) {
+    init(_ author: AuthorIndex.Author, language: Language) {
         name = author.displayName
         isKnown = author.name != nil
         href = "authors/\(author.fileName).html"
         markdownHref = "authors/\(author.fileName).md"
         count = author.books.count
-        countLabel = author.books.count == 1 ? "1 book" : "\(author.books.count) books"
+        countLabel = language.count("books", author.books.count)
     }
 
     var nameMarkdown: String { Markdown.text(name) }
@@ -42,8 +42,12 @@ final class AuthorsPage: Sendable {
     let site: SiteView
     let letters: [LetterView]
     let count: Int
+    /// "120 authors of 1062 books, by surname."
+    let summary: String
 
     init(root: String, site: SiteView, letters: [LetterView], count: Int) {
+        let language = site.language
+        summary = language.text("authorsTotals", ["authors": language.count("authorsCount", count), "books": language.count("books", site.bookCount)])
         self.root = root
         self.site = site
         self.letters = letters
@@ -87,6 +91,8 @@ final class YearPage: Sendable {
     let site: SiteView
     let year: String
     let countLabel: String
+    /// "Added in 2024"
+    let heading: String
     /// Newest first.
     let books: [BookView]
     let previous: YearLinkView?
@@ -96,7 +102,8 @@ final class YearPage: Sendable {
         self.root = root
         self.site = site
         self.year = year
-        countLabel = books.count == 1 ? "1 book" : "\(books.count) books"
+        countLabel = site.language.count("books", books.count)
+        heading = site.language.text("addedInYear", ["year": year])
         self.books = books
         self.previous = previous
         self.next = next
@@ -138,6 +145,7 @@ extension AuthorsPage: MustacheParent {
         case "site": return Ref(site)
         case "letters": return letters.map(Ref.init)
         case "count": return count
+        case "summary": return Text(summary)
         case "isEmpty": return letters.isEmpty
         default: return nil
         }
@@ -176,6 +184,7 @@ extension YearPage: MustacheParent {
         case "site": return Ref(site)
         case "year": return Text(year)
         case "countLabel": return Text(countLabel)
+        case "heading": return Text(heading)
         case "books": return books.map(Ref.init)
         case "previous": return previous.map(Ref.init)
         case "next": return next.map(Ref.init)

@@ -13,13 +13,13 @@ extension OPDSCatalog {
         var feeds: [Feed] = []
         let root = "opds/index.json"
         var navigation = [
-            OPDS2.Link(href: "opds/books.json", type: Self.json, rel: .one("subsection"), title: "All books",
+            OPDS2.Link(href: "opds/books.json", type: Self.json, rel: .one("subsection"), title: model.language.text("allBooks"),
                        properties: .init(numberOfItems: model.books.count)),
-            OPDS2.Link(href: "opds/new.json", type: Self.json, rel: .one("http://opds-spec.org/sort/new"), title: "Recently added",
+            OPDS2.Link(href: "opds/new.json", type: Self.json, rel: .one("http://opds-spec.org/sort/new"), title: model.language.text("recentlyAdded"),
                        properties: .init(numberOfItems: model.recent.count)),
-            OPDS2.Link(href: "opds/shelves.json", type: Self.json, rel: .one("subsection"), title: "Shelves",
+            OPDS2.Link(href: "opds/shelves.json", type: Self.json, rel: .one("subsection"), title: model.language.text("shelves"),
                        properties: .init(numberOfItems: model.shelves.count)),
-            OPDS2.Link(href: "opds/authors.json", type: Self.json, rel: .one("subsection"), title: "Authors",
+            OPDS2.Link(href: "opds/authors.json", type: Self.json, rel: .one("subsection"), title: model.language.text("authors"),
                        properties: .init(numberOfItems: model.authors.authors.count)),
         ]
         if model.shelves.isEmpty { navigation.remove(at: 2) }
@@ -34,23 +34,23 @@ extension OPDSCatalog {
                 OPDS2.Link(href: "opds/shelves/\(shelf.fileName).json", type: Self.json, title: shelf.shelf.name,
                            properties: .init(numberOfItems: shelf.books.count))
             })]
-        feeds += jsonPaged(base: "opds/books", kind: Self.acquisition, title: "All books", up: root, count: model.books.count,
+        feeds += jsonPaged(base: "opds/books", kind: Self.acquisition, title: model.language.text("allBooks"), up: root, count: model.books.count,
                            facets: byShelf) { range, path in
             .publications(model.books[range].map { publication($0, from: path) })
         }
         feeds.append(("opds/new.json", {
-            jsonFeed(path: "opds/new.json", kind: Self.acquisition, title: "Recently added", up: root,
+            jsonFeed(path: "opds/new.json", kind: Self.acquisition, title: model.language.text("recentlyAdded"), up: root,
                      content: .publications(model.recent.map { publication($0, from: "opds/new.json") }))
         }))
         if !model.shelves.isEmpty {
-            feeds += jsonPaged(base: "opds/shelves", kind: Self.navigation, title: "Shelves", up: root, count: model.shelves.count) { range, _ in
+            feeds += jsonPaged(base: "opds/shelves", kind: Self.navigation, title: model.language.text("shelves"), up: root, count: model.shelves.count) { range, _ in
                 .navigation(model.shelves[range].map { shelf in
                     OPDS2.Link(href: "opds/shelves/\(shelf.fileName).json", type: Self.json, rel: .one("subsection"), title: shelf.shelf.name,
                                properties: .init(numberOfItems: shelf.books.count))
                 })
             }
         }
-        feeds += jsonPaged(base: "opds/authors", kind: Self.navigation, title: "Authors", up: root, count: model.authors.authors.count) { range, _ in
+        feeds += jsonPaged(base: "opds/authors", kind: Self.navigation, title: model.language.text("authors"), up: root, count: model.authors.authors.count) { range, _ in
             .navigation(model.authors.authors[range].map { author in
                 OPDS2.Link(href: "opds/authors/\(author.fileName).json", type: Self.json, rel: .one("subsection"), title: author.displayName,
                            properties: .init(numberOfItems: author.books.count))
@@ -86,7 +86,7 @@ extension OPDSCatalog {
                 if number < pages { links.append(("next", path(number + 1))) }
                 links.append(("last", path(pages)))
             }
-            let paging = OPDS2.FeedMetadata(title: pages > 1 ? "\(title) (\(number) of \(pages))" : title, modified: updated,
+            let paging = OPDS2.FeedMetadata(title: pages > 1 ? model.language.text("feedPage", ["title": title, "number": model.language.number(number), "count": model.language.number(pages)]) : title, modified: updated,
                                             numberOfItems: count, itemsPerPage: Self.entriesPerPage, currentPage: number)
             return (here, {
                 jsonFeed(path: here, kind: kind, metadata: paging, up: up, content: content(start..<min(start + Self.entriesPerPage, count), here),
@@ -116,7 +116,7 @@ extension OPDSCatalog {
             feed.navigation = items.map { relative($0, from: path) }
         case .publications(let items) where items.isEmpty:
             // A feed lists at least one thing: an empty shelf's leads back to the catalog.
-            feed.navigation = [relative(OPDS2.Link(href: "opds/index.json", type: Self.json, rel: .one("start"), title: "This list is empty: back to the catalog"), from: path)]
+            feed.navigation = [relative(OPDS2.Link(href: "opds/index.json", type: Self.json, rel: .one("start"), title: model.language.text("catalogEmptyList")), from: path)]
         case .publications(let items):
             feed.publications = items
         }
@@ -144,11 +144,11 @@ extension OPDSCatalog {
             subject: subjects.isEmpty ? nil : subjects, description: summaries[place])
         var links: [OPDS2.Link] = []
         if model.formats.contains(.html) {
-            links.append(OPDS2.Link(href: view.href, type: "text/html", rel: .many(["alternate", "preview"]), title: "The book's page"))
+            links.append(OPDS2.Link(href: view.href, type: "text/html", rel: .many(["alternate", "preview"]), title: model.language.text("booksPage")))
         } else if model.formats.contains(.markdown) {
-            links.append(OPDS2.Link(href: "markdown/" + view.markdownHref, type: "text/markdown", rel: .many(["alternate", "preview"]), title: "The book's page"))
+            links.append(OPDS2.Link(href: "markdown/" + view.markdownHref, type: "text/markdown", rel: .many(["alternate", "preview"]), title: model.language.text("booksPage")))
         } else {
-            links.append(OPDS2.Link(href: path, type: Self.json, rel: .many(["self", "preview"]), title: "This list"))
+            links.append(OPDS2.Link(href: path, type: Self.json, rel: .many(["self", "preview"]), title: model.language.text("thisList")))
         }
         var images: [OPDS2.Link] = []
         if let cover = card.cover {

@@ -55,13 +55,13 @@ struct OPDSCatalog {
         var feeds: [Feed] = []
         let root = "opds/index.xml"
         var entries = [
-            navigationEntry(title: "All books", detail: "Every book, by title.", id: "books", href: "opds/books.xml",
+            navigationEntry(title: model.language.text("allBooks"), detail: model.language.text("catalogAllBooksDetail"), id: "books", href: "opds/books.xml",
                             type: Self.acquisition, rel: "subsection", from: root),
-            navigationEntry(title: "Recently added", detail: "The \(SiteModel.recentCount) books added last, newest first.", id: "new",
+            navigationEntry(title: model.language.text("recentlyAdded"), detail: model.language.text("catalogRecentDetail", ["count": model.language.number(SiteModel.recentCount)]), id: "new",
                             href: "opds/new.xml", type: Self.acquisition, rel: "http://opds-spec.org/sort/new", from: root),
-            navigationEntry(title: "Shelves", detail: "\(model.shelves.count) shelves.", id: "shelves", href: "opds/shelves.xml",
+            navigationEntry(title: model.language.text("shelves"), detail: model.language.count("catalogShelvesDetail", model.shelves.count), id: "shelves", href: "opds/shelves.xml",
                             type: Self.navigation, rel: "subsection", from: root),
-            navigationEntry(title: "Authors", detail: "\(model.authors.authors.count) authors, by surname.", id: "authors",
+            navigationEntry(title: model.language.text("authors"), detail: model.language.text("catalogAuthorsDetail", ["count": model.language.number(model.authors.authors.count)]), id: "authors",
                             href: "opds/authors.xml", type: Self.navigation, rel: "subsection", from: root),
         ]
         if model.shelves.isEmpty { entries.remove(at: 2) }
@@ -71,25 +71,25 @@ struct OPDSCatalog {
                  paging: [("http://opds-spec.org/crawlable", "opds/books.xml", Self.acquisition)])
         }))
 
-        feeds += paged(base: "opds/books", kind: Self.acquisition, id: "books", title: "All books", up: root, count: model.books.count) { range, path in
+        feeds += paged(base: "opds/books", kind: Self.acquisition, id: "books", title: model.language.text("allBooks"), up: root, count: model.books.count) { range, path in
             model.books[range].map { bookEntry($0, from: path) }
         }
         feeds.append(("opds/new.xml", {
-            feed(path: "opds/new.xml", kind: Self.acquisition, id: "new", title: "Recently added", up: root,
+            feed(path: "opds/new.xml", kind: Self.acquisition, id: "new", title: model.language.text("recentlyAdded"), up: root,
                  entries: model.recent.map { bookEntry($0, from: "opds/new.xml") })
         }))
         if !model.shelves.isEmpty {
-            feeds += paged(base: "opds/shelves", kind: Self.navigation, id: "shelves", title: "Shelves", up: root, count: model.shelves.count) { range, path in
+            feeds += paged(base: "opds/shelves", kind: Self.navigation, id: "shelves", title: model.language.text("shelves"), up: root, count: model.shelves.count) { range, path in
                 model.shelves[range].map { shelf in
                     navigationEntry(title: shelf.shelf.name, detail: shelf.view.countLabel, id: "shelf:\(shelf.shelf.id)",
                                     href: "opds/shelves/\(shelf.fileName).xml", type: Self.acquisition, rel: "subsection", from: path)
                 }
             }
         }
-        feeds += paged(base: "opds/authors", kind: Self.navigation, id: "authors", title: "Authors", up: root,
+        feeds += paged(base: "opds/authors", kind: Self.navigation, id: "authors", title: model.language.text("authors"), up: root,
                        count: model.authors.authors.count) { range, path in
             model.authors.authors[range].map { author in
-                navigationEntry(title: author.displayName, detail: author.books.count == 1 ? "1 book" : "\(author.books.count) books",
+                navigationEntry(title: author.displayName, detail: model.language.count("books", author.books.count),
                                 id: "author:\(author.fileName)", href: "opds/authors/\(author.fileName).xml", type: Self.acquisition,
                                 rel: "subsection", from: path)
             }
@@ -125,7 +125,7 @@ struct OPDSCatalog {
                 if number < pages { links.append(("next", path(number + 1))) }
                 links.append(("last", path(pages)))
             }
-            let pageTitle = pages > 1 ? "\(title) (\(number) of \(pages))" : title
+            let pageTitle = pages > 1 ? model.language.text("feedPage", ["title": title, "number": model.language.number(number), "count": model.language.number(pages)]) : title
             return (here, {
                 feed(path: here, kind: kind, id: number == 1 ? id : "\(id):page:\(number)", title: pageTitle, up: up,
                      entries: entries(start..<min(start + Self.entriesPerPage, count), here), paging: links.map { ($0.0, $0.1, kind) })
@@ -145,7 +145,7 @@ struct OPDSCatalog {
         }
         var xml = """
         <?xml version="1.0" encoding="utf-8"?>
-        <feed xmlns="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/terms/" xmlns:opds="http://opds-spec.org/2010/catalog">
+        <feed xmlns="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/terms/" xmlns:opds="http://opds-spec.org/2010/catalog" xml:lang="\(AtomFeed.escape(model.language.tag))">
           <id>\(tag(id))</id>
           <title>\(AtomFeed.escape(title))</title>
           <updated>\(updated)</updated>
@@ -203,7 +203,7 @@ struct OPDSCatalog {
             xml += "    <link rel=\"http://opds-spec.org/image/thumbnail\" href=\"\(AtomFeed.escape(href(cover.list2x, from: path)))\" type=\"\(Self.imageType(cover.list2x))\"/>\n"
         }
         if model.formats.contains(.html) {
-            xml += "    <link rel=\"alternate\" href=\"\(AtomFeed.escape(href(view.href, from: path)))\" type=\"text/html\" title=\"The book's page\"/>\n"
+            xml += "    <link rel=\"alternate\" href=\"\(AtomFeed.escape(href(view.href, from: path)))\" type=\"text/html\" title=\"\(AtomFeed.escape(model.language.text("booksPage")))\"/>\n"
         } else if model.formats.contains(.markdown) {
             xml += "    <link rel=\"alternate\" href=\"\(AtomFeed.escape(href("markdown/" + view.markdownHref, from: path)))\" type=\"text/markdown\"/>\n"
         } else {

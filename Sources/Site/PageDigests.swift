@@ -212,7 +212,8 @@ protocol MustacheParentValues {
 extension SiteView: MustacheParentValues {
     /// Every name `child(named:)` answers.
     static let names = ["url", "title", "titleMarkdown", "user", "server", "generatedAt", "bookCount", "shelfCount", "noteCount",
-                        "coverCount", "unshelvedCount", "problemCount", "hasProblems", "hasChanges", "hasFeed", "hasOPDS"]
+                        "coverCount", "unshelvedCount", "problemCount", "hasProblems", "hasChanges", "hasFeed", "hasOPDS",
+                        "language", "totals", "totalsMarkdown", "allBooksLabel", "booksByTitle"]
 }
 
 extension ShelfView: MustacheParentValues {

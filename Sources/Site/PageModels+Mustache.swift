@@ -11,12 +11,17 @@ extension SiteView: MustacheParent {
         case "user": return self.user.map(Text.init)
         case "server": return self.server.map(Text.init)
         case "generatedAt": return self.generatedAt.map(Text.init)
-        case "bookCount": return self.bookCount
-        case "shelfCount": return self.shelfCount
-        case "noteCount": return self.noteCount
-        case "coverCount": return self.coverCount
-        case "unshelvedCount": return self.unshelvedCount
-        case "problemCount": return self.problemCount
+        case "bookCount": return Text(language.number(self.bookCount))
+        case "shelfCount": return Text(language.number(self.shelfCount))
+        case "noteCount": return Text(language.number(self.noteCount))
+        case "coverCount": return Text(language.number(self.coverCount))
+        case "unshelvedCount": return Text(language.number(self.unshelvedCount))
+        case "problemCount": return Text(language.number(self.problemCount))
+        case "totals": return Text(totals)
+        case "totalsMarkdown": return Text(totalsMarkdown)
+        case "allBooksLabel": return Text(allBooksLabel)
+        case "booksByTitle": return Text(booksByTitle)
+        case "language": return Text(language.tag)
         case "hasProblems": return self.hasProblems
         case "hasChanges": return self.hasChanges
         case "hasFeed": return self.hasFeed
@@ -84,6 +89,8 @@ extension BookView: MustacheParent {
         case "shelfNameYAML": return Text(self.shelfNameYAML)
         case "missingShelfName": return self.missingShelfName.map(Text.init)
         case "createdAt": return self.createdAt.map(Text.init)
+        case "createdAtLabel": return self.createdAt.map { Text(language.day($0)) }
+        case "language": return Text(language.tag)
         case "hasNote": return self.hasNote
         case "complete": return self.complete
         case "sortTitle": return Text(self.sortTitle)
@@ -176,6 +183,7 @@ extension PagerView: MustacheParent {
         case "count": return count
         case "first": return first
         case "last": return last
+        case "summary": return Text(summary)
         default: return nil
         }
     }

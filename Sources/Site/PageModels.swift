@@ -63,8 +63,23 @@ final class SiteView: Sendable {
     /// The snapshot has `feed.xml` and the shelves' feeds; `opds/`.
     let hasFeed: Bool
     let hasOPDS: Bool
+    /// The language the pages are written in, and the site's sentences in it.
+    let language: Language
+    /// "1062 books on 12 shelves · 40 with notes · 30 with covers"
+    let totals: String
+    let totalsMarkdown: String
+    /// "All 1062 books"
+    let allBooksLabel: String
+    /// "1062 books, by title."
+    let booksByTitle: String
 
-    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String? = nil, generatedAt: String?, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool, hasFeed: Bool = true, hasOPDS: Bool = false) {
+    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String? = nil, generatedAt: String?, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool, hasFeed: Bool = true, hasOPDS: Bool = false, language: Language) {
+        self.language = language
+        let books = language.count("books", bookCount), shelves = language.count("shelvesCount", shelfCount)
+        totals = language.text("indexTotals", ["books": books, "shelves": shelves, "notes": language.number(noteCount), "covers": language.number(coverCount)])
+        totalsMarkdown = language.text("indexTotalsMarkdown", ["books": books, "shelves": shelves, "notes": language.number(noteCount)])
+        allBooksLabel = language.count("allBooksCount", bookCount)
+        booksByTitle = language.count("booksByTitle", bookCount)
         self.url = url
         self.title = title
         self.titleMarkdown = titleMarkdown
@@ -180,7 +195,12 @@ final class PagerView: Sendable {
     let first: Int
     let last: Int
 
-    init(pages: [PageLinkView], previousHref: String?, nextHref: String?, number: Int, count: Int, first: Int, last: Int) {
+    /// "Books 1–5000 on page 1 of 3; …"
+    let summary: String
+
+    init(pages: [PageLinkView], previousHref: String?, nextHref: String?, number: Int, count: Int, first: Int, last: Int, language: Language) {
+        summary = language.text("pagerSummary", ["first": language.number(first), "last": language.number(last),
+                                                 "number": language.number(number), "count": language.number(count)])
         self.pages = pages
         self.previousHref = previousHref
         self.nextHref = nextHref

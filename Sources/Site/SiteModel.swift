@@ -44,8 +44,11 @@ struct SiteModel {
     let formats: Set<OutputFormat>
     /// Whether pages with previews get share cards (`--no-share-cards` turns them off).
     var shareCards = true
+    /// The language the pages are written and sorted in.
+    let language: Language
 
-    init(_ catalog: Catalog, changes: ChangeReport? = nil, siteURL: URL? = nil, formats: Set<OutputFormat> = Set(OutputFormat.allCases)) {
+    init(_ catalog: Catalog, changes: ChangeReport? = nil, siteURL: URL? = nil, formats: Set<OutputFormat> = Set(OutputFormat.allCases), language: Language = .bundledEnglish) {
+        self.language = language
         self.formats = formats
         self.catalog = catalog
         let library = catalog.frame
@@ -58,7 +61,7 @@ struct SiteModel {
         self.placeByID = placeByID
         problemsByBook = Dictionary(grouping: library.problems.filter { $0.bookID != nil }, by: { $0.bookID! })
         // Each title is folded once, not at every comparison; a shelf's books keep that order.
-        let books = fileNames.indices.map { (key: Self.sortKey(cards[$0].title), id: cards.id(at: $0), place: $0) }
+        let books = fileNames.indices.map { (key: language.sortKey(cards[$0].title), id: cards.id(at: $0), place: $0) }
             .sorted { ($0.key, $0.id) < ($1.key, $1.id) }.map(\.place)
         self.books = books
         var rank = [Int](repeating: 0, count: cards.count)
@@ -66,8 +69,8 @@ struct SiteModel {
         let shelves = library.shelves.map { shelf in
             let fileName = Slug.fileName(id: shelf.id, name: shelf.name)
             let places = shelf.bookIDs.compactMap { placeByID[$0] }.sorted { rank[$0] < rank[$1] }
-            return ShelfEntry(shelf: shelf, fileName: fileName, books: places, view: Self.shelfView(shelf, fileName: fileName, count: places.count))
-        }.sorted { (Self.sortKey($0.shelf.name), $0.shelf.id) < (Self.sortKey($1.shelf.name), $1.shelf.id) }
+            return ShelfEntry(shelf: shelf, fileName: fileName, books: places, view: Self.shelfView(shelf, fileName: fileName, count: places.count, language: language))
+        }.sorted { (language.sortKey($0.shelf.name), $0.shelf.id) < (language.sortKey($1.shelf.name), $1.shelf.id) }
         self.shelves = shelves
         shelfByID = Dictionary(shelves.map { ($0.shelf.id, $0) }, uniquingKeysWith: { first, _ in first })
         var shelfOfID: [Int: Int] = [:]
@@ -77,23 +80,23 @@ struct SiteModel {
         let listingShelf = cards.indices.map { shelfOfID[cards.id(at: $0)] ?? Self.noShelf }
         self.listingShelf = listingShelf
         unshelved = books.filter { listingShelf[$0] == Self.noShelf }
-        authors = AuthorIndex(books: books, count: cards.count) { cards[$0].author }
+        authors = AuthorIndex(books: books, count: cards.count, language: language) { cards[$0].author }
         years = YearIndex(cards: cards)
         recent = Self.newestFirst(cards.indices, in: cards)
-        let title = Self.title(of: library)
+        let title = Self.title(of: library, in: language)
         let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
         site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
-                        generatedAt: Self.displayDate(library.generatedAt),
+                        generatedAt: language.dateTime(library.generatedAt),
                         bookCount: cards.count, shelfCount: library.shelves.count,
                         noteCount: cards.lazy.filter(\.hasNote).count,
                         coverCount: cards.lazy.filter { $0.cover != nil }.count,
                         unshelvedCount: unshelved.count,
                         problemCount: library.problems.count, hasProblems: !library.problems.isEmpty,
-                        hasChanges: changes != nil, hasFeed: formats.contains(.feed), hasOPDS: formats.contains(.opds))
+                        hasChanges: changes != nil, hasFeed: formats.contains(.feed), hasOPDS: formats.contains(.opds), language: language)
         undatedSite = SiteView(url: site.url, title: site.title, titleMarkdown: site.titleMarkdown, user: site.user, server: site.server,
                                generatedAt: nil, bookCount: site.bookCount, shelfCount: site.shelfCount, noteCount: site.noteCount,
                                coverCount: site.coverCount, unshelvedCount: site.unshelvedCount, problemCount: site.problemCount,
-                               hasProblems: site.hasProblems, hasChanges: site.hasChanges, hasFeed: site.hasFeed, hasOPDS: site.hasOPDS)
+                               hasProblems: site.hasProblems, hasChanges: site.hasChanges, hasFeed: site.hasFeed, hasOPDS: site.hasOPDS, language: language)
         changesView = changes.map { report in
             func item(_ id: Int, _ title: String, detail: String?) -> ChangeItemView {
                 let file = placeByID[id].map { fileNames[$0] }
@@ -102,21 +105,28 @@ struct SiteModel {
             }
             return ChangesView(
                 firstRun: report.firstRun, hasChanges: !report.isEmpty, noChanges: !report.firstRun && report.isEmpty,
-                previousDate: report.previousGeneratedAt.map(Self.displayDate), summary: report.summary,
+                previousDate: report.previousGeneratedAt.map(language.dateTime), summary: Self.summary(of: report, in: language),
                 added: report.added.map { item($0.id, $0.title, detail: nil) },
                 removed: report.removed.map { ChangeItemView(title: $0.title, titleMarkdown: Markdown.text($0.title), href: nil,
                                                              markdownHref: nil, detail: nil, detailMarkdown: nil) },
-                moved: report.moved.map { item($0.id, $0.title, detail: "\($0.from.joined(separator: ", ")) → \($0.to.joined(separator: ", "))") },
-                edited: report.edited.map { item($0.id, $0.title, detail: $0.fields.joined(separator: ", ")) })
+                moved: report.moved.map { move in
+                    // The report says "no shelf" in English (changes.json); the page in its language.
+                    func names(_ shelves: [String]) -> String {
+                        shelves == ["no shelf"] ? language.text("noShelfLower") : shelves.joined(separator: ", ")
+                    }
+                    return item(move.id, move.title, detail: "\(names(move.from)) → \(names(move.to))")
+                },
+                edited: report.edited.map { item($0.id, $0.title, detail: $0.fields.map { language.text("field." + $0) }.joined(separator: ", ")) })
         }
     }
 
     /// The catalog's name: `--title`, or a neutral one. A snapshot written before `--title` existed
     /// is read as it was written (it named the account).
-    static func title(of library: Library) -> String {
+    static func title(of library: Library, in language: Language) -> String {
         let given = library.title.map(UntrustedText.displayable) ?? ""
         if given.isEmpty, library.catalogID == nil, let user = library.user { return "Library of \(user)" }
-        return Library.catalogTitle(given: library.title)
+        // Without --title the catalog is named in the pages' language ("Library", "Bibliothek").
+        return given.isEmpty ? language.text("defaultTitle") : Library.catalogTitle(given: library.title)
     }
 
     /// What feeds' and catalogs' ids are made from: a name that says nothing of the account
@@ -125,10 +135,12 @@ struct SiteModel {
         library.catalogID ?? library.server?.split(separator: "/").dropFirst().first.map(String.init) ?? "reader"
     }
 
-    static func sortKey(_ text: String) -> String {
-        // Foundation's folding goes through ICU: only text outside ASCII needs it.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
-        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+    /// What the change report says in a sentence: "2 added, 0 removed, 1 moved, 3 edited".
+    static func summary(of report: ChangeReport, in language: Language) -> String {
+        if report.firstRun { return language.text("changesFirst") }
+        if report.isEmpty { return language.text("changesNone") }
+        return language.text("changesSummary", ["added": language.number(report.added.count), "removed": language.number(report.removed.count),
+                                                "moved": language.number(report.moved.count), "edited": language.number(report.edited.count)])
     }
 
     /// The `recentCount` books of `places` added last, newest first (books without a date left out).
@@ -149,17 +161,10 @@ struct SiteModel {
         return String(day)
     }
 
-    /// "2026-11-21T23:57:00Z" → "2026-11-21 23:57 UTC"
-    static func displayDate(_ iso: String) -> String {
-        guard iso.count >= 16, iso.hasSuffix("Z") else { return iso }
-        let chars = Array(iso)
-        return String(chars[0..<10]) + " " + String(chars[11..<16]) + " UTC"
-    }
-
-    private static func shelfView(_ shelf: Shelf, fileName: String, count: Int) -> ShelfView {
+    private static func shelfView(_ shelf: Shelf, fileName: String, count: Int, language: Language) -> ShelfView {
         ShelfView(id: shelf.id, name: shelf.name, nameMarkdown: Markdown.text(shelf.name), nameYAML: YAML.quoted(shelf.name),
                   href: "shelves/\(fileName).html", markdownHref: "shelves/\(fileName).md",
-                  count: count, countLabel: count == 1 ? "1 book" : "\(count) books", complete: shelf.complete)
+                  count: count, countLabel: language.count("books", count), complete: shelf.complete)
     }
 
     /// The shelf a book sits on, or else the first that lists it.
@@ -175,7 +180,7 @@ struct SiteModel {
         let shelf = shelf(of: place)?.view
         let title = book.shownTitle
         let cover = book.cover.map { cover in
-            CoverView(src: cover.path, alt: "Cover of \(title)", width: cover.width, height: cover.height,
+            CoverView(src: cover.path, alt: language.text("coverOf", ["title": title]), width: cover.width, height: cover.height,
                       thumbnails: ThumbnailBox.all.compactMap(cover.thumbnail),
                       fromOpenLibrary: cover.fromOpenLibrary)
         }
@@ -183,9 +188,9 @@ struct SiteModel {
                         authorFile: authors.author(of: place)?.fileName, isbn: book.isbn,
                         href: "books/\(fileName).html", markdownHref: "books/\(fileName).md", cover: cover,
                         shelf: shelf, shelfName: shelf?.name ?? book.shelfName,
-                        missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { "shelf \($0)" }) : nil,
+                        missingShelfName: shelf == nil ? (book.shelfName ?? book.shelfID.map { language.text("deletedShelf", ["id": String($0)]) }) : nil,
                         createdAt: book.createdAt.flatMap(Self.day),
-                        hasNote: book.hasNote, complete: book.complete, openLibrary: book.openLibrary)
+                        hasNote: book.hasNote, complete: book.complete, openLibrary: book.openLibrary, language: language)
     }
 
     /// The shelf a book's pages show, and the book's problems: with the book, what its pages are made from.
@@ -224,12 +229,12 @@ struct SiteModel {
     static func shelfFeedFile(_ entry: ShelfEntry) -> String { "shelves/\(entry.fileName).xml" }
 
     func authorsPage(root: String) -> AuthorsPage {
-        AuthorsPage(root: root, site: site, letters: authors.letters.map { LetterView(letter: $0.letter, authors: $0.authors.map(AuthorView.init)) },
+        AuthorsPage(root: root, site: site, letters: authors.letters.map { LetterView(letter: $0.letter, authors: $0.authors.map { AuthorView($0, language: language) }) },
                     count: authors.authors.count)
     }
 
     func authorPage(_ author: AuthorIndex.Author, root: String) -> AuthorPage {
-        AuthorPage(root: root, site: undatedSite, author: AuthorView(author), books: author.books.map(bookView),
+        AuthorPage(root: root, site: undatedSite, author: AuthorView(author, language: language), books: author.books.map(bookView),
                    opdsHref: formats.contains(.opds) ? "opds/authors/\(author.fileName).xml" : nil)
     }
 
@@ -257,7 +262,7 @@ struct SiteModel {
             pages: (1...count).map { PageLinkView(number: $0, href: Self.booksPageFile($0), current: $0 == number) },
             previousHref: number > 1 ? Self.booksPageFile(number - 1) : nil,
             nextHref: number < count ? Self.booksPageFile(number + 1) : nil,
-            number: number, count: count, first: start + 1, last: start + places.count)
+            number: number, count: count, first: start + 1, last: start + places.count, language: language)
         return BooksPage(root: root, site: site, books: places.map(bookView), pager: pager)
     }
 

@@ -70,7 +70,7 @@ package struct SiteRenderer: Sendable {
         }
         // The pages' model (views, orders, file names) only for the formats that have pages.
         if !formats.isDisjoint(with: [.csv, .feed, .html, .markdown, .opds]) {
-            var model = SiteModel(catalog, changes: changes, siteURL: siteURL, formats: formats)
+            var model = SiteModel(catalog, changes: changes, siteURL: siteURL, formats: formats, language: templates.language)
             model.booksPerPage = max(1, booksPerPage)
             model.shareCards = shareCards
             if formats.contains(.csv) { jobs.append { try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, to: $0) } } }

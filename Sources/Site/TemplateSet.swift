@@ -23,24 +23,32 @@ package struct TemplateSet: Sendable {
     ]
 
     package let directory: URL
+    /// The language of the pages (`--language`), from the strings files beside the templates.
+    package let language: Language
     /// One Mustache library per kind, loaded from `html/` and `markdown/`: a template names the
     /// others of its kind as `layout` or `partials/book-list`.
     let libraries: [OutputFormat: MustacheLibrary]
     /// Relative paths of the files under `assets/`.
     package let assets: [String]
 
+    /// Whether `tag` has the form of a language tag ("de", "pt-BR").
+    package static func isLanguageTag(_ tag: String) -> Bool { StringsFiles.isTag(tag) }
+
     package static var bundledDirectory: URL? {
         DefaultTemplates.directory
     }
 
-    package static func bundled() async throws -> TemplateSet {
+    package static func bundled(language: String = Language.english) async throws -> TemplateSet {
         guard let directory = bundledDirectory else {
             throw SnapshotError(.templatesMissing, path: "the bundled templates")
         }
-        return try await load(from: directory)
+        return try await load(from: directory, language: language)
     }
 
-    package static func load(from directory: URL) async throws -> TemplateSet {
+    /// The templates in `directory`, in `language`: its strings come from `directory/strings/`,
+    /// or from the bundled ones when the folder has none for that language (a set copied before
+    /// there were strings files has none at all).
+    package static func load(from directory: URL, language tag: String = Language.english) async throws -> TemplateSet {
         let path = directory.path
         var libraries: [OutputFormat: MustacheLibrary] = [:]
         for (format, names) in requiredTemplates {
@@ -80,15 +88,20 @@ package struct TemplateSet: Sendable {
                 }
             }
         }
-        return TemplateSet(directory: directory, libraries: libraries, assets: assets.sorted())
+        var folders = [directory.appendingPathComponent(StringsFiles.folder)]
+        if let bundled = bundledDirectory?.appendingPathComponent(StringsFiles.folder), bundled.standardizedFileURL != folders[0].standardizedFileURL {
+            folders.append(bundled)
+        }
+        let language = try StringsFiles.language(tag, in: folders)
+        return TemplateSet(directory: directory, language: language, libraries: libraries, assets: assets.sorted())
     }
 
     func render<Page: MustacheParent & AnyObject>(_ page: Page, _ format: OutputFormat, template name: String) throws -> String {
         try render(context: Ref(page), format, template: name)
     }
 
-    func render(context: Any, _ format: OutputFormat, template name: String) throws -> String {
-        guard let output = libraries[format]?.render(context, withTemplate: name) else {
+    func render<Context: MustacheParent>(context: Context, _ format: OutputFormat, template name: String) throws -> String {
+        guard let output = libraries[format]?.render(Localized(page: context, strings: StringsView(language: language)), withTemplate: name) else {
             throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: directory.path)
         }
         return output

@@ -4,6 +4,10 @@ package struct SnapshotError: Error, Sendable, CustomStringConvertible {
         case templatesMissing
         case templateSyntax(file: String, line: Int, column: Int, detail: String)
         case templateNotFound(name: String)
+        /// `--language` names a language that has no strings file beside the templates (`path`).
+        case languageMissing(tag: String, available: [String])
+        /// A strings file that is not a list of `"key" = "value";` lines.
+        case stringsSyntax(file: String, detail: String)
         /// A library.json newer than this tool reads (`supported`).
         case unsupportedArchive(version: Int, supported: Int)
         case unreadableArchive(detail: String)
@@ -47,6 +51,10 @@ package struct SnapshotError: Error, Sendable, CustomStringConvertible {
             return "\(path)/\(file):\(line):\(column): template error: \(detail)"
         case .templateNotFound(let name):
             return "\(path): the template \(name).mustache is missing"
+        case .languageMissing(let tag, let available):
+            return "\(path): no strings for the language '\(tag)' (expected strings/\(tag).strings); languages there: \(available.joined(separator: ", "))"
+        case .stringsSyntax(let file, let detail):
+            return "\(path)/\(file): not a strings file: \(detail) (each line is \"key\" = \"value\";)"
         case .unsupportedArchive(let version, let supported):
             return "\(path): written by a newer reader-snapshot (schema_version \(version); this one reads \(supported) and older): update reader-snapshot to read it"
         case .unreadableArchive(let detail):

@@ -28,7 +28,7 @@ extension ReaderAPIError: ExitingError {
 extension SnapshotError: ExitingError {
     var exitCode: Int32 {
         switch reason {
-        case .templatesMissing, .templateSyntax, .templateNotFound: return ExitCodes.templatesBroken
+        case .templatesMissing, .templateSyntax, .templateNotFound, .languageMissing, .stringsSyntax: return ExitCodes.templatesBroken
         case .notWritable, .folderNotWritable: return ExitCodes.outputNotWritable
         case .unsupportedArchive, .unreadableArchive: return ExitCodes.badUsage
         }

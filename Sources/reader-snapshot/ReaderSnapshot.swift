@@ -44,6 +44,9 @@ struct SnapshotOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The catalog's name, on its pages, in its Markdown, feeds and OPDS catalog (default: Library). Nothing else names it: not the login, not the server.", valueName: "text"))
     var title: String?
 
+    @Option(name: .long, help: ArgumentHelp("The pages' language, as a BCP 47 tag: en (the default), de, fr, es, or any other with a strings file beside the templates (see copy-templates). Sets their words, plurals, dates, numbers and order; the tool's own messages stay English.", valueName: "tag"))
+    var language: String = "en"
+
     @Flag(name: .shortAndLong, help: "Print only warnings and errors.")
     var quiet = false
 
@@ -55,6 +58,9 @@ struct SnapshotOptions: ParsableArguments {
         _ = try formats()
         _ = try site()
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together.") }
+        if !TemplateSet.isLanguageTag(language) {
+            throw ValidationError("--language must be a language tag like en, de, fr, es or pt-BR, not '\(language)'.")
+        }
     }
 
     func site() throws -> URL? {
@@ -88,10 +94,18 @@ struct SnapshotOptions: ParsableArguments {
     }
 
     func loadTemplates() async throws -> TemplateSet {
-        if let templates {
-            return try await TemplateSet.load(from: URL(fileURLWithPath: templates))
+        let set = if let templates {
+            try await TemplateSet.load(from: URL(fileURLWithPath: templates), language: language)
+        } else {
+            try await TemplateSet.bundled(language: language)
         }
-        return try await TemplateSet.bundled()
+        // A strings file that lacks keys still renders (those words in English); the run says which.
+        let missing = set.language.missingKeys
+        if !missing.isEmpty {
+            let shown = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
+            makeLogger().warning("The strings for '\(set.language.tag)' lack \(missing.count) of English's keys, shown in English: \(shown)")
+        }
+        return set
     }
 }
 

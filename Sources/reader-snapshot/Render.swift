@@ -127,9 +127,10 @@ struct CopyTemplates: ParsableCommand {
         }
         let target = URL(fileURLWithPath: destination)
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        for folder in ["html", "markdown", "assets"] {
+        for folder in ["html", "markdown", "assets", "strings"] {
             try FileManager.default.copyItem(at: source.appendingPathComponent(folder), to: target.appendingPathComponent(folder))
         }
         print("Copied the templates to \(destination). Edit them, then: reader-snapshot export … --templates \(destination)")
+        print("Their words in each language are in \(destination)/strings/; add a language by adding a file there (docs/templates.md).")
     }
 }

@@ -15,6 +15,16 @@
   var limit = 20;
   var manifest = null, split = {}, shards = {}, chunks = {}, loading = {}, sequence = 0;
 
+  // The status line's words come from the page, in its language (the templates' strings files);
+  // the plural form for a count from the browser's CLDR rules for that language.
+  var plurals = window.Intl && Intl.PluralRules ? new Intl.PluralRules(document.documentElement.lang || "en") : null;
+  function said(name, fallback) { return form.getAttribute("data-" + name) || fallback; }
+  function counted(name, count, fallback) {
+    var category = plurals ? plurals.select(count) : (count === 1 ? "one" : "other");
+    var text = form.getAttribute("data-" + name + "-" + category) || form.getAttribute("data-" + name + "-other") || fallback;
+    return text.split("{count}").join(String(count)).split("{limit}").join(String(limit));
+  }
+
   // What the index's scripts call when they load.
   window.READER_SEARCH = {
     manifest: function (value) {
@@ -110,9 +120,9 @@
       item.appendChild(text);
       list.appendChild(item);
     });
-    status.textContent = found.length === 0 ? "No book matches." :
-      found.length > limit ? found.length + " books match; the first " + limit + " are shown." :
-      found.length === 1 ? "1 book matches." : found.length + " books match.";
+    status.textContent = found.length === 0 ? said("no-match", "No book matches.") :
+      found.length > limit ? counted("shown", found.length, "{count} books match; the first {limit} are shown.") :
+      counted("matches", found.length, "{count} books match.");
   }
 
   function show(query) {
@@ -120,7 +130,7 @@
     var wanted = words(query);
     if (!wanted.length) {
       list.textContent = "";
-      status.textContent = query.trim() ? "Type at least two letters." : "";
+      status.textContent = query.trim() ? said("too-short", "Type at least two letters.") : "";
       return;
     }
     load("manifest.js").then(function () {
@@ -136,7 +146,7 @@
     }).then(function (found) {
       if (found && current === sequence) render(found, query);
     }).catch(function () {
-      if (current === sequence) status.textContent = "The search index could not be loaded.";
+      if (current === sequence) status.textContent = said("failed", "The search index could not be loaded.");
     });
   }
 

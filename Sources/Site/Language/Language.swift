@@ -1,0 +1,215 @@
+import Foundation
+import Support
+
+/// The language the pages are written in (`--language`): their fixed words from a strings file,
+/// their plurals by the language's CLDR rules, their numbers and dates in its forms, and their
+/// lists in its alphabet's order. The CLI's own messages stay English.
+package final class Language: Sendable {
+    /// The BCP 47 tag the pages declare (`<html lang>`, `xml:lang`): "en", "de", "pt-BR".
+    package let tag: String
+    /// The language's strings, with English's for the keys it lacks.
+    let strings: [String: String]
+    /// The English keys the language's file lacks (shown in English): the run names them.
+    package let missingKeys: [String]
+    private let plurals: PluralRules?
+    /// nil for the order English pages have always had: case and accents ignored, then code points.
+    private let collator: Collator?
+    /// The same collation at its first level only: whether "Ä" is a letter of its own or an "A".
+    private let letters: Collator?
+    /// The words that start a surname in this language's filing ("le" in "Le Guin").
+    let surnameParticles: Set<String>
+    private let locale: Locale
+    private let groupsNumbers: Bool
+    private let dayPattern: String
+    private let dateTimePattern: String
+    private let dates: DateForms
+
+    package static let english = "en"
+
+    /// English from the bundled strings: what pages are written in when no language is asked for.
+    package static let bundledEnglish: Language = {
+        if let folder = TemplateSet.bundledDirectory?.appendingPathComponent(StringsFiles.folder),
+           let language = try? StringsFiles.language(english, in: [folder]) {
+            return language
+        }
+        return Language(tag: english, strings: [:], english: [:])
+    }()
+    /// What the strings file may say of the language, besides its words.
+    enum Setting {
+        static let order = "language.order"
+        static let numbers = "language.numbers"
+        static let day = "language.day"
+        static let dateTime = "language.dateTime"
+        static let particles = "language.surnameParticles"
+    }
+
+    /// `strings` is the language's file, `english` the English one (every key there is).
+    init(tag: String, strings own: [String: String], english: [String: String]) {
+        self.tag = tag
+        var strings = english
+        for (key, value) in own { strings[key] = value }
+        self.strings = strings
+        missingKeys = english.keys.filter { own[$0] == nil }.sorted()
+        plurals = PluralRules(language: tag)
+        if strings[Setting.order] == "folded" {
+            collator = nil
+            letters = nil
+        } else {
+            collator = Collator(language: tag)
+            letters = Collator(language: tag, primaryOnly: true)
+        }
+        surnameParticles = Set((strings[Setting.particles] ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+        locale = Locale(identifier: tag)
+        groupsNumbers = strings[Setting.numbers] != "plain"
+        dayPattern = strings[Setting.day] ?? "yyyy-MM-dd"
+        dateTimePattern = strings[Setting.dateTime] ?? "yyyy-MM-dd HH:mm 'UTC'"
+        dates = DateForms(locale: locale, day: dayPattern, dateTime: dateTimePattern)
+    }
+
+    /// The fixed word or sentence `key`, as the strings file has it.
+    package func text(_ key: String) -> String { strings[key] ?? key }
+
+    /// `key` with each `{name}` in it replaced by its value.
+    func text(_ key: String, _ values: KeyValuePairs<String, String>) -> String {
+        Self.fill(text(key), values)
+    }
+
+    /// The form of `key` for `count` ("key.one", "key.few", … "key.other"), with `{count}` in it
+    /// written as the language writes numbers, and the other values filled in.
+    func count(_ key: String, _ count: Int, _ values: KeyValuePairs<String, String> = [:]) -> String {
+        let category = plurals?.category(count) ?? (count == 1 ? "one" : "other")
+        let form = strings[key + "." + category] ?? strings[key + ".other"] ?? key
+        return Self.fill(form.replacingOccurrences(of: "{count}", with: number(count)), values)
+    }
+
+    /// The plural categories the strings have for `key` ("one", "other"…), with their forms.
+    func forms(_ key: String) -> [(category: String, form: String)] {
+        ["zero", "one", "two", "few", "many", "other"].compactMap { category in strings[key + "." + category].map { (category, $0) } }
+    }
+
+    /// 1062 → "1.062" in German, "1 062" in French, "1062" in English as the pages always had it.
+    func number(_ value: Int) -> String {
+        groupsNumbers ? value.formatted(.number.locale(locale)) : String(value)
+    }
+
+    /// "2024-01-03" → "3. Januar 2024" (the strings' `language.day` pattern); other text as it is.
+    func day(_ day: String) -> String {
+        dayPattern == "yyyy-MM-dd" ? day : (dates.day(day) ?? day)
+    }
+
+    /// "2026-11-21T23:57:00Z" → "2026-11-21 23:57 UTC" in English, "21. November 2026, 23:57 UTC" in German.
+    func dateTime(_ iso: String) -> String {
+        if dateTimePattern == "yyyy-MM-dd HH:mm 'UTC'" {
+            guard iso.count >= 16, iso.hasSuffix("Z") else { return iso }
+            let chars = Array(iso)
+            return String(chars[0..<10]) + " " + String(chars[11..<16]) + " UTC"
+        }
+        return dates.dateTime(iso) ?? iso
+    }
+
+    /// What lists are sorted by: texts whose keys are in order are in the language's order.
+    func sortKey(_ text: String) -> String {
+        guard let collator else { return Self.folded(text) }
+        // The key's bytes as characters of the private use area: each compares as its byte does,
+        // and none of them changes under Unicode normalisation.
+        var key = String.UnicodeScalarView()
+        for byte in collator.sortKey(text) { key.append(Unicode.Scalar(0xE000 + UInt32(byte))!) }
+        return String(key)
+    }
+
+    /// What the list of all books' script sorts by in the reader's browser (`data-title`): the
+    /// folded text in English, as always; the lower-cased text otherwise, which the script sorts
+    /// with the browser's collation for the page's language.
+    func browserSortKey(_ text: String) -> String {
+        collator == nil ? Self.folded(text) : text.lowercased()
+    }
+
+    /// The heading a name is filed under in the authors' index ("A"…"Z", "Ñ", "#") from its first letter.
+    func letter(of name: String) -> String {
+        guard let first = name.first, first.isLetter else { return "#" }
+        guard let letters else {
+            // English, as always: "A"…"Z" after folding; any other letter ("ı", "æ") under "#".
+            guard let scalar = Self.folded(String(first)).unicodeScalars.first, ("a"..."z").contains(scalar) else { return "#" }
+            return String(scalar).uppercased()
+        }
+        let upper = String(first).uppercased()
+        // A letter with a mark goes under the letter without it when the language sorts them as
+        // one letter (German "Ä" under "A"), and under itself when not (Spanish "Ñ", Swedish "Ä").
+        let base = upper.folding(options: .diacriticInsensitive, locale: locale)
+        if base != upper, base.count == 1, letters.sortKey(base) == letters.sortKey(upper) { return base }
+        return upper
+    }
+
+    /// Case and accents ignored: the order English pages have always had.
+    static func folded(_ text: String) -> String {
+        // Foundation's folding goes through ICU: only text outside ASCII needs it.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    static func fill(_ text: String, _ values: KeyValuePairs<String, String>) -> String {
+        var result = text
+        for (name, value) in values { result = result.replacingOccurrences(of: "{" + name + "}", with: value) }
+        return result
+    }
+}
+
+/// The day and date-and-time patterns, through Foundation's formatter for the language. A
+/// formatter is not to be shared between threads without a lock.
+private final class DateForms: @unchecked Sendable {
+    private let lock = NSLock()
+    private let dayFormatter: DateFormatter
+    private let dateTimeFormatter: DateFormatter
+    private let calendar: Calendar
+
+    init(locale: Locale, day: String, dateTime: String) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        self.calendar = calendar
+        func formatter(_ pattern: String) -> DateFormatter {
+            let formatter = DateFormatter()
+            formatter.locale = locale
+            formatter.calendar = calendar
+            formatter.timeZone = calendar.timeZone
+            formatter.dateFormat = pattern
+            return formatter
+        }
+        dayFormatter = formatter(day)
+        dateTimeFormatter = formatter(dateTime)
+    }
+
+    func day(_ text: String) -> String? {
+        guard let date = date(text, withTime: false) else { return nil }
+        return lock.withLock { dayFormatter.string(from: date) }
+    }
+
+    func dateTime(_ text: String) -> String? {
+        guard let date = date(text, withTime: true) else { return nil }
+        return lock.withLock { dateTimeFormatter.string(from: date) }
+    }
+
+    /// "2026-11-21" or "2026-11-21T23:57:00Z", read by hand: the server's text is untrusted, and
+    /// anything else is shown as it is.
+    private func date(_ text: String, withTime: Bool) -> Date? {
+        let digits = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= digits.count else { return nil }
+            var value = 0
+            for byte in digits[range] {
+                guard (0x30...0x39).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        var parts = DateComponents(year: year, month: month, day: day)
+        if withTime {
+            guard let hour = number(11..<13), let minute = number(14..<16), hour < 24, minute < 60 else { return nil }
+            parts.hour = hour
+            parts.minute = minute
+        }
+        return calendar.date(from: parts)
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import SampleServer
+@testable import Site
+import Testing
+
+/// The pages in the reader's language (`--language`): the strings files, plurals, numbers, dates
+/// and order, and the built tool's pages in German, French and Spanish.
+@Suite(.serialized)
+struct LanguageTests {
+    static let shipped = ["en", "de", "fr", "es"]
+
+    static func language(_ tag: String) async throws -> Language {
+        try await TemplateSet.bundled(language: tag).language
+    }
+
+    static func strings(_ tag: String) throws -> [String: String] {
+        let folder = try #require(TemplateSet.bundledDirectory).appendingPathComponent("strings")
+        let data = try Data(contentsOf: folder.appendingPathComponent(tag + ".strings"))
+        return try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: String])
+    }
+
+    @Test func everyEnglishKeyIsInEachShippedLanguage() async throws {
+        let english = try Self.strings("en")
+        #expect(english.count > 100)
+        for tag in Self.shipped.dropFirst() {
+            let own = try Self.strings(tag)
+            #expect(Set(english.keys).subtracting(own.keys).isEmpty, "\(tag) lacks \(Set(english.keys).subtracting(own.keys).sorted())")
+            let language = try await Self.language(tag)
+            #expect(language.missingKeys.isEmpty)
+        }
+    }
+
+    @Test func pluralFormsFollowEachLanguagesRules() async throws {
+        let expected: [String: [String]] = [
+            "en": ["0 books", "1 book", "2 books", "5 books"],
+            "de": ["0 Bücher", "1 Buch", "2 Bücher", "5 Bücher"],
+            // French counts 0 as singular; English and Spanish do not.
+            "fr": ["0 livre", "1 livre", "2 livres", "5 livres"],
+            "es": ["0 libros", "1 libro", "2 libros", "5 libros"],
+        ]
+        for (tag, forms) in expected {
+            let language = try await Self.language(tag)
+            #expect([0, 1, 2, 5].map { language.count("books", $0) } == forms, "\(tag)")
+        }
+        // CLDR's "many" for a million in French and Spanish: "1 000 000 de livres".
+        let fr = try await Self.language("fr"), es = try await Self.language("es")
+        #expect(fr.count("books", 1_000_000).hasSuffix("de livres"))
+        #expect(es.count("books", 1_000_000) == "1.000.000 de libros")
+    }
+
+    @Test func numbersAndDatesInEachLanguagesForm() async throws {
+        let en = try await Self.language("en"), de = try await Self.language("de")
+        let fr = try await Self.language("fr"), es = try await Self.language("es")
+        // English pages keep the forms they always had.
+        #expect(en.number(1062) == "1062" && en.day("2024-01-03") == "2024-01-03")
+        #expect(en.dateTime("2026-11-25T21:05:00Z") == "2026-11-25 21:05 UTC")
+        #expect(de.number(1062) == "1.062" && de.count("books", 1062) == "1.062 Bücher")
+        #expect(fr.number(1062).unicodeScalars.map(\.value) == [0x31, 0x202F, 0x30, 0x36, 0x32])
+        #expect(es.number(1062000) == "1.062.000")
+        #expect(de.day("2026-11-25") == "25. November 2026")
+        #expect(fr.day("2024-01-03") == "3 janvier 2024")
+        #expect(es.day("2024-01-03") == "3 de enero de 2024")
+        #expect(de.dateTime("2026-11-25T21:05:00Z") == "25. November 2026, 21:05 UTC")
+        // The server's text is untrusted: what is not a date is shown as it is.
+        #expect(de.day("gestern") == "gestern" && de.dateTime("2026-13-45T99:00:00Z") == "2026-13-45T99:00:00Z")
+    }
+
+    static func sorted(_ words: [String], _ language: Language) -> [String] {
+        words.map { (language.sortKey($0), $0) }.sorted { $0 < $1 }.map(\.1)
+    }
+
+    @Test func listsAreSortedByEachLanguagesCollation() async throws {
+        let de = try await Self.language("de"), es = try await Self.language("es"), en = try await Self.language("en")
+        // German files "Ä" with "A" and "Ö" with "O", not after "Z".
+        #expect(Self.sorted(["Zebra", "Öl", "Äpfel", "Ofen", "Apfel"], de) == ["Apfel", "Äpfel", "Ofen", "Öl", "Zebra"])
+        // Spanish has "ñ" as a letter after "n".
+        #expect(Self.sorted(["oso", "ñandú", "nube", "Nadal"], es) == ["Nadal", "nube", "ñandú", "oso"])
+        // English ignores accents and case, as its pages always did.
+        #expect(Self.sorted(["zoë", "Émile", "école", "Eclair", "apple"], en) == ["apple", "Eclair", "école", "Émile", "zoë"])
+        // The authors' index headings: "Ä" under "A" in German, "Ñ" of its own in Spanish, "N" in English.
+        #expect(de.letter(of: "Ärzte, Die") == "A" && es.letter(of: "Ñúñez, Ana") == "Ñ" && en.letter(of: "Ñúñez, Ana") == "N")
+        #expect(de.letter(of: "1984 Collective") == "#" && en.letter(of: "ıșık") == "#")
+        // Surname particles per language: German files "von Goethe" under G, French "de Beauvoir" under B.
+        let fr = try await Self.language("fr")
+        #expect(de.surnameParticles.contains("von") && fr.surnameParticles.contains("de"))
+    }
+
+    // MARK: The built tool
+
+    /// The English strings a page in `tag` must not show: each value that the language words
+    /// differently, in pieces between its {placeholders}, of two words or six letters at least.
+    static func englishPieces(differingIn tag: String) throws -> [String] {
+        let english = try strings("en"), own = try strings(tag)
+        var pieces = Set<String>()
+        for (key, value) in english where !key.hasPrefix("language.") && own[key] != value {
+            for piece in value.components(separatedBy: "{").map({ $0.split(separator: "}", maxSplits: 1).last.map(String.init) ?? $0 }) {
+                let text = piece.trimmingCharacters(in: CharacterSet.whitespaces.union(.punctuationCharacters))
+                if text.contains(" ") || text.count >= 6 { pieces.insert(text) }
+            }
+        }
+        return pieces.sorted()
+    }
+
+    /// A page's fixed words: its visible text and its labels, without the server's text (marked
+    /// `dir="auto"` or `<bdi>`), the page's title, and the tool's own messages about problems.
+    static func fixedText(ofHTML html: String, problems: [String]) -> String {
+        var text = html
+        for pattern in [#"<title>.*?</title>"#, #"<bdi>.*?</bdi>"#, #"<(\w+)[^>]*dir="auto"[^>]*>.*?</\1>"#, #"<script.*?</script>"#,
+                        #"<meta [^>]*>"#, #"<link [^>]*>"#, #"<svg.*?</svg>"#] {
+            text = text.replacingOccurrences(of: "(?s)" + pattern, with: " ", options: [.regularExpression, .caseInsensitive])
+        }
+        let labels = SiteInspector.matches(of: #"(?:aria-label|placeholder|title|alt)="([^"]*)""#, in: text).joined(separator: "\n")
+        var visible = SiteInspector.visibleText(ofHTML: text) + "\n" + labels
+        for message in problems { visible = visible.replacingOccurrences(of: message, with: " ") }
+        return visible
+    }
+
+    @Test(arguments: ["de", "fr", "es"])
+    func pagesInALanguageShowNoEnglishFixedWord(_ tag: String) async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("snapshot")
+        let run = try await EndToEndTests.export(server, to: output, extra: ["--language", tag, "-q"], environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+        await server.stop()
+        #expect(run.status == 2, "\(run.output)")  // the sample library's gaps, as in English
+        let site = SiteInspector(root: output)
+        let archive = try #require(site.data("library.json"))
+        let library = try #require(try JSONSerialization.jsonObject(with: archive) as? [String: Any])
+        let problems = (library["problems"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        let pages = site.files().filter { $0.hasSuffix(".html") }
+        #expect(pages.count > 40)
+        let pieces = try Self.englishPieces(differingIn: tag)
+        #expect(pieces.contains("Recently added") && pieces.contains("Could not be fetched"))
+        for page in pages {
+            let html = try #require(site.text(page))
+            #expect(html.contains("<html lang=\"\(tag)\">"), "\(page)")
+            let text = Self.fixedText(ofHTML: html, problems: problems)
+            let left = pieces.filter { text.contains($0) }
+            #expect(left.isEmpty, "\(page) still says in English: \(left)")
+        }
+        let language = try await Self.language(tag)
+        // The index's date, its counts, and the feeds' language.
+        let index = try #require(site.text("index.html"))
+        #expect(index.contains(language.dateTime("2023-11-14T22:13:20Z")) && !index.contains("2023-11-14 22:13 UTC"))
+        #expect(index.contains(language.count("books", 30)))
+        let feed = try #require(site.text("feed.xml")), catalog = try #require(site.text("opds/index.xml"))
+        #expect(feed.contains("xml:lang=\"\(tag)\"") && catalog.contains("xml:lang=\"\(tag)\""))
+        // The Markdown in the language too.
+        let markdown = try #require(site.text("markdown/index.md"))
+        #expect(markdown.contains("## " + language.text("shelves")) && !markdown.contains("## Shelves"))
+    }
+
+    @Test func aLanguageFileWithMissingKeysFallsBackToEnglishAndSaysWhich() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("snapshot")
+        let first = try await EndToEndTests.export(server, to: output, extra: ["-q"])
+        await server.stop()
+        #expect(first.status == 2, "\(first.output)")
+
+        let templates = folder.path("templates")
+        let copy = try await ToolRunner.run(["copy-templates", templates.path])
+        #expect(copy.status == 0 && FileManager.default.fileExists(atPath: templates.appendingPathComponent("strings/de.strings").path))
+        // A Dutch file with two words: the rest stays English, and the run names the missing keys.
+        try "\"shelves\" = \"Boekenplanken\";\n\"allBooks\" = \"Alle boeken\";\n\"language.order\" = \"collation\";\n"
+            .write(to: templates.appendingPathComponent("strings/nl.strings"), atomically: true, encoding: .utf8)
+        let dutch = folder.path("dutch")
+        let render = try await ToolRunner.run(["render", "--from", output.path, "--output", dutch.path, "--templates", templates.path, "--language", "nl"])
+        #expect(render.status == 0, "\(render.output)")
+        #expect(render.stderr.contains("The strings for 'nl' lack") && render.stderr.contains("allShelves"), "\(render.stderr)")
+        let index = try #require(SiteInspector(root: dutch).text("index.html"))
+        #expect(index.contains("<html lang=\"nl\">") && index.contains(">Boekenplanken</h2>") && index.contains(">Recently added</h2>"))
+
+        // A language with no strings file is an error that lists those there are; a malformed tag is bad usage.
+        let unknown = try await ToolRunner.run(["render", "--from", output.path, "--output", folder.path("x").path, "--language", "sv"])
+        #expect(unknown.status == 78 && unknown.stderr.contains("no strings for the language 'sv'") && unknown.stderr.contains("de, en, es, fr"), "\(unknown.output)")
+        let malformed = try await ToolRunner.run(["render", "--from", output.path, "--output", folder.path("y").path, "--language", "../../etc"])
+        #expect(malformed.status == 64 && malformed.stderr.contains("--language must be a language tag"), "\(malformed.output)")
+        // A broken strings file names its line.
+        try "\"shelves\" = \"Boekenplanken\"\n\"allBooks\" = ;\n".write(to: templates.appendingPathComponent("strings/nl.strings"), atomically: true, encoding: .utf8)
+        let broken = try await ToolRunner.run(["render", "--from", output.path, "--output", folder.path("z").path, "--templates", templates.path, "--language", "nl"])
+        #expect(broken.status == 78 && broken.stderr.contains("strings/nl.strings: not a strings file"), "\(broken.output)")
+    }
+}
