@@ -248,7 +248,7 @@ struct EndToEndTests {
         #expect(copy.status == 0, "\(copy.output)")
         let shelf = templates.appendingPathComponent("html/shelf.mustache")
         let original = try String(contentsOf: shelf, encoding: .utf8)
-        try original.replacingOccurrences(of: "<h1>{{shelf.name}}</h1>", with: "<h1 class=\"mine\">Shelf: {{shelf.name}}</h1>")
+        try original.replacingOccurrences(of: "<h1 dir=\"auto\">{{shelf.name}}</h1>", with: "<h1 class=\"mine\">Shelf: {{shelf.name}}</h1>")
             .write(to: shelf, atomically: true, encoding: .utf8)
 
         let server = try await Self.startServer()
