@@ -66,8 +66,13 @@ package struct ShareCard: Sendable, Hashable {
 
     /// What a screen reader says of it.
     package var alt: String {
+        alt { title, author in "\(title), by \(author)" }
+    }
+
+    /// The same, with a book's title and author put together by `titleByAuthor` (in the pages' language).
+    package func alt(_ titleByAuthor: (_ title: String, _ author: String) -> String) -> String {
         switch kind {
-        case .book(let title, let author, _): author.isEmpty ? title : "\(title), by \(author)"
+        case .book(let title, let author, _): author.isEmpty ? title : titleByAuthor(title, author)
         case .row(let name, let line, _): "\(name): \(line)"
         }
     }

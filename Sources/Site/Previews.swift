@@ -72,7 +72,8 @@ extension SiteModel {
             return PreviewView(type: type, title: title, description: description, url: base + path)
         }
         return PreviewView(type: type, title: title, description: description, url: base + path, image: base + card.path,
-                           imageWidth: ShareCard.width, imageHeight: ShareCard.height, imageAlt: card.alt)
+                           imageWidth: ShareCard.width, imageHeight: ShareCard.height,
+                           imageAlt: card.alt { language.text("cardAltBook", ["title": $0, "author": $1]) })
     }
 
     /// Whether pages get share cards: with `--site-url` (previews need absolute addresses) and
@@ -89,30 +90,29 @@ extension SiteModel {
     }
 
     func authorCard(_ author: AuthorIndex.Author) -> ShareCard? {
-        drawsCards ? ShareCard.row(name: author.displayName, line: Self.bookCount(author.books.count), covers: covers(author.books), siteTitle: site.title) : nil
+        drawsCards ? ShareCard.row(name: author.displayName, line: language.count("books", author.books.count), covers: covers(author.books), siteTitle: site.title) : nil
     }
 
     func yearCard(_ index: Int) -> ShareCard? {
         let year = years.years[index]
-        return drawsCards ? ShareCard.row(name: "Added in \(year.year)", line: Self.bookCount(year.books.count), covers: covers(year.books), siteTitle: site.title) : nil
+        return drawsCards ? ShareCard.row(name: language.text("addedInYear", ["year": year.year]), line: language.count("books", year.books.count), covers: covers(year.books), siteTitle: site.title) : nil
     }
-
-    static func bookCount(_ count: Int) -> String { count == 1 ? "1 book" : "\(count) books" }
 
     /// The index's card, which the lists and the stats share: the catalog's name over its newest covers.
     var indexCard: ShareCard {
-        let count = site.bookCount == 1 ? "1 book" : "\(site.bookCount) books"
-        let shelves = site.shelfCount == 1 ? "1 shelf" : "\(site.shelfCount) shelves"
-        return ShareCard.row(name: site.title, line: "\(count) on \(shelves)", covers: covers(recent.isEmpty ? books : recent),
+        ShareCard.row(name: site.title, line: indexLine, covers: covers(recent.isEmpty ? books : recent),
                              siteTitle: site.title)
     }
 
     var indexCardIfDrawn: ShareCard? { drawsCards ? indexCard : nil }
 
+    /// "1062 books on 12 shelves"
+    private var indexLine: String {
+        language.text("previewIndex", ["books": language.count("books", site.bookCount), "shelves": language.count("shelvesCount", site.shelfCount)])
+    }
+
     func indexPreview() -> PreviewView? {
-        let count = site.bookCount == 1 ? "1 book" : "\(site.bookCount) books"
-        let shelves = site.shelfCount == 1 ? "1 shelf" : "\(site.shelfCount) shelves"
-        return preview("index.html", title: site.title, description: Self.describe("\(count) on \(shelves)", titles: recent.isEmpty ? books : recent, in: self),
+        preview("index.html", title: site.title, description: Self.describe(indexLine, titles: recent.isEmpty ? books : recent, in: self),
                        card: indexCardIfDrawn)
     }
 
@@ -128,13 +128,14 @@ extension SiteModel {
 
     func authorPreview(_ author: AuthorIndex.Author) -> PreviewView? {
         preview("authors/\(author.fileName).html", title: author.displayName,
-                description: Self.describe(Self.bookCount(author.books.count), titles: author.books, in: self), card: authorCard(author))
+                description: Self.describe(language.count("books", author.books.count), titles: author.books, in: self), card: authorCard(author))
     }
 
     func yearPreview(_ index: Int) -> PreviewView? {
         let year = years.years[index]
-        return preview("years/\(year.year).html", title: "Added in \(year.year)",
-                       description: Self.describe(Self.bookCount(year.books.count) + " added in \(year.year)", titles: year.books, in: self),
+        return preview("years/\(year.year).html", title: language.text("addedInYear", ["year": year.year]),
+                       description: Self.describe(language.text("previewYear", ["books": language.count("books", year.books.count), "year": year.year]),
+                                                  titles: year.books, in: self),
                        card: yearCard(index))
     }
 
@@ -142,8 +143,10 @@ extension SiteModel {
     func bookPreview(_ view: BookView, place: Int, noteMarkdown: String) -> PreviewView? {
         guard let base = site.url else { return nil }
         var facts: [String] = []
-        if let author = view.author?.trimmingSpaces(), !author.isEmpty { facts.append("By \(author)") }
-        if let shelf = view.shelfName { facts.append(facts.isEmpty ? "On the shelf \(shelf)" : "on the shelf \(shelf)") }
+        if let author = view.author?.trimmingSpaces(), !author.isEmpty { facts.append(language.text("previewBy", ["author": author])) }
+        if let shelf = view.shelfName {
+            facts.append(language.text(facts.isEmpty ? "previewOnShelf" : "previewOnShelfAfter", ["shelf": shelf]))
+        }
         var description = facts.joined(separator: ", ")
         if !description.isEmpty { description += "." }
         let sentence = Self.firstSentence(MarkdownPlainText.text(noteMarkdown, upTo: 600))
@@ -173,8 +176,9 @@ extension SiteModel {
     static func describe(_ label: String, titles places: [Int], in model: SiteModel) -> String {
         let titles = places.prefix(3).map { model.bookView($0).title }
         guard !titles.isEmpty else { return label + "." }
-        let list = titles.count == 1 ? titles[0] : titles.dropLast().joined(separator: ", ") + " and " + titles.last!
-        return clipped(places.count > titles.count ? "\(label), among them \(list)." : "\(label): \(list).")
+        let language = model.language
+        let list = titles.count == 1 ? titles[0] : titles.dropLast().joined(separator: ", ") + " " + language.text("titlesAnd") + " " + titles.last!
+        return clipped(language.text(places.count > titles.count ? "previewAmong" : "previewList", ["label": label, "titles": list]))
     }
 
     /// The first sentence of a text, at most about 200 characters (cut at a word, with "…").

@@ -165,8 +165,10 @@ package struct SiteRenderer: Sendable {
         return (1...model.booksPageCount).map { number in
             {
                 let file = SiteModel.booksPageFile(number)
-                let preview = model.listPreview(file, title: "All books", description: number == 1
-                    ? "All \(SiteModel.bookCount(model.books.count)), by title." : "All \(SiteModel.bookCount(model.books.count)), by title: page \(number).")
+                let preview = model.listPreview(file, title: model.language.text("allBooks"), description: number == 1
+                    ? model.language.text("previewAllBooks", ["books": model.language.count("books", model.books.count)])
+                    : model.language.text("previewAllBooksPage", ["books": model.language.count("books", model.books.count),
+                                                                  "number": model.language.number(number)]))
                 try writer.write(try templates.render(model.booksPage(number, root: ""), preview: preview, .html, template: "books"), to: file)
             }
         }
@@ -178,7 +180,8 @@ package struct SiteRenderer: Sendable {
         var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }]
         jobs += [
             {
-                let preview = model.listPreview("stats.html", title: "Stats", description: "\(SiteModel.bookCount(model.books.count)) by shelf, author and year.")
+                let preview = model.listPreview("stats.html", title: model.language.text("stats"),
+                                                description: model.language.text("previewStats", ["books": model.language.count("books", model.books.count)]))
                 try writer.write(try templates.render(StatsPage(model, root: ""), preview: preview, .html, template: "stats"), to: "stats.html")
             },
             {
@@ -189,7 +192,7 @@ package struct SiteRenderer: Sendable {
         if model.site.url != nil { jobs.append { if let sitemap = model.sitemap() { try writer.write(sitemap, to: "sitemap.xml") } } }
         if let changes = model.changesView {
             jobs.append {
-                let preview = model.listPreview("changes.html", title: "Changes", description: changes.summary)
+                let preview = model.listPreview("changes.html", title: model.language.text("changes"), description: changes.summary)
                 try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), preview: preview, .html, template: "changes"),
                                  to: "changes.html")
             }
@@ -213,7 +216,8 @@ package struct SiteRenderer: Sendable {
         return [OutputFormat.html, .markdown].filter(formats.contains).map { format in
             {
                 let preview = format == .html
-                    ? model.listPreview("authors.html", title: "Authors", description: "\(model.authors.authors.count) authors, by surname.") : nil
+                    ? model.listPreview("authors.html", title: model.language.text("authors"),
+                                      description: model.language.text("catalogAuthorsDetail", ["count": model.language.number(model.authors.authors.count)])) : nil
                 try writer.write(try templates.render(model.authorsPage(root: ""), preview: preview, format, template: "authors"),
                                  to: format == .html ? "authors.html" : "markdown/authors.md")
             }

@@ -28,6 +28,9 @@ package struct TemplateSet: Sendable {
     /// One Mustache library per kind, loaded from `html/` and `markdown/`: a template names the
     /// others of its kind as `layout` or `partials/book-list`.
     let libraries: [OutputFormat: MustacheLibrary]
+    /// The kinds whose templates still look the language's words up as pages are made (a user's
+    /// template with `{{#t.…}}`); the others had them written in when loaded.
+    let wordsAtRuntime: Set<OutputFormat>
     /// Relative paths of the files under `assets/`.
     package let assets: [String]
 
@@ -50,7 +53,13 @@ package struct TemplateSet: Sendable {
     /// there were strings files has none at all).
     package static func load(from directory: URL, language tag: String = Language.english) async throws -> TemplateSet {
         let path = directory.path
+        var folders = [directory.appendingPathComponent(StringsFiles.folder)]
+        if let bundled = bundledDirectory?.appendingPathComponent(StringsFiles.folder), bundled.standardizedFileURL != folders[0].standardizedFileURL {
+            folders.append(bundled)
+        }
+        let language = try StringsFiles.language(tag, in: folders)
         var libraries: [OutputFormat: MustacheLibrary] = [:]
+        var wordsAtRuntime = Set<OutputFormat>()
         for (format, names) in requiredTemplates {
             let folder = directory.appendingPathComponent(format.rawValue)
             var isDirectory: ObjCBool = false
@@ -74,9 +83,15 @@ package struct TemplateSet: Sendable {
                       let text = try? String(contentsOf: bundled, encoding: .utf8) else {
                     throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
                 }
-                try withEscaping.register((format == .html ? "{{%CONTENT_TYPE:\(HTMLEscaping.name)}}\n" : "") + text, named: name)
+                try withEscaping.register((format == .html ? "{{%CONTENT_TYPE:\(HTMLEscaping.name)}}\n" : "") + language.writtenInto(text, html: format == .html),
+                                          named: name)
             }
-            libraries[format] = withEscaping
+            let written = try withEscaping.rewritten(in: folder) { language.writtenInto($0, html: format == .html) }
+            libraries[format] = written
+            let names = Self.templateNames(in: folder) + (addedTemplates[format] ?? [])
+            if names.contains(where: { written.getTemplate(named: $0).map { Language.namesWords($0.description) } ?? false }) {
+                wordsAtRuntime.insert(format)
+            }
         }
         let assetsDirectory = directory.appendingPathComponent("assets")
         var assets: [String] = []
@@ -88,12 +103,7 @@ package struct TemplateSet: Sendable {
                 }
             }
         }
-        var folders = [directory.appendingPathComponent(StringsFiles.folder)]
-        if let bundled = bundledDirectory?.appendingPathComponent(StringsFiles.folder), bundled.standardizedFileURL != folders[0].standardizedFileURL {
-            folders.append(bundled)
-        }
-        let language = try StringsFiles.language(tag, in: folders)
-        return TemplateSet(directory: directory, language: language, libraries: libraries, assets: assets.sorted())
+        return TemplateSet(directory: directory, language: language, libraries: libraries, wordsAtRuntime: wordsAtRuntime, assets: assets.sorted())
     }
 
     func render<Page: MustacheParent & AnyObject>(_ page: Page, _ format: OutputFormat, template name: String) throws -> String {
@@ -101,10 +111,20 @@ package struct TemplateSet: Sendable {
     }
 
     func render<Context: MustacheParent>(context: Context, _ format: OutputFormat, template name: String) throws -> String {
-        guard let output = libraries[format]?.render(Localized(page: context, strings: StringsView(language: language)), withTemplate: name) else {
+        let output = wordsAtRuntime.contains(format)
+            ? libraries[format]?.render(Localized(page: context, strings: StringsView(language: language)), withTemplate: name)
+            : libraries[format]?.render(context, withTemplate: name)
+        guard let output else {
             throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: directory.path)
         }
         return output
+    }
+
+    /// The names of the templates in `folder` (`book`, `partials/pager`).
+    static func templateNames(in folder: URL) -> [String] {
+        (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".mustache") }
+            .map { String($0.dropLast(".mustache".count)) }
     }
 
     private static func describe(_ error: any Error) -> String {

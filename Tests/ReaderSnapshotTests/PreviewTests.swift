@@ -42,10 +42,11 @@ import Thumbnails
     }
 
     /// Renders the library into a new folder; returns it (to be removed by the caller's folder).
-    static func render(in folder: TemporaryFolder, _ name: String, siteURL: String? = base, shareCards: Bool = true) async throws -> SiteInspector {
+    static func render(in folder: TemporaryFolder, _ name: String, siteURL: String? = base, shareCards: Bool = true,
+                       language: String = "en") async throws -> SiteInspector {
         let root = folder.path(name)
         let library = try library(coversIn: root)
-        var renderer = SiteRenderer(templates: try await TemplateSet.bundled(), siteURL: siteURL.flatMap(URL.init(string:)))
+        var renderer = SiteRenderer(templates: try await TemplateSet.bundled(language: language), siteURL: siteURL.flatMap(URL.init(string:)))
         renderer.shareCards = shareCards
         try renderer.render(library, into: SnapshotWriter(root: root))
         return SiteInspector(root: root)
@@ -240,4 +241,21 @@ import Thumbnails
         #expect(cards.count > 120 && cards == two.files().filter { $0.hasPrefix("cards/") })
         for card in cards { #expect(one.data(card) == two.data(card), "\(card)") }
     }
+
+    /// `--language de`: the previews' titles, descriptions and cards' words are German too.
+    @Test func previewsAreInThePagesLanguage() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let site = try await Self.render(in: folder, "de", language: "de")
+        let index = Self.metaTags(try #require(site.text("index.html")))
+        #expect(index["og:description"]?.hasPrefix("4 Bücher auf 3 Regalen, darunter ") == true, "\(index)")
+        let book = Self.metaTags(try #require(site.text("books/1-dracula.html")))
+        #expect(book["og:description"] == "Von Bram Stoker, im Regal Gothic. A gothic novel told in letters.", "\(book)")
+        #expect(book["og:image:alt"] == "Dracula, von Bram Stoker")
+        let year = Self.metaTags(try #require(site.text("years/2024.html")))
+        #expect(year["og:title"] == "Hinzugefügt 2024" && year["og:description"]?.hasPrefix("3 Bücher, hinzugefügt 2024: ") == true, "\(year)")
+        let stats = Self.metaTags(try #require(site.text("stats.html")))
+        #expect(stats["og:title"] == "Statistik · Shared books" && stats["og:description"] == "4 Bücher nach Regal, Autor und Jahr.", "\(stats)")
+    }
+
 }

@@ -72,7 +72,7 @@ package final class Language: Sendable {
 
     /// `key` with each `{name}` in it replaced by its value.
     func text(_ key: String, _ values: KeyValuePairs<String, String>) -> String {
-        Self.fill(text(key), values)
+        Self.fill(text(key), values.map { (name: $0.key, value: $0.value) })
     }
 
     /// The form of `key` for `count` ("key.one", "key.few", … "key.other"), with `{count}` in it
@@ -80,7 +80,7 @@ package final class Language: Sendable {
     func count(_ key: String, _ count: Int, _ values: KeyValuePairs<String, String> = [:]) -> String {
         let category = plurals?.category(count) ?? (count == 1 ? "one" : "other")
         let form = strings[key + "." + category] ?? strings[key + ".other"] ?? key
-        return Self.fill(form.replacingOccurrences(of: "{count}", with: number(count)), values)
+        return Self.fill(form, [(name: "count", value: number(count))] + values.map { (name: $0.key, value: $0.value) })
     }
 
     /// The plural categories the strings have for `key` ("one", "other"…), with their forms.
@@ -148,9 +148,18 @@ package final class Language: Sendable {
         return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
     }
 
-    static func fill(_ text: String, _ values: KeyValuePairs<String, String>) -> String {
-        var result = text
-        for (name, value) in values { result = result.replacingOccurrences(of: "{" + name + "}", with: value) }
+    /// `text` with each `{name}` of `values` replaced by its value; other braces left as they are.
+    static func fill(_ text: String, _ values: [(name: String, value: String)]) -> String {
+        guard text.utf8.contains(UInt8(ascii: "{")) else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            result += rest[..<open]
+            let name = rest[rest.index(after: open)..<close]
+            if let value = values.first(where: { $0.name == name })?.value { result += value } else { result += rest[open...close] }
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
         return result
     }
 }
