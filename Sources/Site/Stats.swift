@@ -10,6 +10,8 @@ struct StatsPage {
     struct Bar {
         var label: String
         var count: Int
+        /// The count as the pages' language writes it ("1.062").
+        var countText: String
         /// The page the bar opens: a year's books.
         var href: String? = nil
         /// Geometry in the SVG's own units.
@@ -26,12 +28,14 @@ struct StatsPage {
     struct Author {
         var name: String
         var count: Int
+        var countText: String
         var href: String
     }
 
     struct Subject {
         var name: String
         var count: Int
+        var countText: String
     }
 
     static let topSubjectCount = 15
@@ -56,13 +60,14 @@ struct StatsPage {
     init(_ model: SiteModel, root: String) {
         self.root = root
         site = model.site
+        let language = model.language
         let shelves = model.shelves.map { ($0.shelf.name, $0.books.count) }
         let most = max(1, shelves.map(\.1).max() ?? 1)
         let labelWidth = 200, span = Self.chartWidth - labelWidth - 60
         shelfBars = shelves.enumerated().map { index, item in
             let y = index * (Self.barThickness + 8)
             let width = item.1 == 0 ? 0 : max(2, item.1 * span / most)
-            return Bar(label: item.0, count: item.1, x: labelWidth, y: y, width: width, height: Self.barThickness,
+            return Bar(label: item.0, count: item.1, countText: language.number(item.1), x: labelWidth, y: y, width: width, height: Self.barThickness,
                        labelX: labelWidth - 8, labelY: y + 16, countX: labelWidth + width + 6, countY: y + 16)
         }
         shelfChartHeight = max(1, shelves.count * (Self.barThickness + 8))
@@ -79,7 +84,7 @@ struct StatsPage {
             let count = perYear[year]!
             let height = max(2, count * plotHeight / mostInYear)
             let x = index * columnWidth + 8
-            return Bar(label: year, count: count, href: "years/\(year).html", x: x, y: plotHeight - height + 20, width: columnWidth - 12, height: height,
+            return Bar(label: year, count: count, countText: language.number(count), href: "years/\(year).html", x: x, y: plotHeight - height + 20, width: columnWidth - 12, height: height,
                        labelX: x + (columnWidth - 12) / 2, labelY: plotHeight + 38, countX: x + (columnWidth - 12) / 2,
                        countY: plotHeight - height + 14)
         }
@@ -88,7 +93,7 @@ struct StatsPage {
 
         topAuthors = model.authors.authors.filter { $0.name != nil }
             .sorted { ($1.books.count, $0.displayName) < ($0.books.count, $1.displayName) }.prefix(10)
-            .map { Author(name: $0.displayName, count: $0.books.count, href: "authors/\($0.fileName).html") }
+            .map { Author(name: $0.displayName, count: $0.books.count, countText: language.number($0.books.count), href: "authors/\($0.fileName).html") }
         var perSubject: [String: (name: String, count: Int)] = [:]
         for book in model.catalog.cards {
             for subject in book.openLibrary?.subjects ?? [] {
@@ -97,7 +102,7 @@ struct StatsPage {
             }
         }
         topSubjects = perSubject.values.sorted { ($1.count, $0.name) < ($0.count, $1.name) }.prefix(Self.topSubjectCount)
-            .map { Subject(name: $0.name, count: $0.count) }
+            .map { Subject(name: $0.name, count: $0.count, countText: language.number($0.count)) }
         withNotes = model.site.noteCount
         withCovers = model.site.coverCount
         withoutShelf = model.unshelved.count
@@ -117,9 +122,9 @@ extension StatsPage: MustacheParent {
         case "topAuthors": return topAuthors
         case "topSubjects": return topSubjects
         case "hasSubjects": return !topSubjects.isEmpty
-        case "withNotes": return withNotes
-        case "withCovers": return withCovers
-        case "withoutShelf": return withoutShelf
+        case "withNotes": return Text(site.language.number(withNotes))
+        case "withCovers": return Text(site.language.number(withCovers))
+        case "withoutShelf": return Text(site.language.number(withoutShelf))
         case "chartWidth": return Self.chartWidth
         default: return nil
         }

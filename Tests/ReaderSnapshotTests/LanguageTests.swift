@@ -163,6 +163,10 @@ struct LanguageTests {
         let templates = folder.path("templates")
         let copy = try await ToolRunner.run(["copy-templates", templates.path])
         #expect(copy.status == 0 && FileManager.default.fileExists(atPath: templates.appendingPathComponent("strings/de.strings").path))
+        // A word in a section is looked up as the page is made, not written in when loaded.
+        let indexTemplate = templates.appendingPathComponent("html/index.mustache")
+        try (try String(contentsOf: indexTemplate, encoding: .utf8)).replacingOccurrences(of: "{{$content}}", with: "{{$content}}{{#t.shelves}}<p class=\"mine\">{{.}}</p>{{/t.shelves}}")
+            .write(to: indexTemplate, atomically: true, encoding: .utf8)
         // A Dutch file with two words: the rest stays English, and the run names the missing keys.
         try "\"shelves\" = \"Boekenplanken\";\n\"allBooks\" = \"Alle boeken\";\n\"language.order\" = \"collation\";\n"
             .write(to: templates.appendingPathComponent("strings/nl.strings"), atomically: true, encoding: .utf8)
@@ -172,6 +176,7 @@ struct LanguageTests {
         #expect(render.stderr.contains("The strings for 'nl' lack") && render.stderr.contains("allShelves"), "\(render.stderr)")
         let index = try #require(SiteInspector(root: dutch).text("index.html"))
         #expect(index.contains("<html lang=\"nl\">") && index.contains(">Boekenplanken</h2>") && index.contains(">Recently added</h2>"))
+        #expect(index.contains("<p class=\"mine\">Boekenplanken</p>"))
 
         // A language with no strings file is an error that lists those there are; a malformed tag is bad usage.
         let unknown = try await ToolRunner.run(["render", "--from", output.path, "--output", folder.path("x").path, "--language", "sv"])
