@@ -1,6 +1,8 @@
 #include "cicu.h"
 #include <unicode/ucol.h>
 #include <unicode/upluralrules.h>
+#include <unicode/ulocdata.h>
+#include <unicode/uset.h>
 
 void *rs_plural_rules_open(const char *locale) {
     UErrorCode status = U_ZERO_ERROR;
@@ -30,3 +32,17 @@ int32_t rs_collator_sort_key(const void *collator, const uint16_t *text, int32_t
 }
 
 void rs_collator_close(void *collator) { ucol_close((UCollator *)collator); }
+
+void *rs_letters_open(const char *locale) {
+    UErrorCode status = U_ZERO_ERROR;
+    ULocaleData *data = ulocdata_open(locale, &status);
+    if (U_FAILURE(status)) { if (data) ulocdata_close(data); return NULL; }
+    USet *letters = ulocdata_getExemplarSet(data, NULL, USET_ADD_CASE_MAPPINGS, ULOCDATA_ES_STANDARD, &status);
+    ulocdata_close(data);
+    if (U_FAILURE(status)) { if (letters) uset_close(letters); return NULL; }
+    return letters;
+}
+
+int rs_letters_contain(const void *letters, uint32_t code_point) { return uset_contains((const USet *)letters, (UChar32)code_point); }
+
+void rs_letters_close(void *letters) { uset_close((USet *)letters); }

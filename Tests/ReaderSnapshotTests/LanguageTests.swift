@@ -80,6 +80,12 @@ struct LanguageTests {
         // The authors' index headings: "Ä" under "A" in German, "Ñ" of its own in Spanish, "N" in English.
         #expect(de.letter(of: "Ärzte, Die") == "A" && es.letter(of: "Ñúñez, Ana") == "Ñ" && en.letter(of: "Ñúñez, Ana") == "N")
         #expect(de.letter(of: "1984 Collective") == "#" && en.letter(of: "ıșık") == "#")
+        // A letter with a mark goes under its base where the language sorts them as one, and a
+        // letter of another alphabet under "#"; Swedish has "Å" and "Ä" of its own, after "Z".
+        #expect(de.letter(of: "Émile") == "E" && de.letter(of: "Жуков, Георгий") == "#")
+        let swedish = Language(tag: "sv", strings: ["language.order": "collation"], english: [:])
+        #expect(swedish.letter(of: "Åsa") == "Å" && swedish.letter(of: "Ärlig") == "Ä" && swedish.letter(of: "Émile") == "E")
+        #expect(Self.sorted(["Åsa", "Zorn", "Ärlig", "Adam"], swedish) == ["Adam", "Zorn", "Åsa", "Ärlig"])
         // Surname particles per language: German files "von Goethe" under G, French "de Beauvoir" under B.
         let fr = try await Self.language("fr")
         #expect(de.surnameParticles.contains("von") && fr.surnameParticles.contains("de"))

@@ -16,4 +16,10 @@ void *rs_collator_open(const char *locale, int primary_only);
 int32_t rs_collator_sort_key(const void *collator, const uint16_t *text, int32_t length, uint8_t *key, int32_t capacity);
 void rs_collator_close(void *collator);
 
+/// Opens the letters a language writes with (CLDR's exemplar characters, both cases); NULL when ICU has none.
+void *rs_letters_open(const char *locale);
+/// Whether `code_point` is one of them.
+int rs_letters_contain(const void *letters, uint32_t code_point);
+void rs_letters_close(void *letters);
+
 #endif

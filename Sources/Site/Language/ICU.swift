@@ -30,6 +30,25 @@ final class PluralRules: @unchecked Sendable {
     static func icuLocale(_ tag: String) -> String { tag.replacingOccurrences(of: "-", with: "_") }
 }
 
+/// The letters a language writes with (CLDR's exemplar characters): German's are "a"…"z", "ä",
+/// "ö", "ü" and "ß"; Swedish adds "å"; Russian's are Cyrillic.
+final class Alphabet: @unchecked Sendable {
+    // A set that is only read: safe from several threads.
+    private let letters: UnsafeMutableRawPointer
+
+    init?(language tag: String) {
+        guard let letters = rs_letters_open(PluralRules.icuLocale(tag)) else { return nil }
+        self.letters = letters
+    }
+
+    deinit { rs_letters_close(letters) }
+
+    /// Whether every character of `text` is one of the language's letters.
+    func contains(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { rs_letters_contain(letters, $0.value) != 0 }
+    }
+}
+
 /// A language's collation (its alphabet's order: German files "Ä" with "A", Spanish puts "ñ"
 /// after "n", Swedish puts "Ä" after "Z"), as sort keys: a text's key is made once, and keys then
 /// compare byte by byte, in the order the language sorts their texts.

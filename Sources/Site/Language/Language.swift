@@ -16,6 +16,8 @@ package final class Language: Sendable {
     private let collator: Collator?
     /// The same collation at its first level only: whether "Ä" is a letter of its own or an "A".
     private let letters: Collator?
+    /// The letters the language writes with: a name that starts with another goes under "#".
+    private let alphabet: Alphabet?
     /// The words that start a surname in this language's filing ("le" in "Le Guin").
     let surnameParticles: Set<String>
     private let locale: Locale
@@ -58,6 +60,7 @@ package final class Language: Sendable {
             collator = Collator(language: tag)
             letters = Collator(language: tag, primaryOnly: true)
         }
+        alphabet = Alphabet(language: tag)
         surnameParticles = Set((strings[Setting.particles] ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
         locale = Locale(identifier: tag)
@@ -135,10 +138,11 @@ package final class Language: Sendable {
         }
         let upper = String(first).uppercased()
         // A letter with a mark goes under the letter without it when the language sorts them as
-        // one letter (German "Ä" under "A"), and under itself when not (Spanish "Ñ", Swedish "Ä").
+        // one letter (German "Ä" under "A", "É" under "E"), and under itself when not (Spanish "Ñ",
+        // Swedish "Ä"). A letter of another alphabet (a Cyrillic name in a German catalog) goes under "#".
         let base = upper.folding(options: .diacriticInsensitive, locale: locale)
-        if base != upper, base.count == 1, letters.sortKey(base) == letters.sortKey(upper) { return base }
-        return upper
+        if base != upper, base.count == 1, letters.sortKey(base) == letters.sortKey(upper), alphabet?.contains(base) ?? true { return base }
+        return alphabet?.contains(upper) ?? true ? upper : "#"
     }
 
     /// Case and accents ignored: the order English pages have always had.
