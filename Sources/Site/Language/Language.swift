@@ -24,9 +24,12 @@ package final class Language: Sendable {
     private let groupsNumbers: Bool
     private let dayPattern: String
     private let dateTimePattern: String
-    private let dates: DateForms
+    /// Made only for patterns other than English's ISO forms: a formatter loads ICU's data.
+    private let dates: DateForms?
 
     package static let english = "en"
+    static let isoDay = "yyyy-MM-dd"
+    static let isoDateTime = "yyyy-MM-dd HH:mm 'UTC'"
 
     /// English from the bundled strings: what pages are written in when no language is asked for.
     package static let bundledEnglish: Language = {
@@ -52,7 +55,9 @@ package final class Language: Sendable {
         for (key, value) in own { strings[key] = value }
         self.strings = strings
         missingKeys = english.keys.filter { own[$0] == nil }.sorted()
-        plurals = PluralRules(language: tag)
+        // English's CLDR rule for a count is "one" for 1, "other" for the rest: English pages need
+        // not load ICU's data for it (a few megabytes of the run's memory).
+        plurals = tag == Self.english ? nil : PluralRules(language: tag)
         if strings[Setting.order] == "folded" {
             collator = nil
             letters = nil
@@ -60,14 +65,15 @@ package final class Language: Sendable {
             collator = Collator(language: tag)
             letters = Collator(language: tag, primaryOnly: true)
         }
-        alphabet = Alphabet(language: tag)
+        alphabet = collator == nil ? nil : Alphabet(language: tag)
         surnameParticles = Set((strings[Setting.particles] ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
         locale = Locale(identifier: tag)
         groupsNumbers = strings[Setting.numbers] != "plain"
-        dayPattern = strings[Setting.day] ?? "yyyy-MM-dd"
-        dateTimePattern = strings[Setting.dateTime] ?? "yyyy-MM-dd HH:mm 'UTC'"
-        dates = DateForms(locale: locale, day: dayPattern, dateTime: dateTimePattern)
+        dayPattern = strings[Setting.day] ?? Self.isoDay
+        dateTimePattern = strings[Setting.dateTime] ?? Self.isoDateTime
+        dates = dayPattern == Self.isoDay && dateTimePattern == Self.isoDateTime ? nil
+            : DateForms(locale: locale, day: dayPattern, dateTime: dateTimePattern)
     }
 
     /// The fixed word or sentence `key`, as the strings file has it.
@@ -98,17 +104,17 @@ package final class Language: Sendable {
 
     /// "2024-01-03" → "3. Januar 2024" (the strings' `language.day` pattern); other text as it is.
     func day(_ day: String) -> String {
-        dayPattern == "yyyy-MM-dd" ? day : (dates.day(day) ?? day)
+        dayPattern == Self.isoDay ? day : (dates?.day(day) ?? day)
     }
 
     /// "2026-11-21T23:57:00Z" → "2026-11-21 23:57 UTC" in English, "21. November 2026, 23:57 UTC" in German.
     func dateTime(_ iso: String) -> String {
-        if dateTimePattern == "yyyy-MM-dd HH:mm 'UTC'" {
+        if dateTimePattern == Self.isoDateTime {
             guard iso.count >= 16, iso.hasSuffix("Z") else { return iso }
             let chars = Array(iso)
             return String(chars[0..<10]) + " " + String(chars[11..<16]) + " UTC"
         }
-        return dates.dateTime(iso) ?? iso
+        return dates?.dateTime(iso) ?? iso
     }
 
     /// What lists are sorted by: texts whose keys are in order are in the language's order.
