@@ -205,9 +205,26 @@ struct SiteModel {
 
     func problemViews(_ problems: [Problem]) -> [ProblemView] {
         problems.map { problem in
-            ProblemView(message: problem.message, messageMarkdown: Markdown.text(problem.message),
+            let message = words(of: problem)
+            return ProblemView(message: message, messageMarkdown: Markdown.text(message),
                         book: problem.bookID.flatMap { placeByID[$0] }.map(bookView))
         }
+    }
+
+    /// What a visitor reads of a gap, in the pages' language. A snapshot written before the words
+    /// were fixed holds other text: that is shown as it is.
+    func words(of problem: Problem) -> String {
+        let kept = problem.kept ?? false
+        guard problem.message == Problem.words(problem.kind, since: problem.since, kept: kept) else { return problem.message }
+        let since = problem.since.map { language.text("problemSince", ["date": language.day($0)]) } ?? ""
+        let key = switch (problem.kind, kept) {
+        case (.bookDetails, true): "problemDetailsKept"
+        case (.bookDetails, false): "problemDetails"
+        case (.cover, true): "problemCoverKept"
+        case (.cover, false): "problemCover"
+        case (.shelfDetails, _): "problemShelf"
+        }
+        return language.text(key, ["since": since])
     }
 
     func indexPage(root: String) -> IndexPage {
