@@ -42,7 +42,9 @@ let package = Package(
         // libvips' variadic operations, behind calls Swift can make.
         .target(name: "CThumbnail", dependencies: ["CVips"]),
         // ICU's plural rules and collation (the pages' languages), from Debian's libicu-dev.
-        .target(name: "CICU", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
+        // Opened with dlopen when a language first needs it (English never does): libicu-dev's
+        // headers at build time, its libraries at run time.
+        .target(name: "CICU"),
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
