@@ -1,7 +1,9 @@
 #include "cicu.h"
+#include <stddef.h>
+
+#if __has_include(<unicode/ucol.h>)
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <unicode/ucol.h>
 #include <unicode/ulocdata.h>
 #include <unicode/upluralrules.h>
@@ -33,8 +35,10 @@ static struct {
 static pthread_once_t icu_once = PTHREAD_ONCE_INIT;
 
 static void load_icu(void) {
-    void *library = dlopen("libicui18n.so." U_ICU_VERSION_SHORT, RTLD_NOW | RTLD_LOCAL);
-    if (!library) library = dlopen("libicui18n.so", RTLD_NOW | RTLD_LOCAL);
+    const char *names[] = {"libicui18n.so." U_ICU_VERSION_SHORT, "libicui18n.so",
+                           "libicui18n." U_ICU_VERSION_SHORT ".dylib", "libicui18n.dylib"};
+    void *library = NULL;
+    for (size_t i = 0; !library && i < sizeof names / sizeof names[0]; i++) library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!library) return;
 #define RS_LOAD(field, function) if (!(icu.field = (__typeof__(icu.field))dlsym(library, RS_NAME(function)))) return;
     RS_LOAD(plural_rules_open, uplrules_open)
@@ -103,3 +107,21 @@ void *rs_letters_open(const char *locale) {
 int rs_letters_contain(const void *letters, uint32_t code_point) { return icu.set_contains((const USet *)letters, (UChar32)code_point); }
 
 void rs_letters_close(void *letters) { icu.set_close((USet *)letters); }
+
+#else
+// Built without ICU's headers (macOS without Homebrew's icu4c on the include path): no plural rules,
+// collation or letters; pages then use English's plural rule and the folded order.
+void *rs_plural_rules_open(const char *locale) { (void)locale; return NULL; }
+int32_t rs_plural_rules_select(const void *rules, double number, uint16_t *keyword, int32_t capacity) {
+    (void)rules; (void)number; (void)keyword; (void)capacity; return -1;
+}
+void rs_plural_rules_close(void *rules) { (void)rules; }
+void *rs_collator_open(const char *locale, int primary_only) { (void)locale; (void)primary_only; return NULL; }
+int32_t rs_collator_sort_key(const void *collator, const uint16_t *text, int32_t length, uint8_t *key, int32_t capacity) {
+    (void)collator; (void)text; (void)length; (void)key; (void)capacity; return 0;
+}
+void rs_collator_close(void *collator) { (void)collator; }
+void *rs_letters_open(const char *locale) { (void)locale; return NULL; }
+int rs_letters_contain(const void *letters, uint32_t code_point) { (void)letters; (void)code_point; return 0; }
+void rs_letters_close(void *letters) { (void)letters; }
+#endif

@@ -41,19 +41,11 @@ struct HTMLEscaping: MustacheContentType {
             || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
     }
 
-    /// The templates of `library`, each made to escape this way from its first line: swift-mustache
-    /// starts every template and partial with its own escaper.
-    static func everyTemplate(of library: MustacheLibrary, in folder: URL) throws -> MustacheLibrary {
+    /// The templates of `library`, each made to escape this way from its first line (swift-mustache
+    /// starts every template and partial with its own escaper), and its text rewritten by `rewrite`.
+    static func everyTemplate(of library: MustacheLibrary, in folder: URL, _ rewrite: (String) -> String = { $0 }) throws -> MustacheLibrary {
         _ = registered
-        var library = library
-        let names = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
-            .filter { $0.hasSuffix(".mustache") }
-            .map { String($0.dropLast(".mustache".count)) }
-        for name in names {
-            guard let template = library.getTemplate(named: name) else { continue }
-            // A line of its own, which the parser removes: the template's own lines are unchanged.
-            try library.register("{{%CONTENT_TYPE:\(Self.name)}}\n" + template.description, named: name)
-        }
-        return library
+        // A line of its own, which the parser removes: the template's own lines are unchanged.
+        return try library.rewritten(in: folder) { "{{%CONTENT_TYPE:\(Self.name)}}\n" + rewrite($0) }
     }
 }

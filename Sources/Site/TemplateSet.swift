@@ -77,16 +77,16 @@ package struct TemplateSet: Sendable {
             for name in names where library.getTemplate(named: name) == nil {
                 throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
             }
-            var withEscaping = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder) : library
+            // The language's words written in once, here (`Language.writtenInto`), and in html/ the escaping.
+            let words = { (text: String) in language.writtenInto(text, html: format == .html) }
+            var written = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder, words) : try library.rewritten(in: folder, words)
             for name in addedTemplates[format] ?? [] where library.getTemplate(named: name) == nil {
                 guard let bundled = bundledDirectory?.appendingPathComponent(format.rawValue).appendingPathComponent(name + ".mustache"),
                       let text = try? String(contentsOf: bundled, encoding: .utf8) else {
                     throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
                 }
-                try withEscaping.register((format == .html ? "{{%CONTENT_TYPE:\(HTMLEscaping.name)}}\n" : "") + language.writtenInto(text, html: format == .html),
-                                          named: name)
+                try written.register((format == .html ? "{{%CONTENT_TYPE:\(HTMLEscaping.name)}}\n" : "") + words(text), named: name)
             }
-            let written = try withEscaping.rewritten(in: folder) { language.writtenInto($0, html: format == .html) }
             libraries[format] = written
             let names = Self.templateNames(in: folder) + (addedTemplates[format] ?? [])
             if names.contains(where: { written.getTemplate(named: $0).map { Language.namesWords($0.description) } ?? false }) {

@@ -76,6 +76,7 @@ extension MustacheLibrary {
         for name in TemplateSet.templateNames(in: folder) {
             guard let template = library.getTemplate(named: name) else { continue }
             let text = rewrite(template.description)
+            // Registered again only when changed: parsing a template costs more than comparing it.
             if text != template.description { try library.register(text, named: name) }
         }
         return library
