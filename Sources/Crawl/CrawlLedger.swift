@@ -27,7 +27,7 @@ struct CrawlLedger {
     let privacy: Privacy
     let wantCovers: Bool
     /// The previous snapshot's books that may stand in for a request, by their place in it.
-    let reusable: [Int: Int]
+    private(set) var reusable: [Int: Int]
     /// What failed in the last runs, and is not asked for again before its turn.
     let retry: Crawler.Retry
     /// Books whose details, and covers, left for a later run: what the last run said of them stands.
@@ -206,6 +206,10 @@ struct CrawlLedger {
             askForShelf(shelf)
         }
         var toFetch = 0
+        // Room made at once: a dictionary grown by doubling holds its old table beside the new.
+        listed.reserveCapacity(listed.count + answer.books.count)
+        asked.reserveCapacity(asked.count + answer.books.count)
+        if !reusable.isEmpty { reused.reserveCapacity(reused.count + answer.books.count) }
         for book in answer.books where listed[book.id] == nil {
             listed[book.id] = book.kept
             // A book on a shelf the server does not list will crash its detail page: that 500 is
@@ -338,6 +342,7 @@ struct CrawlLedger {
     /// Lets go of what the books were made from, once they are all made.
     mutating func letGoOfBooks() {
         (listed, details, detailFailures, shelfPages, frame) = ([:], [:], [:], [:], nil)
+        (asked, reused, reusable, onDeletedShelf, reusedCovers, lastAddresses) = ([], [:], [:], [], [], CoverAddresses())
     }
 }
 

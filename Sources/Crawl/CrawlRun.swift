@@ -188,6 +188,7 @@ final class CrawlRun {
         logger.info("Books listed: \(answer.books.count)")
         MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After the list of books: \(memory)") }
+        madeBooks.expect(answer.books.count)
         let toFetch = try ledger.listCame(answer, coverAddress: coverAddress)
         if !ledger.reused.isEmpty { logger.info("Book details: \(ledger.reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
     }

@@ -50,6 +50,17 @@ extension Crawler {
             cards = previousCards?.stored ?? CardList()
         }
 
+        /// Room for the books the list names, before the first is made: grown by doubling, a
+        /// first export's cards took up to twice their size through the render (16 MB of 8 at
+        /// 100,000 books), and three times while they grew.
+        mutating func expect(_ books: Int) {
+            kept.reserveCapacity(books)
+            storedAt.reserveCapacity(books)
+            places.reserveCapacity(books)
+            // A night's cards are the last snapshot's, copied with room to spare at its first new card.
+            if previousCards == nil { cards.reserveCapacity(books) }
+        }
+
         var count: Int { kept.count }
         /// Books whose bytes were copied from the last snapshot as they were.
         private(set) var copied = 0

@@ -18,6 +18,12 @@ extension Exporter {
         var library: Catalog?
         /// Where the last library is, when it was let go until the change report needs it.
         var libraryLater: URL?
+
+        /// The last snapshot's pages' digests, read when the render needs them rather than held
+        /// through the crawl.
+        var previousPages: PageDigestTable {
+            state.unreadPages.map(SnapshotState.readPages) ?? state.pageDigests
+        }
     }
 
     /// Logs in, while the last snapshot's library and covers are read, each on a thread of its own

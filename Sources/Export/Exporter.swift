@@ -126,13 +126,13 @@ package struct Exporter: Sendable {
         let http = ReaderClient.makeHTTPClient(concurrency: options.concurrency, connectTimeout: options.connectTimeout)
         var outcome: Outcome
         do {
-            let lastState = SnapshotState.read(from: place.stateFolder, readingCovers: false)
+            let lastState = SnapshotState.read(from: place.stateFolder, readingCovers: false, readingPages: false)
             let cache = try ResponseCache(previous: lastState.responses, spillIn: place.publisher.staging)
             let client = ReaderClient(server: options.server, http: http, timeout: options.timeout, limits: options.limits,
                                       redactor: Redactor(secrets: options.credentials.secrets), retry: options.retry, cache: cache,
                                       logger: logger)
             var last = try await step(.logIn) { try await logIn(client, readingLastSnapshot: lastState, from: place.stateFolder) }
-            let crawled = try await step(.crawl) { try await crawl(client, last: last, into: place.publisher.writer) }
+            var crawled = try await step(.crawl) { try await crawl(client, last: last, into: place.publisher.writer) }
             var library = crawled.catalog
             library.frame.title = options.title
             var openLibrary: OpenLibraryAnswers?
@@ -142,7 +142,7 @@ package struct Exporter: Sendable {
                 }
             }
             let compared = try await step(.compare) { try await compare(&library, with: &last, place: place) }
-            let state = stateToKeep(crawled, client: client, cache: cache)
+            var state = stateToKeep(crawled, client: client, cache: cache)
             outcome = Outcome(catalog: library, changes: compared.changes, network: client.metrics.snapshot, unchanged: compared.unchanged,
                               duration: .zero)
             outcome.openLibrary = openLibrary?.report
@@ -152,6 +152,13 @@ package struct Exporter: Sendable {
                 sameRendering: last.state.renderedWith == state.renderedWith,
                 lastSnapshotIntact: place.publisher.previous.map { RenderDigest.isIntact($0, formats: options.formats) } ?? false,
                 dated: place.dated != nil))
+            if outcome.decision != .leaveAsItWas {
+                // What the next night needs of the covers is written now, not held through the render.
+                try state.setAside(in: place.stateFolder)
+                crawled.covers = nil
+                crawled.addresses = CoverAddresses()
+                last.state.addresses = CoverAddresses()
+            }
             let made = try await step(.make) {
                 try await make(outcome, state: state, last: last, place: place, openLibrary: openLibrary)
             }
@@ -161,6 +168,7 @@ package struct Exporter: Sendable {
         } catch {
             try? await http.shutdown()
             place.publisher.discard()
+            SnapshotState.discardSetAside(in: place.stateFolder)
             throw error
         }
         // The snapshot is published: the vault and the history are each tried, whatever the other does.
@@ -269,10 +277,10 @@ package struct Exporter: Sendable {
             // A new dated folder: yesterday's files, linked.
             logger.info("Nothing changed: linking the previous snapshot's files")
             if let previous = place.publisher.previous { try place.publisher.writer.linkTree(from: previous) }
-            state.pageDigests = last.state.pageDigests
+            state.pageDigests = last.previousPages
         case .render(let reusingPages):
             // --full renders every page again; otherwise a page whose inputs are as they were is linked.
-            let pages = reusingPages ? PageDigests(previous: last.state.pageDigests, seed: state.renderedWith) : PageDigests()
+            let pages = reusingPages ? PageDigests(previous: last.previousPages, seed: state.renderedWith) : PageDigests()
             state.pageDigests = try await render(outcome.catalog, changes: outcome.changes, pages: pages, into: place.publisher.writer)
         }
         MemoryUsage.release()

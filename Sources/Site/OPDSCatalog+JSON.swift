@@ -23,7 +23,7 @@ extension OPDSCatalog {
                        properties: .init(numberOfItems: model.authors.authors.count)),
         ]
         if model.shelves.isEmpty { navigation.remove(at: 2) }
-        feeds.append((root, {
+        feeds.append((root, { [self] in
             jsonFeed(path: root, kind: Self.navigation, title: model.site.title, up: nil, content: .navigation(navigation))
         }))
 
@@ -35,22 +35,22 @@ extension OPDSCatalog {
                            properties: .init(numberOfItems: shelf.books.count))
             })]
         feeds += jsonPaged(base: "opds/books", kind: Self.acquisition, title: model.language.text("allBooks"), up: root, count: model.books.count,
-                           facets: byShelf) { range, path in
+                           facets: byShelf) { [self] range, path in
             .publications(model.books[range].map { publication($0, from: path) })
         }
-        feeds.append(("opds/new.json", {
+        feeds.append(("opds/new.json", { [self] in
             jsonFeed(path: "opds/new.json", kind: Self.acquisition, title: model.language.text("recentlyAdded"), up: root,
                      content: .publications(model.recent.map { publication($0, from: "opds/new.json") }))
         }))
         if !model.shelves.isEmpty {
-            feeds += jsonPaged(base: "opds/shelves", kind: Self.navigation, title: model.language.text("shelves"), up: root, count: model.shelves.count) { range, _ in
+            feeds += jsonPaged(base: "opds/shelves", kind: Self.navigation, title: model.language.text("shelves"), up: root, count: model.shelves.count) { [self] range, _ in
                 .navigation(model.shelves[range].map { shelf in
                     OPDS2.Link(href: "opds/shelves/\(shelf.fileName).json", type: Self.json, rel: .one("subsection"), title: shelf.shelf.name,
                                properties: .init(numberOfItems: shelf.books.count))
                 })
             }
         }
-        feeds += jsonPaged(base: "opds/authors", kind: Self.navigation, title: model.language.text("authors"), up: root, count: model.authors.authors.count) { range, _ in
+        feeds += jsonPaged(base: "opds/authors", kind: Self.navigation, title: model.language.text("authors"), up: root, count: model.authors.authors.count) { [self] range, _ in
             .navigation(model.authors.authors[range].map { author in
                 OPDS2.Link(href: "opds/authors/\(author.fileName).json", type: Self.json, rel: .one("subsection"), title: author.displayName,
                            properties: .init(numberOfItems: author.books.count))
@@ -58,13 +58,13 @@ extension OPDSCatalog {
         }
         for shelf in model.shelves {
             feeds += jsonPaged(base: "opds/shelves/\(shelf.fileName)", kind: Self.acquisition, title: shelf.shelf.name, up: "opds/shelves.json",
-                               count: shelf.books.count) { range, path in
+                               count: shelf.books.count) { [self] range, path in
                 .publications(shelf.books[range].map { publication($0, from: path) })
             }
         }
         for author in model.authors.authors {
             feeds += jsonPaged(base: "opds/authors/\(author.fileName)", separator: "--", kind: Self.acquisition, title: author.displayName,
-                               up: "opds/authors.json", count: author.books.count) { range, path in
+                               up: "opds/authors.json", count: author.books.count) { [self] range, path in
                 .publications(author.books[range].map { publication($0, from: path) })
             }
         }
@@ -88,7 +88,7 @@ extension OPDSCatalog {
             }
             let paging = OPDS2.FeedMetadata(title: pages > 1 ? model.language.text("feedPage", ["title": title, "number": model.language.number(number), "count": model.language.number(pages)]) : title, modified: updated,
                                             numberOfItems: count, itemsPerPage: Self.entriesPerPage, currentPage: number)
-            return (here, {
+            return (here, { [self] in
                 jsonFeed(path: here, kind: kind, metadata: paging, up: up, content: content(start..<min(start + Self.entriesPerPage, count), here),
                          paging: links, facets: facets)
             })

@@ -46,6 +46,7 @@ package struct SiteRenderer: Sendable {
     @discardableResult
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         var jobs: [Job] = [], shelves: [Job] = []
+        var opds: SiteModel?
         let cards = RenderedCards(writer: writer)
         let gathered = PageDigests.Gathered()
         if let changes {
@@ -80,11 +81,7 @@ package struct SiteRenderer: Sendable {
                     jobs.append { try writer.write(try AtomFeed.render(model, shelf: shelf), to: SiteModel.shelfFeedFile(shelf)) }
                 }
             }
-            if formats.contains(.opds) {
-                // The notes' summaries first, on every core; then each feed is a job of its own.
-                let catalog = try OPDSCatalog(model)
-                for feed in catalog.feeds() { jobs.append { try writer.write(feed.text(), to: feed.path) } }
-            }
+            if formats.contains(.opds) { opds = model }
             jobs += authorsIndexJobs(model, into: writer)
             let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
             if formats.contains(.html) { jobs += htmlJobs(model, cards: cards, into: writer) }
@@ -104,9 +101,18 @@ package struct SiteRenderer: Sendable {
             }
             if formats.contains(.html) { shelves = booksListJobs(model, into: writer) + shelves }
         }
-        let first = PendingJobs(jobs), then = PendingJobs(shelves)
-        (jobs, shelves) = ([], [])
+        let first = PendingJobs(jobs)
+        jobs = []
         try first.run()
+        if let model = opds {
+            // The OPDS catalog once the first jobs are done: its notes' summaries, made on every
+            // core, beside the search's index were the render's peak (100,000 books). Its feeds
+            // come first among the last jobs, so that the summaries go before the big list pages are made.
+            let catalog = try OPDSCatalog(model)
+            shelves = catalog.feeds().map { feed in { try writer.write(feed.text(), to: feed.path) } } + shelves
+        }
+        let then = PendingJobs(shelves)
+        shelves = []
         try then.run()
         cards.removeOthers()
         return Rendered(digests: gathered.take(), linked: gathered.linked)

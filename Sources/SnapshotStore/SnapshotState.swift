@@ -59,6 +59,8 @@ package struct SnapshotState: Sendable {
     package var writtenBy: String?
     /// The covers' records still to be read, when the state was read without them.
     package var unreadCovers: URL?
+    /// The pages' digests still to be read (`readPages`), when the state was read without them.
+    package var unreadPages: URL?
     /// What failed, and when it is to be asked for again.
     package var retry = RetrySchedule()
     /// What each book and shelf page of the snapshot was made from (`PageDigests`).
@@ -67,6 +69,8 @@ package struct SnapshotState: Sendable {
     package var origin: SnapshotOrigin?
     /// Each book's cover address, by book id.
     package var addresses = CoverAddresses()
+    /// Whether the covers and addresses are already written, waiting under other names (`setAside(in:)`).
+    package private(set) var isSetAside = false
 
     package init(responses: [String: ResponseCache.Entry] = [:], covers: CoverRecords? = nil) {
         self.responses = responses
@@ -102,7 +106,9 @@ package struct SnapshotState: Sendable {
     /// The state in `folder`, or an empty one: a missing or unreadable state only costs a full run.
     /// Without `readingCovers`, the covers' records are left for `unreadCovers`: a big library's take
     /// a while, and can be read beside other work.
-    package static func read(from folder: URL, readingCovers: Bool = true) -> SnapshotState {
+    /// Without `readingPages`, the pages' digests are left for `unreadPages`: only the render
+    /// needs them, and a night of 100,000 books held their 6 MB through its crawl.
+    package static func read(from folder: URL, readingCovers: Bool = true, readingPages: Bool = true) -> SnapshotState {
         guard let data = try? Data(contentsOf: folder.appendingPathComponent(stateFile)),
               let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.schemaVersion == schemaVersion
         else { return SnapshotState() }
@@ -118,8 +124,10 @@ package struct SnapshotState: Sendable {
            let addresses = try? CoverAddresses(json: data) {
             state.addresses = addresses
         }
-        if let data = try? Data(contentsOf: folder.appendingPathComponent(pagesFile)), let digests = PageDigestTable(data: data) {
-            state.pageDigests = digests
+        if readingPages {
+            state.pageDigests = readPages(folder.appendingPathComponent(pagesFile))
+        } else {
+            state.unreadPages = folder.appendingPathComponent(pagesFile)
         }
         let bodies = folder.appendingPathComponent(responsesFolder)
         for (key, response) in stored.responses {
@@ -136,6 +144,12 @@ package struct SnapshotState: Sendable {
 
     /// The library the last run published (kept here whatever `--format` wrote): nil when there is
     /// none, an error when it is there but cannot be read.
+    /// The pages' digests of `pages.bin`: none when it is missing or not one this build reads.
+    package static func readPages(_ file: URL) -> PageDigestTable {
+        guard let data = try? Data(contentsOf: file), let digests = PageDigestTable(data: data) else { return PageDigestTable() }
+        return digests
+    }
+
     package static func readLibrary(from folder: URL) throws -> Catalog? {
         let file = folder.appendingPathComponent(libraryFile)
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
@@ -147,12 +161,16 @@ package struct SnapshotState: Sendable {
     package func write(to folder: URL, library: Catalog, published: URL? = nil) throws {
         do {
             try writeAnswers(to: folder)
-            // A cover a line, in the order of their addresses: 100,000 of them encoded at once took 90 MB.
-            try Self.writePrivately(to: folder.appendingPathComponent(Self.coversFile)) { sink in
-                try covers?.writeLines(to: sink)
+            if isSetAside {
+                for name in Self.filesSetAside {
+                    if rename(folder.appendingPathComponent(Self.setAsideName(name)).path, folder.appendingPathComponent(name).path) != 0 {
+                        throw CocoaError(.fileWriteUnknown)
+                    }
+                }
+            } else {
+                try writeCoversAndAddresses(to: folder, naming: { $0 })
             }
             try Self.writePrivately(to: folder.appendingPathComponent(Self.pagesFile)) { try pageDigests.write(to: $0) }
-            try Self.writePrivately(to: folder.appendingPathComponent(Self.addressesFile)) { try addresses.writeJSON(to: $0) }
             let kept = folder.appendingPathComponent(Self.libraryFile)
             try? FileManager.default.removeItem(at: kept)
             if let published, SnapshotWriter.hardLink(published, kept) { return }
@@ -160,6 +178,43 @@ package struct SnapshotState: Sendable {
         } catch {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
         }
+    }
+
+    /// A cover a line, in the order of their addresses (100,000 of them encoded at once took 90
+    /// MB), and each book's cover address.
+    private func writeCoversAndAddresses(to folder: URL, naming: (String) -> String) throws {
+        try Self.writePrivately(to: folder.appendingPathComponent(naming(Self.coversFile))) { sink in
+            try covers?.writeLines(to: sink)
+        }
+        try Self.writePrivately(to: folder.appendingPathComponent(naming(Self.addressesFile))) { try addresses.writeJSON(to: $0) }
+    }
+
+    /// The files `setAside(in:)` writes ahead.
+    static let filesSetAside = [coversFile, addressesFile]
+
+    /// A file written ahead, under a name no run reads until `write(to:library:)` renames it.
+    static func setAsideName(_ name: String) -> String { ".\(name).pending" }
+
+    /// Writes the covers' records and addresses now, before the pages are made, under names no
+    /// run reads, and lets both go: the render of 100,000 books held them for nothing (10 MB, and
+    /// on a night 16 with last night's addresses). `write(to:library:)` puts them in place once
+    /// the snapshot is published; a run that publishes nothing removes them (`discardSetAside`).
+    package mutating func setAside(in folder: URL) throws {
+        do {
+            try Self.makePrivateFolder(folder)
+            try writeCoversAndAddresses(to: folder, naming: Self.setAsideName)
+        } catch {
+            Self.discardSetAside(in: folder)
+            throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
+        }
+        covers = nil
+        addresses = CoverAddresses()
+        isSetAside = true
+    }
+
+    /// Removes what `setAside(in:)` wrote (the run published nothing, or failed).
+    package static func discardSetAside(in folder: URL) {
+        for name in filesSetAside { try? FileManager.default.removeItem(at: folder.appendingPathComponent(setAsideName(name))) }
     }
 
     /// `state.json` and the answers' bodies alone: what a run that left the snapshot as it was

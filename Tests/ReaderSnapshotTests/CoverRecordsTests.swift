@@ -80,4 +80,52 @@ struct CoverRecordsTests {
         #expect(object == Dictionary(uniqueKeysWithValues: expected.map { (String($0.key), $0.value) }))
         #expect(SnapshotState.read(from: folder.path("state")).addresses == sorted)
     }
+
+    /// The covers' records and addresses written ahead of the render (`setAside`) end up in the
+    /// state folder as if written at the end, and a run that publishes nothing leaves neither
+    /// them nor last night's files changed.
+    @Test func coversSetAsideBeforeTheRenderAreKeptOnlyWhenTheSnapshotIsPublished() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = CoverFile(path: "covers/" + String(repeating: "cd", count: 16) + ".jpg", format: .jpeg, bytes: 10,
+                             sha256: String(repeating: "cd", count: 32), width: 4, height: 5)
+        func state(covers count: Int) throws -> SnapshotState {
+            let records = try CoverRecords(spillIn: folder.url)
+            var state = SnapshotState(covers: records)
+            for number in 0..<count {
+                try records.set(CoverRecord(file: file, etag: "\"\(number)\""), for: "https://covers.example/\(number).jpg")
+                state.addresses.add("https://covers.example/\(number).jpg", for: number)
+            }
+            return state
+        }
+        let library = Catalog(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
+                                      shelves: [], books: [], problems: []))
+        let stateFolder = folder.path("state")
+        // Last night's files, written the usual way.
+        try state(covers: 3).write(to: stateFolder, library: library)
+        let files = [SnapshotState.coversFile, SnapshotState.addressesFile]
+        func read() throws -> [Data] { try files.map { try Data(contentsOf: stateFolder.appendingPathComponent($0)) } }
+        let lastNight = try read()
+
+        // Tonight's, set aside, then the run fails: last night's stay, nothing is left over.
+        var failed = try state(covers: 5)
+        try failed.setAside(in: stateFolder)
+        #expect(failed.covers == nil && failed.addresses.count == 0, "what was set aside is still held")
+        SnapshotState.discardSetAside(in: stateFolder)
+        #expect(try read() == lastNight)
+        let names = try FileManager.default.contentsOfDirectory(atPath: stateFolder.path)
+        #expect(!names.contains { $0.hasSuffix(".pending") }, "\(names)")
+
+        // Set aside, then published: the same files as tonight's written at the end.
+        var published = try state(covers: 5)
+        try published.setAside(in: stateFolder)
+        try published.write(to: stateFolder, library: library)
+        let setAside = try read()
+        try state(covers: 5).write(to: folder.path("direct"), library: library)
+        #expect(try files.map { try Data(contentsOf: folder.path("direct").appendingPathComponent($0)) } == setAside)
+        #expect(setAside != lastNight)
+        let read = SnapshotState.read(from: stateFolder)
+        #expect(read.covers?.count == 5 && read.addresses.count == 5)
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: stateFolder.path).contains { $0.hasSuffix(".pending") })
+    }
 }
