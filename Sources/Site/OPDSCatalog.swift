@@ -31,68 +31,86 @@ final class OPDSCatalog: @unchecked Sendable {
     /// The catalog's date: the newest book's, so that it stays the same while the library does.
     let updated: String
 
-    init(_ model: SiteModel) throws {
+    /// - Parameter spillIn: where the notes' summaries wait on disk until the feeds are written.
+    init(_ model: SiteModel, spillIn folder: URL) throws {
         self.model = model
         let cards = model.catalog.cards
         let places = cards.indices.filter { cards[$0].hasNote }
         let jobs = (places.count + Self.notesPerJob - 1) / Self.notesPerJob
         let packed = try EveryCore.map(jobs, worker: {}) { _, job in
-            var summaries = Summaries()
+            var summaries = Summaries.Part()
             for index in job * Self.notesPerJob..<min(places.count, (job + 1) * Self.notesPerJob) {
                 summaries.append(Self.summary(CMark.plainText(fromMarkdown: try model.catalog.noteMarkdown(at: places[index]))),
                                  at: places[index])
             }
             return summaries
         }
-        summaries = Summaries(joining: packed, count: cards.count)
+        summaries = try Summaries(joining: packed, count: cards.count, spillIn: folder)
         host = SiteModel.feedHost(of: model.library)
         // The dates the list of books gives (the same in a crawl and in library.json): when each book was added.
         let dates = cards.indices.compactMap { Self.atomDate(cards[$0].createdAt) }
         updated = dates.max() ?? Self.atomDate(model.library.generatedAt) ?? "1970-01-01T00:00:00Z"
     }
 
-    /// The notes' summaries as one buffer of UTF-8: 74,000 of them as strings took 12 MB at
-    /// 100,000 books, as bytes 7.
-    struct Summaries: Sendable {
-        private var bytes: [UInt8] = []
-        /// Where each place's summary ends in `bytes` (the one before ends where it starts);
-        /// while a job packs them, the places it summarised.
-        private var ends: [UInt32] = []
-        private var places: [Int] = []
+    /// The notes' summaries, their UTF-8 one after another in a file, read back as each entry is
+    /// written: 74,000 of them as strings took 12 MB at 100,000 books, in one buffer 7, beside the
+    /// big list pages being made.
+    final class Summaries: @unchecked Sendable {
+        /// One job's summaries, in order of place.
+        struct Part: Sendable {
+            fileprivate var bytes: [UInt8] = []
+            fileprivate var ends: [UInt32] = []
+            fileprivate var places: [Int] = []
 
-        init() {}
-
-        /// Appended in order of place by one job.
-        mutating func append(_ summary: String, at place: Int) {
-            guard !summary.isEmpty else { return }
-            bytes.append(contentsOf: summary.utf8)
-            ends.append(UInt32(bytes.count))
-            places.append(place)
+            mutating func append(_ summary: String, at place: Int) {
+                guard !summary.isEmpty else { return }
+                bytes.append(contentsOf: summary.utf8)
+                ends.append(UInt32(bytes.count))
+                places.append(place)
+            }
         }
 
-        /// The jobs' summaries, in order of place, for `count` places.
-        init(joining parts: [Summaries], count: Int) {
-            bytes.reserveCapacity(parts.reduce(0) { $0 + $1.bytes.count })
-            ends = [UInt32](repeating: 0, count: count)
-            var place = 0
+        private let file: SpillFile
+        /// Where each place's summary ends in the file (the one before ends where it starts).
+        private var ends: [Int] = []
+        private let lock = NSLock()
+        private var failure: Error?
+
+        /// The jobs' parts, in order of place, for `count` places.
+        init(joining parts: [Part], count: Int, spillIn folder: URL) throws {
+            file = try SpillFile(in: folder)
+            ends = [Int](repeating: 0, count: count)
+            var place = 0, end = 0
             for part in parts {
-                var start = 0
+                let start = end
+                try file.append(Data(part.bytes))
                 for (index, summaryPlace) in part.places.enumerated() {
-                    let end = Int(part.ends[index])
                     // The places before this one, without a summary, end where it starts.
-                    while place < summaryPlace { ends[place] = UInt32(bytes.count); place += 1 }
-                    bytes.append(contentsOf: part.bytes[start..<end])
-                    ends[place] = UInt32(bytes.count)
+                    while place < summaryPlace { ends[place] = end; place += 1 }
+                    end = start + Int(part.ends[index])
+                    ends[place] = end
                     place += 1
-                    start = end
                 }
             }
-            while place < count { ends[place] = UInt32(bytes.count); place += 1 }
+            while place < count { ends[place] = end; place += 1 }
         }
 
+        /// The summary of the book at `place`; nil without one. A file that cannot be read back
+        /// is said by `check()` once the feed is made.
         subscript(place: Int) -> String? {
-            let start = place == 0 ? 0 : Int(ends[place - 1]), end = Int(ends[place])
-            return start == end ? nil : String(decoding: bytes[start..<end], as: UTF8.self)
+            let start = place == 0 ? 0 : ends[place - 1], end = ends[place]
+            guard start < end else { return nil }
+            do {
+                return String(decoding: try file.read(start..<end), as: UTF8.self)
+            } catch {
+                lock.withLock { failure = failure ?? error }
+                return nil
+            }
+        }
+
+        /// Throws when a summary could not be read back: a feed without it is not written.
+        func check() throws {
+            if let failure = lock.withLock({ failure }) { throw failure }
         }
     }
 

@@ -33,7 +33,7 @@ struct SiteModel {
     /// An array, not a dictionary by id: 100,000 books' took 4 MB of the render's peak that way.
     private let listingShelf: [Int]
     private static let noShelf = Int.min
-    let placeByID: [Int: Int]
+    let placeByID: PlacesByID
     let problemsByBook: [Int: [Problem]]
     let authors: AuthorIndex
     let years: YearIndex
@@ -55,9 +55,7 @@ struct SiteModel {
         let cards = catalog.cards
         let fileNames = FileNames(cards.lazy.map { Slug.fileName(id: $0.id, name: $0.title) })
         self.fileNames = fileNames
-        var placeByID: [Int: Int] = [:]
-        placeByID.reserveCapacity(cards.count)
-        for place in cards.indices where placeByID[cards.id(at: place)] == nil { placeByID[cards.id(at: place)] = place }
+        let placeByID = PlacesByID(cards)
         self.placeByID = placeByID
         problemsByBook = Dictionary(grouping: library.problems.filter { $0.bookID != nil }, by: { $0.bookID! })
         // Each title is folded once, not at every comparison; a shelf's books keep that order.

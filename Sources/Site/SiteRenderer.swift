@@ -16,6 +16,8 @@ package struct SiteRenderer: Sendable {
     /// index holds every book.
     package var booksPerPage = SiteRenderer.defaultBooksPerPage
     package static let defaultBooksPerPage = 5000
+    /// Book pages made by one job: few enough that the cores finish together.
+    static let booksPerJob = 16
     /// The last run's book and shelf pages, to be linked where their inputs are as they were.
     package var pages = PageDigests()
     /// With `siteURL`, each page's link preview gets a share card of its own (`cards/`).
@@ -47,6 +49,7 @@ package struct SiteRenderer: Sendable {
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         var jobs: [Job] = [], shelves: [Job] = []
         var opds: SiteModel?
+        var booksList: [Job] = []
         let cards = RenderedCards(writer: writer)
         let gathered = PageDigests.Gathered()
         if let changes {
@@ -99,20 +102,25 @@ package struct SiteRenderer: Sendable {
                 shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
                 shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
             }
-            if formats.contains(.html) { shelves = booksListJobs(model, into: writer) + shelves }
+            if formats.contains(.html) { booksList = [booksListJob(model, into: writer)] }
         }
         let first = PendingJobs(jobs)
         jobs = []
         try first.run()
         if let model = opds {
             // The OPDS catalog once the first jobs are done: its notes' summaries, made on every
-            // core, beside the search's index were the render's peak (100,000 books). Its feeds
-            // come first among the last jobs, so that the summaries go before the big list pages are made.
-            let catalog = try OPDSCatalog(model)
-            shelves = catalog.feeds().map { feed in { try writer.write(feed.text(), to: feed.path) } } + shelves
+            // core, beside the search's index were the render's peak (100,000 books).
+            let catalog = try OPDSCatalog(model, spillIn: writer.root)
+            shelves = catalog.feeds().map { feed in
+                {
+                    let text = feed.text()
+                    try catalog.summaries.check()
+                    try writer.write(text, to: feed.path)
+                }
+            } + shelves
         }
-        let then = PendingJobs(shelves)
-        shelves = []
+        let then = PendingJobs(booksList + shelves)
+        (booksList, shelves) = ([], [])
         try then.run()
         cards.removeOthers()
         return Rendered(digests: gathered.take(), linked: gathered.linked)
@@ -163,13 +171,14 @@ package struct SiteRenderer: Sendable {
         }
     }
 
-    /// The pages of the list of all books: megabytes each at 100,000 books. They are made after
-    /// the search's index is written, not beside it, so that the two are never in memory at once
-    /// (the render's peak was both), and first among the last jobs, so that they do not finish alone.
-    private func booksListJobs(_ model: SiteModel, into writer: SnapshotWriter) -> [Job] {
+    /// The pages of the list of all books, one after another in one job: megabytes each at
+    /// 100,000 books (with their books' views, 13 MB while one is made), and two made at once,
+    /// one on each core, were the render's peak. The job comes first among the last jobs, made
+    /// after the search's index is written, so that the other core has the rest to do meanwhile.
+    private func booksListJob(_ model: SiteModel, into writer: SnapshotWriter) -> Job {
         let templates = self.templates
-        return (1...model.booksPageCount).map { number in
-            {
+        return {
+            for number in 1...model.booksPageCount {
                 let file = SiteModel.booksPageFile(number)
                 let preview = model.listPreview(file, title: model.language.text("allBooks"), description: number == 1
                     ? model.language.text("previewAllBooks", ["books": model.language.count("books", model.books.count)])
@@ -300,10 +309,14 @@ package struct SiteRenderer: Sendable {
     /// Each book's HTML and Markdown pages, from its notes read once.
     private func bookJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
                           cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
-        // One job a book, each holding only its place and what all share: a job that held the
-        // model and the rest itself took 640 bytes a book (64 MB at 100,000 books).
+        // One job for a few books, each holding only where its books start and what all share: a
+        // job that held the model and the rest itself took 640 bytes a book (64 MB at 100,000
+        // books), and one job a book 64 bytes (6 MB, beside the search's index being made).
         let shared = BookPageJobs(renderer: self, model: model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, writer: writer)
-        return model.books.map { place in { try shared.make(place) } }
+        let count = model.books.count
+        return stride(from: 0, to: count, by: Self.booksPerJob).map { start in
+            { for index in start..<min(start + Self.booksPerJob, count) { try shared.make(shared.model.books[index]) } }
+        }
     }
 
     /// What every book's pages are made with.

@@ -1,0 +1,25 @@
+import LibraryArchive
+
+/// Each book's place among the cards, found by its id: the places in order of id, searched by
+/// halves. A dictionary of 100,000 ids took 4 MB through every render; this takes 0.4.
+struct PlacesByID: Sendable {
+    private let cards: CardList
+    /// Every place, in order of the id there; of two places with one id, the first comes first.
+    private let places: [Int32]
+
+    init(_ cards: CardList) {
+        self.cards = cards
+        places = cards.indices.map { Int32($0) }.sorted { (cards.id(at: Int($0)), $0) < (cards.id(at: Int($1)), $1) }
+    }
+
+    /// The first place of the book with `id`, if there is one.
+    subscript(id: Int) -> Int? {
+        var (low, high) = (0, places.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if cards.id(at: Int(places[middle])) < id { low = middle + 1 } else { high = middle }
+        }
+        guard low < places.count, cards.id(at: Int(places[low])) == id else { return nil }
+        return Int(places[low])
+    }
+}
