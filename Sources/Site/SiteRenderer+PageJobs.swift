@@ -1,0 +1,169 @@
+import Foundation
+import LibraryArchive
+import Notes
+import SnapshotStore
+import Support
+
+/// The pages made from digested inputs: each book's, shelf's, author's and year's page, linked
+/// from the last snapshot when what it is made from is as it was, rendered otherwise, and its
+/// digest gathered for the next run.
+extension SiteRenderer {
+    /// Links the last snapshot's page at `path` when its inputs are as they were; else renders it.
+    func page(_ path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, into writer: SnapshotWriter, render: () throws -> String) throws {
+        if let size = pages.sizeAsBefore(path, digest: digest), writer.linkFromPrevious(path, size: size) {
+            gathered.add(path, digest, size: size, linked: true)
+            return
+        }
+        // Written from the text as it is: a copy of a big page (the list of all books, megabytes
+        // at 100,000 books) was the render's peak memory twice over, one for each core.
+        let page = try render()
+        try writer.write(page, to: path)
+        gathered.add(path, digest, size: page.utf8.count, linked: false)
+    }
+
+    /// Each author's page and each year's, in HTML and Markdown: like a shelf's, made from its
+    /// books' entries, and linked from the last snapshot when they are as they were.
+    func browseJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
+                    cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        let kinds = [OutputFormat.html, .markdown].filter(formats.contains)
+        guard !kinds.isEmpty else { return [] }
+        func books(_ places: [Int]) -> [(fileName: String, entry: PageDigests.Digest, shelf: String)] {
+            // The shelf a card shows ("No shelf" when the book's shelf is gone).
+            places.map { (model.fileNames[$0], entries[$0], model.shelfView(of: $0)?.name ?? "\u{0}") }
+        }
+        func path(_ format: OutputFormat, _ name: String) -> String {
+            format == .html ? name + ".html" : "markdown/" + name + ".md"
+        }
+        var jobs: [Job] = model.authors.authors.map { author in
+            {
+                let digest = inputs.list("author", key: author.displayName + "\u{0}" + author.fileName, books: books(author.books))
+                for format in kinds {
+                    try page(path(format, "authors/\(author.fileName)"), digest: digest, gathered: gathered, into: writer) {
+                        try templates.render(model.authorPage(author, root: "../"), preview: format == .html ? model.authorPreview(author) : nil,
+                                             format, template: "author")
+                    }
+                }
+                if kinds.contains(.html) { try cards.write(model.authorCard(author)) }
+            }
+        }
+        let years = model.years.years
+        jobs += years.indices.map { index in
+            {
+                // The links to the years before and after are on the page too.
+                let around = [index - 1, index + 1].map { years.indices.contains($0) ? years[$0].year : "" }.joined(separator: ",")
+                let digest = inputs.list("year", key: years[index].year + "\u{0}" + around, books: books(years[index].books))
+                for format in kinds {
+                    try page(path(format, "years/\(years[index].year)"), digest: digest, gathered: gathered, into: writer) {
+                        try templates.render(model.yearPage(index, root: "../"), preview: format == .html ? model.yearPreview(index) : nil,
+                                             format, template: "year")
+                    }
+                }
+                if kinds.contains(.html) { try cards.write(model.yearCard(index)) }
+            }
+        }
+        return jobs
+    }
+
+    /// Each shelf's HTML and Markdown pages.
+    func shelfJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
+                   cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+        let templates = self.templates
+        let html = formats.contains(.html), markdown = formats.contains(.markdown)
+        return model.shelves.map { shelf in
+            {
+                let digest = inputs.shelf(shelf.view, books: shelf.books.map { (model.fileNames[$0], entries[$0]) })
+                if html {
+                    try page("shelves/\(shelf.fileName).html", digest: digest, gathered: gathered, into: writer) {
+                        try templates.render(model.shelfPage(shelf, root: "../"), preview: model.shelfPreview(shelf), .html, template: "shelf")
+                    }
+                    try cards.write(model.shelfCard(shelf))
+                }
+                if markdown {
+                    try page("markdown/shelves/\(shelf.fileName).md", digest: digest, gathered: gathered, into: writer) {
+                        try templates.render(model.shelfPage(shelf, root: "../"), .markdown, template: "shelf")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each book's HTML and Markdown pages, from its notes read once.
+    func bookJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
+                  cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+        // One job for a few books, each holding only where its books start and what all share: a
+        // job that held the model and the rest itself took 640 bytes a book (64 MB at 100,000
+        // books), and one job a book 64 bytes (6 MB, beside the search's index being made).
+        let shared = BookPageJobs(renderer: self, model: model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, writer: writer)
+        let count = model.books.count
+        return stride(from: 0, to: count, by: Self.booksPerJob).map { start in
+            { for index in start..<min(start + Self.booksPerJob, count) { try shared.make(shared.model.books[index]) } }
+        }
+    }
+
+    /// What every book's pages are made with.
+    private final class BookPageJobs: Sendable {
+        let renderer: SiteRenderer
+        let model: SiteModel
+        let inputs: PageInputs
+        let entries: PageDigests.EntryDigests
+        let gathered: PageDigests.Gathered
+        let cards: RenderedCards
+        let writer: SnapshotWriter
+        let html: Bool
+        let markdown: Bool
+
+        init(renderer: SiteRenderer, model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
+             cards: RenderedCards, writer: SnapshotWriter) {
+            self.renderer = renderer
+            self.model = model
+            self.inputs = inputs
+            self.entries = entries
+            self.gathered = gathered
+            self.cards = cards
+            self.writer = writer
+            html = renderer.formats.contains(.html)
+            markdown = renderer.formats.contains(.markdown)
+        }
+
+        /// The book's HTML and Markdown pages, from its notes read once.
+        func make(_ place: Int) throws {
+            let (model, templates) = (self.model, renderer.templates)
+            let fileName = model.fileNames[place]
+            let element = try model.catalog.element(at: place)
+            entries[place] = PageDigests.Digest(of: element)
+            // The author's page's name is the book page's too: it can change with other books' authors.
+            let digest = inputs.book(entry: entries[place], fileName: fileName + "\u{0}" + (model.authors.author(of: place)?.fileName ?? ""),
+                                     shelf: model.shelfView(of: place), problems: model.problems(of: place))
+            var note: String?
+            func noteMarkdown() throws -> String {
+                if let note { return note }
+                note = try model.catalog.noteMarkdown(at: place, element: element)
+                return note!
+            }
+            // The book as the templates see it, made once for both pages.
+            var view: BookView?
+            func bookView() -> BookView {
+                if let view { return view }
+                view = model.bookView(place)
+                return view!
+            }
+            if html {
+                try renderer.page("books/\(fileName).html", digest: digest, gathered: gathered, into: writer) {
+                    let note = try noteMarkdown()
+                    let view = bookView()
+                    let page = model.bookPage(view, noteMarkdown: note, root: "../",
+                                              noteHTML: note.isEmpty ? "" : CMark.html(fromMarkdown: note))
+                    return try templates.render(page, preview: model.bookPreview(view, place: place, noteMarkdown: note), .html, template: "book")
+                }
+                try cards.write(model.bookCard(place))
+            }
+            if markdown {
+                try renderer.page("markdown/books/\(fileName).md", digest: digest, gathered: gathered, into: writer) {
+                    let page = model.bookPage(bookView(), noteMarkdown: try noteMarkdown(), root: "../", noteHTML: "", jsonLD: false)
+                    return try templates.render(page, .markdown, template: "book")
+                }
+            }
+        }
+    }
+}
