@@ -33,14 +33,17 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
-        // libvips, for covers' thumbnails, from Debian's libvips-dev.
+        // libvips, for covers' thumbnails, from Debian's libvips-dev: its headers (GLib's through
+        // pkg-config) at build time; the library itself is opened with dlopen when the first image
+        // is made (CThumbnail's vips_functions.h), since linked it costs every run 18 MB.
         .systemLibrary(
             name: "CVips",
-            pkgConfig: "vips",
+            pkgConfig: "gobject-2.0",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
         // libvips' variadic operations, behind calls Swift can make.
-        .target(name: "CThumbnail", dependencies: ["CVips"]),
+        .target(name: "CThumbnail", dependencies: ["CVips"],
+                cSettings: [.unsafeFlags(["-I/opt/homebrew/include", "-I/usr/local/include"], .when(platforms: [.macOS]))]),
         // ICU's plural rules and collation (the pages' languages), from Debian's libicu-dev.
         // Opened with dlopen when a language first needs it (English never does): libicu-dev's
         // headers at build time, its libraries at run time.

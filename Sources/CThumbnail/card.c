@@ -4,7 +4,7 @@
    so the same inputs give the same bytes, run after run. */
 
 #include "CThumbnail.h"
-#include <vips/vips.h>
+#include "vips_functions.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -538,7 +538,7 @@ int rt_book_card(const void *cover, size_t cover_length, const char *title, cons
     if (error && error_length) error[0] = 0;
     memset(out, 0, sizeof *out);
     if (rt_start() != 0) {
-        card_error(error, error_length, "libvips could not start");
+        card_error(error, error_length, rt_start_error());
         return -1;
     }
 
@@ -620,7 +620,7 @@ int rt_row_card(const char *name, const char *line, const char *site_title, int 
     if (error && error_length) error[0] = 0;
     memset(out, 0, sizeof *out);
     if (rt_start() != 0) {
-        card_error(error, error_length, "libvips could not start");
+        card_error(error, error_length, rt_start_error());
         return -1;
     }
     if (count < 0) count = 0;

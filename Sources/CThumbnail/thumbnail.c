@@ -1,5 +1,6 @@
 #include "CThumbnail.h"
-#include <vips/vips.h>
+#include "vips_functions.h"
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,8 +18,50 @@ static void quiet(const gchar *domain, GLogLevelFlags level, const gchar *messag
     (void)domain; (void)level; (void)message; (void)data;
 }
 
+#define RT_VIPS_DEFINE(name) __typeof__(name) *rt_##name;
+RT_VIPS_FUNCTIONS(RT_VIPS_DEFINE)
+#undef RT_VIPS_DEFINE
+
+/* Why libvips could not be opened, for rt_start_error. */
+static char open_error[200] = "libvips was not opened";
+
+static int open_vips(void) {
+    /* Its file name carries its ABI version (42 for libvips 8), as the headers give it. */
+    int abi = VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE;
+    /* Homebrew's folder on Apple silicon is not one dlopen searches. */
+    char names[5][64];
+    snprintf(names[0], sizeof names[0], "libvips.so.%d", abi);
+    snprintf(names[1], sizeof names[1], "libvips.%d.dylib", abi);
+    snprintf(names[2], sizeof names[2], "/opt/homebrew/lib/libvips.%d.dylib", abi);
+    snprintf(names[3], sizeof names[3], "libvips.so");
+    snprintf(names[4], sizeof names[4], "libvips.dylib");
+    void *library = NULL;
+    for (int i = 0; !library && i < 5; i++) {
+        library = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+        /* The first name's failure is the one that says what is missing. */
+        const char *reason = library ? NULL : dlerror();
+        if (i == 0 && reason) snprintf(open_error, sizeof open_error, "%s", reason);
+    }
+    if (!library) return -1;
+#define RT_VIPS_LOAD(name) \
+    if (!(rt_##name = (__typeof__(rt_##name))dlsym(library, #name))) { \
+        snprintf(open_error, sizeof open_error, "%s has no %s", names[0], #name); \
+        return -1; \
+    }
+    RT_VIPS_FUNCTIONS(RT_VIPS_LOAD)
+#undef RT_VIPS_LOAD
+    return 0;
+}
+
 static void start_once(void) {
-    if (VIPS_INIT("reader-snapshot")) return;
+    if (open_vips()) {
+        start_result = -3;
+        return;
+    }
+    if (VIPS_INIT("reader-snapshot")) {
+        snprintf(open_error, sizeof open_error, "libvips could not start");
+        return;
+    }
     /* libvips' warnings are about the image in hand: the caller reports what matters. */
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, quiet, NULL);
     vips_cache_set_max(0);
@@ -37,6 +80,11 @@ static void start_once(void) {
 int rt_start(void) {
     pthread_once(&started, start_once);
     return start_result;
+}
+
+const char *rt_start_error(void) {
+    rt_start();
+    return start_result == 0 ? NULL : open_error;
 }
 
 void rt_free(void *data) { g_free(data); }
@@ -78,8 +126,8 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
     if (error && error_length) error[0] = 0;
     for (int i = 0; i < count; i++) memset(&out[i], 0, sizeof out[i]);
     if (rt_start() != 0) {
-        if (error && error_length) snprintf(error, error_length, "libvips could not start");
-        return -1;
+        if (error && error_length) snprintf(error, error_length, "%s", open_error);
+        return -3;
     }
     if (!bytes || length == 0 || count <= 0) {
         if (error && error_length) snprintf(error, error_length, "no image");

@@ -22,8 +22,36 @@ extension CoverFetcher {
         record.file.thumbnails = nil
         if defersThumbnails { return record }
         guard let source = try? writer.url(for: record.file.path) else { return record }
-        record.file.thumbnails = try? await makeThumbnails(of: record.file.path, from: source, with: thumbnails).get()
+        switch await makeThumbnails(of: record.file.path, from: source, with: thumbnails) {
+        case .success(let made): record.file.thumbnails = made
+        case .failure(let problem):
+            if problem.libraryMissing { client.metrics.record { $0.thumbnailsUnavailable = problem.message } }
+        }
         return record
+    }
+
+    /// The thumbnails the last snapshot made of these very bytes (a cover is named by its hash),
+    /// linked: the same cover from another address, or behind a new signed URL, is not decoded
+    /// again, and a run that makes no thumbnail never loads libvips. Nil unless every one is there,
+    /// a JPEG or PNG whose header gives its size.
+    func keptThumbnails(of path: String) -> [Thumbnail]? {
+        guard writer.previousFile(path) != nil else { return nil }
+        for png in [false, true] {
+            var kept: [Thumbnail] = []
+            for box in ThumbnailBox.all {
+                let thumbnail = box.path(forCover: path, png: png)
+                guard let file = writer.previousFile(thumbnail), let handle = try? FileHandle(forReadingFrom: file) else { break }
+                let head = (try? handle.read(upToCount: 16 * 1024)).map { [UInt8]($0) } ?? []
+                let bytes = (try? handle.seekToEnd()).map(Int.init)
+                try? handle.close()
+                guard let format = ImageFormat(sniffing: head), format == (png ? .png : .jpeg),
+                      let size = ImageFormat.dimensions(of: head, format: format), size.width > 0, size.height > 0,
+                      let bytes, writer.linkFromPrevious(thumbnail, size: bytes) else { break }
+                kept.append(Thumbnail(path: thumbnail, width: size.width, height: size.height, bytes: bytes))
+            }
+            if kept.count == ThumbnailBox.all.count { return kept }
+        }
+        return nil
     }
 
     /// Whether the crawl is to make this cover's thumbnails (`defersThumbnails`).
@@ -37,10 +65,19 @@ extension CoverFetcher {
     package func addThumbnails(_ record: CoverRecord, place: String) async -> Result<CoverRecord, CoverProblem> {
         guard let thumbnails, let source = try? writer.url(for: record.file.path) else { return .success(record) }
         let path = record.file.path
+        if let kept = keptThumbnails(of: path) {
+            var record = record
+            record.file.thumbnails = kept
+            return .success(record)
+        }
         switch await thumbnailJobs.result(for: path, { await makeThumbnails(of: path, from: source, with: thumbnails) }) {
         case .success(let made):
             var record = record
             record.file.thumbnails = made
+            return .success(record)
+        case .failure(let problem) where problem.libraryMissing:
+            // The machine is at fault, not the cover: kept whole, thumbnailed on a later run.
+            client.metrics.record { $0.thumbnailsUnavailable = problem.message }
             return .success(record)
         case .failure(let problem):
             guard writer.previousFile(record.file.path) == nil else { return .success(record) }

@@ -16,6 +16,8 @@ package final class ClientMetrics: @unchecked Sendable {
         package var coversFailed = 0
         /// Covers whose thumbnails were made this run (the others' were linked from the last snapshot).
         package var thumbnailsMade = 0
+        /// Why no thumbnail could be made on this machine (libvips missing), when that happened.
+        package var thumbnailsUnavailable: String?
     }
 
     private let lock = NSLock()

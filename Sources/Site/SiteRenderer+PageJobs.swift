@@ -22,9 +22,10 @@ extension SiteRenderer {
     }
 
     /// Each author's page and each year's, in HTML and Markdown: like a shelf's, made from its
-    /// books' entries, and linked from the last snapshot when they are as they were.
+    /// books' entries, and linked from the last snapshot when they are as they were. The pages of
+    /// more than `bigPageBooks` books are added to `bigPages`, the rest returned.
     func browseJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
-                    cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+                    cards: RenderedCards, bigPages: inout [Job], into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         let kinds = [OutputFormat.html, .markdown].filter(formats.contains)
         guard !kinds.isEmpty else { return [] }
@@ -35,8 +36,9 @@ extension SiteRenderer {
         func path(_ format: OutputFormat, _ name: String) -> String {
             format == .html ? name + ".html" : "markdown/" + name + ".md"
         }
-        var jobs: [Job] = model.authors.authors.map { author in
-            {
+        var jobs: [Job] = [], big: [Job] = []
+        for author in model.authors.authors {
+            let job: Job = {
                 let digest = inputs.list("author", key: author.displayName + "\u{0}" + author.fileName, books: books(author.books))
                 for format in kinds {
                     try page(path(format, "authors/\(author.fileName)"), digest: digest, gathered: gathered, into: writer) {
@@ -46,10 +48,11 @@ extension SiteRenderer {
                 }
                 if kinds.contains(.html) { try cards.write(model.authorCard(author)) }
             }
+            if author.books.count > bigPageBooks { big.append(job) } else { jobs.append(job) }
         }
         let years = model.years.years
-        jobs += years.indices.map { index in
-            {
+        for index in years.indices {
+            let job: Job = {
                 // The links to the years before and after are on the page too.
                 let around = [index - 1, index + 1].map { years.indices.contains($0) ? years[$0].year : "" }.joined(separator: ",")
                 let digest = inputs.list("year", key: years[index].year + "\u{0}" + around, books: books(years[index].books))
@@ -61,17 +64,21 @@ extension SiteRenderer {
                 }
                 if kinds.contains(.html) { try cards.write(model.yearCard(index)) }
             }
+            if years[index].books.count > bigPageBooks { big.append(job) } else { jobs.append(job) }
         }
+        bigPages += big
         return jobs
     }
 
-    /// Each shelf's HTML and Markdown pages.
+    /// Each shelf's HTML and Markdown pages; those of more than `bigPageBooks` books are added to
+    /// `bigPages`, the rest returned.
     func shelfJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
-                   cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+                   cards: RenderedCards, bigPages: inout [Job], into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         let html = formats.contains(.html), markdown = formats.contains(.markdown)
-        return model.shelves.map { shelf in
-            {
+        var jobs: [Job] = []
+        for shelf in model.shelves {
+            let job: Job = {
                 let digest = inputs.shelf(shelf.view, books: shelf.books.map { (model.fileNames[$0], entries[$0]) })
                 if html {
                     try page("shelves/\(shelf.fileName).html", digest: digest, gathered: gathered, into: writer) {
@@ -85,7 +92,9 @@ extension SiteRenderer {
                     }
                 }
             }
+            if shelf.books.count > bigPageBooks { bigPages.append(job) } else { jobs.append(job) }
         }
+        return jobs
     }
 
     /// Each book's HTML and Markdown pages, from its notes read once.

@@ -18,6 +18,11 @@ package struct SiteRenderer: Sendable {
     package static let defaultBooksPerPage = 5000
     /// Book pages made by one job: few enough that the cores finish together.
     static let booksPerJob = 16
+    /// A page of more books than this (a year's, at 100,000 books: 10,000 books, 13 MB while it is
+    /// made) is made by one job with the other big pages, one after another: two at once, one per
+    /// core, were the render's peak.
+    package var bigPageBooks = SiteRenderer.defaultBigPageBooks
+    package static let defaultBigPageBooks = 2_000
     /// The last run's book and shelf pages, to be linked where their inputs are as they were.
     package var pages = PageDigests()
     /// With `siteURL`, each page's link preview gets a share card of its own (`cards/`).
@@ -49,7 +54,7 @@ package struct SiteRenderer: Sendable {
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         var jobs: [Job] = [], shelves: [Job] = []
         var opds: SiteModel?
-        var booksList: [Job] = []
+        var bigPages: [Job] = []
         let cards = RenderedCards(writer: writer)
         let gathered = PageDigests.Gathered()
         if let changes {
@@ -99,10 +104,12 @@ package struct SiteRenderer: Sendable {
                 let entries = PageDigests.EntryDigests(count: catalog.count)
                 jobs += bookJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
                 // Then the shelves, from the digests of their books' entries, each read once.
-                shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
-                shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
+                if formats.contains(.html) { bigPages.append(booksListJob(model, into: writer)) }
+                shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
+                shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
+            } else if formats.contains(.html) {
+                bigPages.append(booksListJob(model, into: writer))
             }
-            if formats.contains(.html) { booksList = [booksListJob(model, into: writer)] }
         }
         let first = PendingJobs(jobs)
         jobs = []
@@ -119,8 +126,10 @@ package struct SiteRenderer: Sendable {
                 }
             } + shelves
         }
-        let then = PendingJobs(booksList + shelves)
-        (booksList, shelves) = ([], [])
+        // The big pages first, in one job: the other core has the rest to do meanwhile.
+        let big = bigPages
+        let then = PendingJobs((big.isEmpty ? [] : [{ for job in big { try job() } }]) + shelves)
+        (bigPages, shelves) = ([], [])
         try then.run()
         cards.removeOthers()
         return Rendered(digests: gathered.take(), linked: gathered.linked)
@@ -158,10 +167,10 @@ package struct SiteRenderer: Sendable {
         }
     }
 
-    /// The pages of the list of all books, one after another in one job: megabytes each at
-    /// 100,000 books (with their books' views, 13 MB while one is made), and two made at once,
-    /// one on each core, were the render's peak. The job comes first among the last jobs, made
-    /// after the search's index is written, so that the other core has the rest to do meanwhile.
+    /// The pages of the list of all books, one after another: megabytes each at 100,000 books
+    /// (with their books' views, 13 MB while one is made), and two made at once, one on each core,
+    /// were the render's peak. It is the first of the big pages (`bigPageBooks`), made after the
+    /// search's index is written.
     private func booksListJob(_ model: SiteModel, into writer: SnapshotWriter) -> Job {
         let templates = self.templates
         return {

@@ -1,28 +1,30 @@
 import Foundation
 import Support
 
-/// Each search term and the books it is in, as the text the shards hold: the gaps between the
-/// books' numbers, in decimal, comma-separated ("3,1,12": books 3, 4 and 16).
+/// Each search term and the books it is in, given as the text the shards hold: the gaps between
+/// the books' numbers, in decimal, comma-separated ("3,1,12": books 3, 4 and 16).
 ///
 /// A library's terms are many and most are in one book or two (100,000 books gave 100,109 terms,
 /// 99,600 of them with at most 16 bytes of text), so a term costs a few flat array entries rather
 /// than a string, a dictionary entry and an array of its own: a dictionary of arrays held 30 MB at
 /// 100,000 books. The terms' bytes sit in one buffer, found through an open-addressing table; the
-/// books' text in cells of 12 bytes chained by number.
+/// gaps in cells of 12 bytes chained by number, each gap in 7-bit groups (one byte below 128),
+/// written out as decimal text only when a shard is: as text they were 8 MB at 100,000 books.
 struct TermIndex {
     /// Every term's UTF-8 bytes, one after another: term n is `bytes[starts[n]..<starts[n + 1]]`.
     private var bytes: [UInt8] = []
     private var starts: [UInt32] = [0]
     /// Term numbers + 1 by hash (0: an empty slot); at least twice as many slots as terms.
     private var table = [UInt32](repeating: 0, count: 1024)
-    /// Per term: the last book it was found in, its first and last cell, how full the last is, and
-    /// its text's length.
+    /// Per term: the last book it was found in, its first and last cell, how full the last is, how
+    /// many bytes its gaps take in the cells, and how long they are as text.
     private var lastBook: [Int32] = []
     private var firstCell: [UInt32] = []
     private var lastCell: [UInt32] = []
     private var lastFill: [UInt8] = []
+    private var stored: [UInt32] = []
     private var lengths: [UInt32] = []
-    /// The cells: `cellBytes` bytes of text each, and the number of the next (0: none; cell 0 is
+    /// The cells: `cellBytes` bytes of gaps each, and the number of the next (0: none; cell 0 is
     /// never a next, being the first one made). Kept in chunks of `cellsPerChunk` cells: arrays
     /// grown by doubling held up to twice the cells there were, and three times while growing.
     private static let cellBytes = 12
@@ -46,11 +48,11 @@ struct TermIndex {
             number = found
             // A word twice in one book counts once.
             if lastBook[number] == book { return }
-            append(UInt8(ascii: ","), to: number)
-            appendDecimal(book - lastBook[number], to: number)
+            appendGap(book - lastBook[number], to: number)
+            lengths[number] += 1 // the comma before it
         } else {
             number = insert(term)
-            appendDecimal(book, to: number)
+            appendGap(book, to: number)
         }
         lastBook[number] = book
     }
@@ -83,6 +85,7 @@ struct TermIndex {
         firstCell.append(UInt32(cellCount))
         lastCell.append(UInt32(cellCount))
         lastFill.append(0)
+        stored.append(0)
         lengths.append(0)
         newCell()
         if (number + 1) * 2 > table.count {
@@ -140,17 +143,27 @@ struct TermIndex {
         let cell = Int(lastCell[number])
         cells[cell >> Self.chunkShift][(cell & (Self.cellsPerChunk - 1)) * Self.cellBytes + Int(lastFill[number])] = byte
         lastFill[number] += 1
-        lengths[number] += 1
+        stored[number] += 1
     }
 
-    private mutating func appendDecimal(_ value: Int32, to number: Int) {
-        let value = Int(value)
-        var divisor = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        repeat {
-            append(UInt8(ascii: "0") + UInt8(value / divisor % 10), to: number)
-            divisor /= 10
-        } while divisor > 0
+    /// A gap (never negative) in 7-bit groups, the lowest first, each but the last with its top bit set.
+    private mutating func appendGap(_ gap: Int32, to number: Int) {
+        var value = UInt32(gap)
+        while value >= 0x80 {
+            append(UInt8(value & 0x7F) | 0x80, to: number)
+            value >>= 7
+        }
+        append(UInt8(value), to: number)
+        lengths[number] += UInt32(Self.decimalDigits(UInt32(gap)))
+    }
+
+    private static func decimalDigits(_ value: UInt32) -> Int {
+        var digits = 1, rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        return digits
     }
 
     /// Every term's number, sorted by the term's UTF-8 bytes (as the shards are named): 4 bytes a
@@ -175,11 +188,28 @@ struct TermIndex {
     /// The books' text of term `number`, appended to `data`.
     func appendPostings(of number: Int32, to data: inout Data) {
         var cell = Int(firstCell[Int(number)])
-        var left = Int(lengths[Int(number)])
+        var left = Int(stored[Int(number)])
+        var value: UInt32 = 0, shift: UInt32 = 0, first = true
+        var digits: [UInt8] = []
         while left > 0 {
             let take = min(left, Self.cellBytes)
             let start = (cell & (Self.cellsPerChunk - 1)) * Self.cellBytes
-            cells[cell >> Self.chunkShift].withUnsafeBufferPointer { data.append(UnsafeBufferPointer(rebasing: $0[start..<start + take])) }
+            for byte in cells[cell >> Self.chunkShift][start..<start + take] {
+                value |= UInt32(byte & 0x7F) << shift
+                if byte & 0x80 != 0 {
+                    shift += 7
+                    continue
+                }
+                if !first { data.append(UInt8(ascii: ",")) }
+                first = false
+                digits.removeAll(keepingCapacity: true)
+                repeat {
+                    digits.append(UInt8(ascii: "0") + UInt8(value % 10))
+                    value /= 10
+                } while value > 0
+                data.append(contentsOf: digits.reversed())
+                (value, shift) = (0, 0)
+            }
             left -= take
             cell = Int(nextCell[cell >> Self.chunkShift][cell & (Self.cellsPerChunk - 1)])
         }

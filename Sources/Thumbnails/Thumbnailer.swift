@@ -8,11 +8,14 @@ package struct ThumbnailProblem: Error, Sendable, CustomStringConvertible {
     package var message: String
     /// The image itself is at fault (unreadable, or too many pixels), not the disk.
     package var unreadable = false
+    /// libvips could not be opened: no image can be made on this machine, whatever the cover.
+    package var libraryMissing = false
     package var description: String { message }
 
-    package init(message: String, unreadable: Bool = false) {
+    package init(message: String, unreadable: Bool = false, libraryMissing: Bool = false) {
         self.message = message
         self.unreadable = unreadable
+        self.libraryMissing = libraryMissing
     }
 }
 
@@ -75,6 +78,9 @@ package struct Thumbnailer: Sendable {
             })
         case -2:
             return .failure(ThumbnailProblem(message: "\(reason), more than \(pixelLimit / 1_000_000) million: refused", unreadable: true))
+        case -3:
+            // libvips is opened at the first image: missing, it is this machine's fault, not the cover's.
+            return .failure(ThumbnailProblem(message: "libvips, which makes thumbnails, could not be opened (\(reason))", libraryMissing: true))
         default:
             return .failure(ThumbnailProblem(message: "not a readable image (\(reason))", unreadable: true))
         }

@@ -130,6 +130,9 @@ func report(_ outcome: Exporter.Outcome, output: URL, formats: Set<OutputFormat>
     if showPath && formats.contains(.html) {
         logger.info("Open \(output.appendingPathComponent("index.html").path)")
     }
+    if let reason = network.thumbnailsUnavailable {
+        logger.warning("No thumbnails were made: \(reason). Pages show those covers at full size until a run makes them; install libvips, or export with --no-thumbnails.")
+    }
     if library.problems.isEmpty { return .success }
     let coverProblems = library.problems.filter { $0.kind == .cover }.count
     let gaps = "Published with gaps: \(incomplete) books without details, \(coverProblems) covers not fetched (listed in the snapshot)."

@@ -57,10 +57,8 @@ struct RenderTests {
 
     /// Rendering from `library.json` reads each book again from the file: every format must come
     /// out byte for byte as it does from the library in memory.
-    @Test func aLibraryReadFromItsFileRendersTheSameFiles() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let templates = try await TemplateSet.bundled()
+    /// `library()` and 30 books more, on both shelves, by four authors and none, over nine months.
+    static func libraryOfThirtyThree() -> Library {
         var library = Self.library()
         for id in 10..<40 {
             library.books.append(Book(id: id, title: "Book \(40 - id) ü", author: id % 3 == 0 ? nil : "Author \(id % 4)", shelfID: id % 2 == 0 ? 1 : 2,
@@ -68,6 +66,35 @@ struct RenderTests {
                                       note: Note(receiving: id % 2 == 0 ? "<div>Note <strong>\(id)</strong></div>" : nil)))
             library.shelves[id % 2 == 0 ? 0 : 1].bookIDs.append(id)
         }
+        return library
+    }
+
+    /// Pages of many books (a year's at 100,000 books) are made one after another in one job, not
+    /// two at once: the same pages, whichever way they are made.
+    @Test func bigPagesMadeOneAfterAnotherAreTheSamePages() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let library = Self.libraryOfThirtyThree()
+        var renderer = SiteRenderer(templates: try await TemplateSet.bundled(), siteURL: URL(string: "https://books.example.org/"))
+        try renderer.render(library, into: SnapshotWriter(root: folder.path("apart")))
+        // Every shelf's, author's and year's page is big now.
+        renderer.bigPageBooks = 0
+        try renderer.render(library, into: SnapshotWriter(root: folder.path("together")))
+        let apart = SiteInspector(root: folder.path("apart")), together = SiteInspector(root: folder.path("together"))
+        #expect(apart.files() == together.files())
+        for kind in ["years/", "authors/", "shelves/", "markdown/years/", "markdown/authors/", "markdown/shelves/"] {
+            #expect(apart.files().contains { $0.hasPrefix(kind) }, "\(kind)")
+        }
+        for path in apart.files() {
+            #expect(apart.data(path) == together.data(path), "\(path)")
+        }
+    }
+
+    @Test func aLibraryReadFromItsFileRendersTheSameFiles() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let templates = try await TemplateSet.bundled()
+        let library = Self.libraryOfThirtyThree()
         var previous = library
         previous.books.removeLast(3)
         previous.generatedAt = "2024-05-01T00:00:00Z"

@@ -182,6 +182,41 @@ struct ThumbnailNightTests {
         }
     }
 
+    /// The same library from another address: every cover is fetched again (its address is new),
+    /// but the thumbnails the last snapshot made of the same bytes are linked, not made again, and
+    /// the books name them as before.
+    @Test func theSameCoversFromAnotherAddressKeepTheirThumbnails() async throws {
+        var options = SampleServer.Options()
+        options.loginDelay = .zero
+        let library = try SampleLibrary.bundled()
+        let here = try await SampleServer(library: library, options: options).start()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        let first = try await EndToEndTests.export(here, to: output, environment: Self.epoch)
+        #expect(first.output.contains("thumbnailed"), "\(first.output)")
+        let made = Self.thumbnails(in: output)
+        #expect(made.count >= 60)
+        let sample = try #require(made.first)
+        let before = try Self.inode(output.appendingPathComponent(sample))
+        let covers = { (books: [Int: [String: Any]]) in
+            books.compactMapValues { ($0["cover"] as? [String: Any]).map { NSDictionary(dictionary: $0) } }
+        }
+        let firstCovers = covers(try OpenLibraryTests.books(output))
+
+        // Started while the first still runs: another port.
+        let there = try await SampleServer(library: library, options: options).start()
+        await here.stop()
+        #expect(there.url != here.url)
+        let second = try await EndToEndTests.export(there, to: output, environment: Self.epoch)
+        await there.stop()
+        #expect(!second.output.contains("Covers: 0 fetched"), "\(second.output)")
+        #expect(!second.output.contains("thumbnailed"), "\(second.output)")
+        #expect(Self.thumbnails(in: output) == made)
+        #expect(try Self.inode(output.appendingPathComponent(sample)) == before)
+        #expect(covers(try OpenLibraryTests.books(output)) == firstCovers)
+    }
+
     /// `render --from` a snapshot one of whose thumbnails is gone: that cover is shown whole on
     /// every page of every book that has it, the others keep their thumbnails, and every link
     /// resolves. Each cover's files are looked at once however many books share it.

@@ -4,9 +4,13 @@
 
 /* libvips behind calls that Swift can make (its operations are variadic C functions). */
 
-/* Once, before anything else: libvips' caches off, one thread a call (the callers run several
+/* Once, before anything else (every call below makes it): libvips opened (it is not linked: a run
+   that makes no image never loads it), its caches off, one thread a call (the callers run several
    calls at once), and only the JPEG, PNG, GIF and WebP loaders. 0 on success. */
 int rt_start(void);
+
+/* Why rt_start failed (libvips missing, or too old), or NULL when it did not. */
+const char *rt_start_error(void);
 
 /* One image made from another. */
 typedef struct {
@@ -21,7 +25,8 @@ typedef struct {
    sides reach the box, never up, its proportions kept; EXIF rotation honoured; CMYK and ICC profiles
    made sRGB; an animated GIF's first frame. An image whose header claims more than `max_pixels` is
    refused before it is decoded.
-   0: made (out[0..count-1] filled); -1: the image cannot be read (error filled); -2: too many pixels. */
+   0: made (out[0..count-1] filled); -1: the image cannot be read (error filled); -2: too many pixels;
+   -3: libvips could not be opened (error filled: the image is not at fault). */
 int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths, const int *heights,
                   long long max_pixels, rt_image *out, char *error, size_t error_length);
 
