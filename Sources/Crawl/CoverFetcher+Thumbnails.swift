@@ -22,11 +22,7 @@ extension CoverFetcher {
         record.file.thumbnails = nil
         if defersThumbnails { return record }
         guard let source = try? writer.url(for: record.file.path) else { return record }
-        switch await makeThumbnails(of: record.file.path, from: source, with: thumbnails) {
-        case .success(let made): record.file.thumbnails = made
-        case .failure(let problem):
-            if problem.libraryMissing { client.metrics.record { $0.thumbnailsUnavailable = problem.message } }
-        }
+        record.file.thumbnails = try? await makeThumbnails(of: record.file.path, from: source, with: thumbnails).get()
         return record
     }
 
@@ -77,7 +73,6 @@ extension CoverFetcher {
             return .success(record)
         case .failure(let problem) where problem.libraryMissing:
             // The machine is at fault, not the cover: kept whole, thumbnailed on a later run.
-            client.metrics.record { $0.thumbnailsUnavailable = problem.message }
             return .success(record)
         case .failure(let problem):
             guard writer.previousFile(record.file.path) == nil else { return .success(record) }
@@ -92,7 +87,10 @@ extension CoverFetcher {
         let made: [Thumbnailer.Made]
         switch await thumbnails.make(from: source) {
         case .success(let result): made = result
-        case .failure(let problem): return .failure(problem)
+        case .failure(let problem):
+            // Said once, at the end of the run: every cover would say the same.
+            if problem.libraryMissing { client.metrics.record { $0.thumbnailsUnavailable = problem.message } }
+            return .failure(problem)
         }
         client.metrics.record { $0.thumbnailsMade += 1 }
         var kept: [Thumbnail] = []

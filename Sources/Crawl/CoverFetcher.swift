@@ -243,14 +243,16 @@ package struct CoverFetcher: Sendable {
         // The thumbnails first, from the download: an image no decoder can read is no cover (a
         // browser would show a broken one), and never reaches the snapshot.
         var thumbnailed: [Thumbnail]?
-        if thumbnails != nil, !defersThumbnails, let kept = keptThumbnails(of: path) {
-            thumbnailed = kept
-        } else if let thumbnails, !defersThumbnails {
-            switch await makeThumbnails(of: path, from: download.file, with: thumbnails) {
+        if let thumbnails, !defersThumbnails {
+            let result: Result<[Thumbnail], ThumbnailProblem>
+            if let kept = keptThumbnails(of: path) { result = .success(kept) } else {
+                result = await makeThumbnails(of: path, from: download.file, with: thumbnails)
+            }
+            switch result {
             case .success(let made): thumbnailed = made
             case .failure(let problem) where problem.libraryMissing:
                 // The machine is at fault, not the cover: kept whole, thumbnailed on a later run.
-                client.metrics.record { $0.thumbnailsUnavailable = problem.message }
+                break
             case .failure(let problem):
                 download.discard()
                 return .failure(CoverProblem(message: "\(place): \(problem.message)", refusedImage: problem.unreadable))

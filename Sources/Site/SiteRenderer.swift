@@ -97,6 +97,7 @@ package struct SiteRenderer: Sendable {
                 let templates = self.templates
                 jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
             }
+            if formats.contains(.html) { bigPages.append(booksListJob(model, into: writer)) }
             if !formats.isDisjoint(with: [.html, .markdown]) {
                 // A digest for each book's, shelf's, author's and year's page in each format.
                 let pageFormats = formats.intersection([.html, .markdown]).count
@@ -104,11 +105,8 @@ package struct SiteRenderer: Sendable {
                 let entries = PageDigests.EntryDigests(count: catalog.count)
                 jobs += bookJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
                 // Then the shelves, from the digests of their books' entries, each read once.
-                if formats.contains(.html) { bigPages.append(booksListJob(model, into: writer)) }
                 shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
                 shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
-            } else if formats.contains(.html) {
-                bigPages.append(booksListJob(model, into: writer))
             }
         }
         let first = PendingJobs(jobs)
