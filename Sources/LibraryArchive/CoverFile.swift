@@ -101,6 +101,12 @@ package struct ThumbnailBox: Sendable, Equatable {
 
     /// The thumbnail's name for a cover named `coverPath`.
     package func path(forCover coverPath: String, png: Bool) -> String {
-        "covers/\(coverPath.dropFirst("covers/".count).prefix(32))-\(width).\(png ? "png" : "jpg")"
+        // The names this tool writes are ASCII, where bytes are characters: counting bytes is the same
+        // cut, without walking the characters (four thumbnails of each book on each page that lists it).
+        let utf8 = coverPath.utf8
+        let hash = utf8.allSatisfy { $0 < 0x80 }
+            ? String(decoding: utf8.dropFirst("covers/".utf8.count).prefix(32), as: UTF8.self)
+            : String(coverPath.dropFirst("covers/".count).prefix(32))
+        return "covers/" + hash + "-" + String(width) + (png ? ".png" : ".jpg")
     }
 }

@@ -11,7 +11,10 @@ import Support
 final class CoverView: Sendable {
     /// The cover as it came, whole.
     let src: String
-    let alt: String
+    /// "Cover of TITLE", made when a template asks for it: most pages that list a book show no cover text.
+    var alt: String { language.text("coverOf", ["title": title]) }
+    private let title: String
+    private let language: Language
     let width: Int?
     let height: Int?
     /// Its thumbnails, when it has them: a list's 4 × 6 rem box at 1× and 2×, a book page's 12 × 18 rem
@@ -26,9 +29,10 @@ final class CoverView: Sendable {
     /// Made when a template asks for it, as the other texts of a book for one kind of page.
     var altMarkdown: String { Markdown.text(alt) }
 
-    init(src: String, alt: String, width: Int? = nil, height: Int? = nil, thumbnails: [String]? = nil, fromOpenLibrary: Bool = false) {
+    init(src: String, title: String, language: Language, width: Int? = nil, height: Int? = nil, thumbnails: [String]? = nil, fromOpenLibrary: Bool = false) {
         self.src = src
-        self.alt = alt
+        self.title = title
+        self.language = language
         self.width = width
         self.height = height
         let sizes = thumbnails ?? []

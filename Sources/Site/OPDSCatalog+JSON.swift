@@ -130,7 +130,7 @@ extension OPDSCatalog {
     /// link (a preview, which the schema takes where a publication has no acquisition link).
     private func publication(_ place: Int, from path: String) -> OPDS2.Publication {
         let card = model.catalog.cards[place]
-        let view = model.bookView(place)
+        let view = EntryBook(card, fileName: model.fileNames[place])
         let isbns = ISBN.forms(view.isbn)
         var subjects: [OPDS2.Subject] = []
         if let shelf = model.shelfName(of: place) { subjects.append(OPDS2.Subject(name: shelf, scheme: nil)) }

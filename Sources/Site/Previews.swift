@@ -60,7 +60,7 @@ struct Previewed<Page: MustacheParent>: MustacheParent {
 
 extension TemplateSet {
     func render<Page: MustacheParent>(_ page: Page, preview: PreviewView?, _ format: OutputFormat, template name: String) throws -> String {
-        try render(context: Previewed(page: page, preview: preview), format, template: name)
+        try render(context: Previewed(page: page, preview: preview), format, template: name, root: (page as? any RootedPage)?.root)
     }
 }
 

@@ -178,7 +178,7 @@ struct SiteModel {
         let shelf = shelf(of: place)?.view
         let title = book.shownTitle
         let cover = book.cover.map { cover in
-            CoverView(src: cover.path, alt: language.text("coverOf", ["title": title]), width: cover.width, height: cover.height,
+            CoverView(src: cover.path, title: title, language: language, width: cover.width, height: cover.height,
                       thumbnails: ThumbnailBox.all.compactMap(cover.thumbnail),
                       fromOpenLibrary: cover.fromOpenLibrary)
         }

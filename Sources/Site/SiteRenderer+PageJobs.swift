@@ -40,10 +40,13 @@ extension SiteRenderer {
         for author in model.authors.authors {
             let job: Job = {
                 let digest = inputs.list("author", key: author.displayName + "\u{0}" + author.fileName, books: books(author.books))
+                // Made once for both kinds of page, when one is not linked.
+                var made: AuthorPage?
                 for format in kinds {
                     try page(path(format, "authors/\(author.fileName)"), digest: digest, gathered: gathered, into: writer) {
-                        try templates.render(model.authorPage(author, root: "../"), preview: format == .html ? model.authorPreview(author) : nil,
-                                             format, template: "author")
+                        let authorPage = made ?? model.authorPage(author, root: "../")
+                        made = authorPage
+                        return try templates.render(authorPage, preview: format == .html ? model.authorPreview(author) : nil, format, template: "author")
                     }
                 }
                 if kinds.contains(.html) { try cards.write(model.authorCard(author)) }
@@ -56,10 +59,12 @@ extension SiteRenderer {
                 // The links to the years before and after are on the page too.
                 let around = [index - 1, index + 1].map { years.indices.contains($0) ? years[$0].year : "" }.joined(separator: ",")
                 let digest = inputs.list("year", key: years[index].year + "\u{0}" + around, books: books(years[index].books))
+                var made: YearPage?
                 for format in kinds {
                     try page(path(format, "years/\(years[index].year)"), digest: digest, gathered: gathered, into: writer) {
-                        try templates.render(model.yearPage(index, root: "../"), preview: format == .html ? model.yearPreview(index) : nil,
-                                             format, template: "year")
+                        let yearPage = made ?? model.yearPage(index, root: "../")
+                        made = yearPage
+                        return try templates.render(yearPage, preview: format == .html ? model.yearPreview(index) : nil, format, template: "year")
                     }
                 }
                 if kinds.contains(.html) { try cards.write(model.yearCard(index)) }
@@ -80,15 +85,22 @@ extension SiteRenderer {
         for shelf in model.shelves {
             let job: Job = {
                 let digest = inputs.shelf(shelf.view, books: shelf.books.map { (model.fileNames[$0], entries[$0]) })
+                // Made once for both kinds of page, when one is not linked.
+                var made: ShelfPage?
+                func shelfPage() -> ShelfPage {
+                    let shelfPage = made ?? model.shelfPage(shelf, root: "../")
+                    made = shelfPage
+                    return shelfPage
+                }
                 if html {
                     try page("shelves/\(shelf.fileName).html", digest: digest, gathered: gathered, into: writer) {
-                        try templates.render(model.shelfPage(shelf, root: "../"), preview: model.shelfPreview(shelf), .html, template: "shelf")
+                        try templates.render(shelfPage(), preview: model.shelfPreview(shelf), .html, template: "shelf")
                     }
                     try cards.write(model.shelfCard(shelf))
                 }
                 if markdown {
                     try page("markdown/shelves/\(shelf.fileName).md", digest: digest, gathered: gathered, into: writer) {
-                        try templates.render(model.shelfPage(shelf, root: "../"), .markdown, template: "shelf")
+                        try templates.render(shelfPage(), .markdown, template: "shelf")
                     }
                 }
             }

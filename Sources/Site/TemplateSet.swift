@@ -26,8 +26,12 @@ package struct TemplateSet: Sendable {
     /// The language of the pages (`--language`), from the strings files beside the templates.
     package let language: Language
     /// One Mustache library per kind, loaded from `html/` and `markdown/`: a template names the
-    /// others of its kind as `layout` or `partials/book-list`.
+    /// others of its kind as `layout` or `partials/book-list`. Each kind is loaded once for each of
+    /// the pages' depths (`rooted`), with `{{root}}` written in, and once as it is.
     let libraries: [OutputFormat: MustacheLibrary]
+    let rooted: [OutputFormat: [String: MustacheLibrary]]
+    /// The roots of the pages: the site's top, and the folders one below it.
+    static let roots = ["", "../"]
     /// The kinds whose templates still look the language's words up as pages are made (a user's
     /// template with `{{#t.…}}`); the others had them written in when loaded.
     let wordsAtRuntime: Set<OutputFormat>
@@ -59,6 +63,7 @@ package struct TemplateSet: Sendable {
         }
         let language = try StringsFiles.language(tag, in: folders)
         var libraries: [OutputFormat: MustacheLibrary] = [:]
+        var rooted: [OutputFormat: [String: MustacheLibrary]] = [:]
         var wordsAtRuntime = Set<OutputFormat>()
         for (format, names) in requiredTemplates {
             let folder = directory.appendingPathComponent(format.rawValue)
@@ -78,16 +83,21 @@ package struct TemplateSet: Sendable {
                 throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
             }
             // The language's words written in once, here (`Language.writtenInto`), and in html/ the escaping.
-            let words = { (text: String) in language.writtenInto(text, html: format == .html) }
-            var written = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder, words) : try library.rewritten(in: folder, words)
-            for name in addedTemplates[format] ?? [] where library.getTemplate(named: name) == nil {
-                guard let bundled = bundledDirectory?.appendingPathComponent(format.rawValue).appendingPathComponent(name + ".mustache"),
-                      let text = try? String(contentsOf: bundled, encoding: .utf8) else {
-                    throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
+            func rewritten(root: String?) throws -> MustacheLibrary {
+                let words = { (text: String) in language.writtenInto(text, html: format == .html, root: root) }
+                var written = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder, words) : try library.rewritten(in: folder, words)
+                for name in addedTemplates[format] ?? [] where library.getTemplate(named: name) == nil {
+                    guard let bundled = bundledDirectory?.appendingPathComponent(format.rawValue).appendingPathComponent(name + ".mustache"),
+                          let text = try? String(contentsOf: bundled, encoding: .utf8) else {
+                        throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
+                    }
+                    try written.register((format == .html ? "{{%CONTENT_TYPE:\(HTMLEscaping.name)}}\n" : "") + words(text), named: name)
                 }
-                try written.register((format == .html ? "{{%CONTENT_TYPE:\(HTMLEscaping.name)}}\n" : "") + words(text), named: name)
+                return written
             }
+            let written = try rewritten(root: nil)
             libraries[format] = written
+            rooted[format] = try Dictionary(uniqueKeysWithValues: roots.map { ($0, try rewritten(root: $0)) })
             let names = Self.templateNames(in: folder) + (addedTemplates[format] ?? [])
             if names.contains(where: { written.getTemplate(named: $0).map { Language.namesWords($0.description) } ?? false }) {
                 wordsAtRuntime.insert(format)
@@ -103,17 +113,19 @@ package struct TemplateSet: Sendable {
                 }
             }
         }
-        return TemplateSet(directory: directory, language: language, libraries: libraries, wordsAtRuntime: wordsAtRuntime, assets: assets.sorted())
+        return TemplateSet(directory: directory, language: language, libraries: libraries, rooted: rooted, wordsAtRuntime: wordsAtRuntime, assets: assets.sorted())
     }
 
     func render<Page: MustacheParent & AnyObject>(_ page: Page, _ format: OutputFormat, template name: String) throws -> String {
-        try render(context: Ref(page), format, template: name)
+        try render(context: Ref(page), format, template: name, root: (page as? any RootedPage)?.root)
     }
 
-    func render<Context: MustacheParent>(context: Context, _ format: OutputFormat, template name: String) throws -> String {
+    /// - Parameter root: the page's `root`, when it has one: its templates then have it written in.
+    func render<Context: MustacheParent>(context: Context, _ format: OutputFormat, template name: String, root: String? = nil) throws -> String {
+        let library = root.flatMap { rooted[format]?[$0] } ?? libraries[format]
         let output = wordsAtRuntime.contains(format)
-            ? libraries[format]?.render(Localized(page: context, strings: StringsView(language: language)), withTemplate: name)
-            : libraries[format]?.render(context, withTemplate: name)
+            ? library?.render(Localized(page: context, strings: StringsView(language: language)), withTemplate: name)
+            : library?.render(context, withTemplate: name)
         guard let output else {
             throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: directory.path)
         }

@@ -16,6 +16,7 @@ import Testing
     static let shownThroughOtherNames: Set<String> = [
         "BookView.givenTitle",  // titleYAML: the title as the book gives it, even empty
         "BookView.shelfName",  // shelfNameYAML
+        "CoverView.title", "CoverView.language",  // alt: "Cover of TITLE" in the pages' language
         "Previewed<IndexPage>.page",  // the page's own names, answered through it
     ]
 
