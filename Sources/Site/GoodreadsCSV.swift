@@ -44,10 +44,19 @@ enum GoodreadsCSV {
         }
     }
 
-    /// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled.
+    /// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled. Looked for
+    /// as bytes, as a spreadsheet reads them: as characters, "\r\n" is one character that is neither
+    /// "\r" nor "\n", and a comma with an accent on it is not a comma, and both went out unquoted.
     static func field(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else { return value }
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.reserveCapacity(value.utf8.count + 8)
+        for byte in value.utf8 {
+            if byte == UInt8(ascii: "\"") { quoted.append(byte) }
+            quoted.append(byte)
+        }
+        quoted.append(UInt8(ascii: "\""))
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     /// A spreadsheet runs a cell that starts with = + - @ as a formula: such text gets a leading '.
