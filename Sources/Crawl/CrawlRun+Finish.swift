@@ -24,8 +24,9 @@ extension CrawlRun {
 
         let madeWhileCrawling = madeBooks.count
         let made = try await makeRemainingBooks(order: order, assembly: assembly, problems: &problems)
+        let sharedCards = madeBooks.sharedCards
         let cards = madeBooks.cards(arrangedBy: made.places)
-        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were")
+        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were; \(sharedCards) with its card")
         let pieces = madeBooks.pieces
         var addresses = madeBooks.addresses
         let retry = try retrySchedule()
@@ -55,7 +56,7 @@ extension CrawlRun {
         let library = Library(generatedAt: generatedAt, catalogID: SnapshotOrigin(server: client.server.description, userID: client.session?.userID).catalogID,
                               shelves: shelves, books: [], problems: Self.dated(problems, last: crawler.lastProblems, today: RetrySchedule.day(crawler.retry.now)))
         return Crawler.Result(catalog: Catalog(frame: library, cards: cards, pieces: pieces, ranges: made.ranges),
-                              covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling, retry: retry,
+                              covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling, sharedCards: sharedCards, retry: retry,
                               addresses: addresses)
     }
 

@@ -98,6 +98,8 @@ package struct Crawler: Sendable {
         package var covers: CoverRecords?
         /// How many books were made while requests were still in flight.
         package var madeWhileCrawling = 0
+        /// How many books' cards are the last snapshot's, not packed again.
+        package var sharedCards = 0
         /// What failed, this run or before, and when to ask for it again.
         package var retry = RetrySchedule()
         /// Each book's cover address, for the next run (private: never in `library.json`).
