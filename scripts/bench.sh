@@ -14,6 +14,7 @@
 #   SEARCH=0 scripts/bench.sh        leave out the search's bytes (SEARCH_SIZES, 10,000 and 100,000 by default)
 #   MEMORY=0 scripts/bench.sh        leave out the peak of every kind of run (at GOAL_BOOKS, the largest size by default)
 #   REAL_EXPORT=0 scripts/bench.sh   leave out the export of a real-shaped library against curl (REAL_BOOKS, 1,000)
+#   PUBLISH=0 scripts/bench.sh       leave out publishing against rclone sync (PUBLISH_BOOKS, PUBLISH_HOSTS)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -228,6 +229,10 @@ if [ "${MEMORY:-1}" = 1 ]; then
     edit_book $((goal_books / 4))
     nightly_run "$history" "$work/m-history.time" --history
   fi
+  # The first night after an upgrade: the last snapshot names another build, so every book kept
+  # from it is encoded again rather than copied.
+  sed -i 's/"written_by":"[^"]*"/"written_by":"another build"/' "$(dirname "$night")/.$(basename "$night").reader-snapshot/state.json"
+  nightly_run "$night" "$work/m-upgrade.time"
   stop_server
   # The same library served from another address: the last snapshot stands in for no book.
   start_server "$goal_books" --editable
@@ -245,6 +250,7 @@ if [ "${MEMORY:-1}" = 1 ]; then
   memory_row "--keep 3, one note edited" "$work/m-keep.time"
   memory_row "--history, first" "$work/m-history-first.time"
   memory_row "--history, one note edited" "$work/m-history.time"
+  memory_row "the first night after an upgrade" "$work/m-upgrade.time"
   memory_row "the last snapshot from another address" "$work/m-other.time"
   rm -rf "$night" "$keep" "$history"
 fi
