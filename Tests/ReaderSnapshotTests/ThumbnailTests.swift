@@ -114,6 +114,18 @@ struct ThumbnailNightTests {
         SiteInspector(root: output).files().filter { $0.hasPrefix("covers/") && CoverFile.isWellFormed(thumbnailPath: $0) }
     }
 
+    /// A first export into `output`, which makes the thumbnails: their paths, one of them, and
+    /// that one's inode (a later night that links it keeps the inode).
+    static func firstExportMakesThumbnails(_ server: RunningSampleServer, to output: URL) async throws
+        -> (made: [String], sample: String, inode: UInt64) {
+        let first = try await EndToEndTests.export(server, to: output, environment: epoch)
+        #expect(first.output.contains("thumbnailed"), "\(first.output)")
+        let made = thumbnails(in: output)
+        #expect(made.count >= 60)
+        let sample = try #require(made.first)
+        return (made, sample, try inode(output.appendingPathComponent(sample)))
+    }
+
     static func inode(_ file: URL) throws -> UInt64 {
         try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? UInt64)
     }
@@ -128,12 +140,7 @@ struct ThumbnailNightTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("library")
-        let first = try await EndToEndTests.export(server, to: output, environment: Self.epoch)
-        #expect(first.output.contains("thumbnailed"), "\(first.output)")
-        let made = Self.thumbnails(in: output)
-        #expect(made.count >= 60)
-        let sample = try #require(made.first)
-        let before = try Self.inode(output.appendingPathComponent(sample))
+        let (made, sample, before) = try await Self.firstExportMakesThumbnails(server, to: output)
 
         // A night with one note changed: the snapshot is written anew, its thumbnails linked, none made.
         server.server.update { $0.updateBook(id: 110) { $0.comments += "<div>One more line.</div>" } }
@@ -193,12 +200,7 @@ struct ThumbnailNightTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("library")
-        let first = try await EndToEndTests.export(here, to: output, environment: Self.epoch)
-        #expect(first.output.contains("thumbnailed"), "\(first.output)")
-        let made = Self.thumbnails(in: output)
-        #expect(made.count >= 60)
-        let sample = try #require(made.first)
-        let before = try Self.inode(output.appendingPathComponent(sample))
+        let (made, sample, before) = try await Self.firstExportMakesThumbnails(here, to: output)
         let covers = { (books: [Int: [String: Any]]) in
             books.compactMapValues { ($0["cover"] as? [String: Any]).map { NSDictionary(dictionary: $0) } }
         }
