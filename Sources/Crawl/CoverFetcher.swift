@@ -25,6 +25,8 @@ package struct CoverFetcher: Sendable {
     /// Each third-party host's verdict, looked up once a run: a real library had 52 covers on a
     /// host that is gone, and a resolver can take seconds to say so, each time it is asked.
     let hosts = HostVerdicts()
+    /// Hosts whose connections time out: tried again a few times, then taken as gone.
+    let silentHosts = SilentHosts()
     /// Each cover file's thumbnails are made once, whichever of the addresses that give its bytes asks.
     let thumbnailJobs = ThumbnailJobs()
 
@@ -141,9 +143,12 @@ package struct CoverFetcher: Sendable {
             } catch {
                 let transport = FetchPolicy.transport(error, redactor: client.redactor)
                 let problem = CoverProblem(message: "\(Self.describe(url)): \(transport.description)")
-                // A host that takes no connection is gone rather than busy.
+                // A host that refuses or does not resolve is gone rather than busy; one whose
+                // connection timed out may be either, and is tried again until it seems gone.
+                if transport.connectTimedOut { return silentHosts.timedOut(host) ? .again(problem) : .done(.failure(problem)) }
                 return transport.couldNotConnect ? .done(.failure(problem)) : .again(problem)
             }
+            silentHosts.answered(host)
             guard case .redirect = FetchPolicy.status(Int(response.status.code), retryAfter: nil) else {
                 return await answer(response, from: url, kept: kept)
             }

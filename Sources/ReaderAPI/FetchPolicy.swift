@@ -49,13 +49,16 @@ package enum FetchPolicy {
         /// does not resolve. For a cover host, a sign it is gone rather than busy.
         package var couldNotConnect: Bool
         package var description: String
+        /// No connection within the connect timeout: the host may be gone, or this machine was too
+        /// busy to finish the handshake in time. Unlike a refusal, another try may mend it.
+        package var connectTimedOut = false
     }
 
     /// What went wrong below HTTP, told by the error's type (never by its text).
     package static func transport(_ error: Error, redactor: Redactor) -> Transport {
         if let error = error as? HTTPClientError {
             switch error {
-            case .connectTimeout: return Transport(couldNotConnect: true, description: "timed out")
+            case .connectTimeout: return Transport(couldNotConnect: true, description: "timed out", connectTimedOut: true)
             case .deadlineExceeded, .readTimeout: return Transport(couldNotConnect: false, description: "timed out")
             case .remoteConnectionClosed: return Transport(couldNotConnect: false, description: "the server closed the connection")
             default: break
@@ -72,7 +75,7 @@ package enum FetchPolicy {
             return Transport(couldNotConnect: true, description: "connection refused")
         }
         if let error = error as? ChannelError, case .connectTimeout = error {
-            return Transport(couldNotConnect: true, description: "timed out")
+            return Transport(couldNotConnect: true, description: "timed out", connectTimedOut: true)
         }
         return Transport(couldNotConnect: false, description: UntrustedText.displayable(redactor.redact(String(describing: error))))
     }
