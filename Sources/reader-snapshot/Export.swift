@@ -78,7 +78,7 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Keep the state of incremental runs (ETags, covers) here instead of in the snapshot's hidden .reader-snapshot folder.", valueName: "dir"))
     var cacheDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for a connection (a gone cover host costs this once).", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for a connection (a gone cover host costs this a few times).", valueName: "seconds"))
     var connectTimeout: Double = 5
 
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Leave this shelf (name or id) and its books out of every file written; repeatable.", valueName: "name-or-id"))
