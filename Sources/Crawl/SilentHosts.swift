@@ -14,8 +14,11 @@ final class SilentHosts: @unchecked Sendable {
 
     /// The host gave an answer (any HTTP status): it is there.
     func answered(_ host: String) {
-        let key = host.lowercased()
-        lock.withLock { if timeoutsInARow[key] != nil { timeoutsInARow[key] = nil } }
+        // Every answer comes here: with no host timed out (most nights), nothing else is done.
+        lock.withLock {
+            guard !timeoutsInARow.isEmpty else { return }
+            timeoutsInARow[host.lowercased()] = nil
+        }
     }
 
     /// Records a connect timeout; whether another try is worth making.

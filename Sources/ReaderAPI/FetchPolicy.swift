@@ -46,7 +46,8 @@ package enum FetchPolicy {
     /// A failure below HTTP, in words fit for a log.
     package struct Transport: Sendable, Equatable {
         /// No connection was made: refused, no answer within the connect timeout, or a name that
-        /// does not resolve. For a cover host, a sign it is gone rather than busy.
+        /// does not resolve. For a cover host, a sign it is gone rather than busy (but see
+        /// `connectTimedOut`).
         package var couldNotConnect: Bool
         package var description: String
         /// No connection within the connect timeout: the host may be gone, or this machine was too
