@@ -5,6 +5,7 @@
 
 #include "CThumbnail.h"
 #include "vips_functions.h"
+#include "orc_guard.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -485,6 +486,7 @@ static VipsImage *decode_cover(const void *bytes, size_t length, int has_profile
     VipsImage *base = vips_image_new();
     VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(base), 4);
     VipsImage *decoded = NULL;
+    rt_orc_lock();
     /* With a profile, colours are made sRGB through it (a CMYK cover needs one; without, libvips
        uses its own CMYK profile). */
     int result = has_profile
@@ -510,8 +512,9 @@ static VipsImage *decode_cover(const void *bytes, size_t length, int has_profile
         result = vips_cast_uchar(in, &t[3], NULL);
         in = t[3];
     }
+    rt_orc_unlock();
     if (!result && vips_image_get_bands(in) == 3) decoded = vips_image_copy_memory(in);
-    g_object_unref(base);
+    rt_release(base);
     if (!decoded) vips_error_clear();
     return decoded;
 }
@@ -607,7 +610,7 @@ int rt_book_card(const void *cover, size_t cover_length, const char *title, cons
     if (!result) result = encode(canvas, out);
     if (result) card_error(error, error_length, "the card could not be drawn");
     if (canvas) g_object_unref(canvas);
-    if (picture) g_object_unref(picture);
+    if (picture) rt_release(picture);
     g_free(clean_title);
     g_free(clean_author);
     g_free(clean_site);
@@ -709,7 +712,7 @@ int rt_row_card(const char *name, const char *line, const char *site_title, int 
             if (!result) result = picture
                 ? vips_draw_image(canvas, picture, at, row_y, NULL)
                 : draw_panel(canvas, at, row_y, w, h, PALETTE[(hash + 1 + i) % PALETTE_SIZE]) < 0;
-            if (picture) g_object_unref(picture);
+            if (picture) rt_release(picture);
             x += w + ROW_GAP;
         }
     }

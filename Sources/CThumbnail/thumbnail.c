@@ -1,5 +1,6 @@
 #include "CThumbnail.h"
 #include "vips_functions.h"
+#include "orc_guard.h"
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
@@ -12,6 +13,17 @@
 #endif
 
 static pthread_once_t started = PTHREAD_ONCE_INIT;
+static pthread_mutex_t orc_code = PTHREAD_MUTEX_INITIALIZER;
+
+void rt_orc_lock(void) { pthread_mutex_lock(&orc_code); }
+void rt_orc_unlock(void) { pthread_mutex_unlock(&orc_code); }
+
+void rt_release(VipsImage *image) {
+    if (!image) return;
+    rt_orc_lock();
+    g_object_unref(image);
+    rt_orc_unlock();
+}
 static int start_result = -1;
 
 static void quiet(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
@@ -158,18 +170,20 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
     int target = (int)ceil(width * fill);
     if (target > width) target = width;
     VipsImage *big = NULL;
+    rt_orc_lock();
     int result = has_profile
         ? vips_thumbnail_buffer((void *)bytes, length, &big, target, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN,
                                 "option_string", "fail_on=error", "export_profile", "srgb", NULL)
         : vips_thumbnail_buffer((void *)bytes, length, &big, target, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN,
                                 "option_string", "fail_on=error", NULL);
+    rt_orc_unlock();
     if (result) {
         take_error(error, error_length, "it could not be read");
         return -1;
     }
     /* Decoding happens here: a truncated or corrupt file fails now. */
     VipsImage *decoded = vips_image_copy_memory(big);
-    g_object_unref(big);
+    rt_release(big);
     if (!decoded) {
         take_error(error, error_length, "it is cut short or corrupt");
         return -1;
@@ -182,26 +196,26 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
         VipsImage *alpha = NULL;
         double lowest = 0;
         if (vips_extract_band(decoded, &alpha, bands - 1, NULL) || vips_min(alpha, &lowest, NULL)) {
-            if (alpha) g_object_unref(alpha);
-            g_object_unref(flat);
-            g_object_unref(decoded);
+            if (alpha) rt_release(alpha);
+            rt_release(flat);
+            rt_release(decoded);
             take_error(error, error_length, "its transparency could not be read");
             return -1;
         }
-        g_object_unref(alpha);
+        rt_release(alpha);
         if (lowest < (vips_image_get_format(decoded) == VIPS_FORMAT_USHORT ? 65535 : 255)) {
             png = 1;
         } else {
-            g_object_unref(flat);
+            rt_release(flat);
             flat = NULL;
             if (vips_extract_band(decoded, &flat, 0, "n", bands - 1, NULL)) {
-                g_object_unref(decoded);
+                rt_release(decoded);
                 take_error(error, error_length, "it could not be flattened");
                 return -1;
             }
         }
     }
-    g_object_unref(decoded);
+    rt_release(decoded);
     int failed = 0;
     for (int i = 0; i < count && !failed; i++) {
         VipsImage *sized = NULL;
@@ -215,18 +229,24 @@ int rt_thumbnails(const void *bytes, size_t length, int count, const int *widths
             if (tw >= w) {
                 sized = flat;
                 g_object_ref(sized);
-            } else if (png ? vips_thumbnail_image(flat, &sized, tw, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL)
-                           : vips_resize(flat, &sized, (double)tw / w, "kernel", VIPS_KERNEL_LINEAR, NULL)) {
+            } else {
                 /* From the largest, already smooth: a linear kernel is as sharp there, and a sixth of the
                    time. With transparency, thumbnail_image, which premultiplies (no dark fringes). */
-                failed = 1;
-                break;
+                rt_orc_lock();
+                int resized = png
+                    ? vips_thumbnail_image(flat, &sized, tw, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL)
+                    : vips_resize(flat, &sized, (double)tw / w, "kernel", VIPS_KERNEL_LINEAR, NULL);
+                rt_orc_unlock();
+                if (resized) {
+                    failed = 1;
+                    break;
+                }
             }
         }
         if (save(sized, png, &out[i])) failed = 1;
-        g_object_unref(sized);
+        rt_release(sized);
     }
-    g_object_unref(flat);
+    rt_release(flat);
     if (failed) {
         take_error(error, error_length, "a thumbnail could not be encoded");
         for (int i = 0; i < count; i++) clear(&out[i]);
@@ -254,6 +274,8 @@ int rt_sample_jpeg(int width, int height, int seed, int quality, rt_image *out) 
     if (rt_start() != 0 || width <= 0 || height <= 0) return -1;
     VipsImage *base = vips_image_new();
     VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(base), 10);
+    /* The sample server makes its covers on every core at once: a blur may compile vector code. */
+    rt_orc_lock();
     int result = vips_gaussnoise(&t[0], width, height, "sigma", 60.0, "mean", 128.0, "seed", seed, NULL)
         || vips_gaussnoise(&t[1], width, height, "sigma", 60.0, "mean", 128.0, "seed", seed + 7919, NULL)
         || vips_xyz(&t[2], width, height, NULL)
@@ -262,13 +284,15 @@ int rt_sample_jpeg(int width, int height, int seed, int quality, rt_image *out) 
         || vips_bandjoin((VipsImage *[]){t[0], t[1], t[4]}, &t[5], 3, NULL)
         || vips_gaussblur(t[5], &t[6], 4.0, NULL)
         || vips_cast_uchar(t[6], &t[7], NULL)
-        || vips_copy(t[7], &t[8], "interpretation", VIPS_INTERPRETATION_sRGB, NULL)
+        || vips_copy(t[7], &t[8], "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+    rt_orc_unlock();
+    result = result
         || vips_jpegsave_buffer(t[8], &out->data, &out->length, "Q", quality, "strip", TRUE, NULL);
     if (result) vips_error_clear();
     else {
         out->width = width;
         out->height = height;
     }
-    g_object_unref(base);
+    rt_release(base);
     return result ? -1 : 0;
 }

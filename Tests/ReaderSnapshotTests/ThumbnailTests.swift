@@ -49,6 +49,28 @@ struct ThumbnailTests {
         #expect(Thumbnailer.sampleJPEG(width: 600, height: 900, seed: 6) == cover)
     }
 
+    /// A first night makes thumbnails on every core at once. liborc 0.4.33 (Debian 12) crashed now
+    /// and then when two threads built or let go a resize at the same moment; the thumbnails hold a
+    /// lock of their own there (orc_guard.h). A crash fails the whole run; a race on shared state
+    /// would show as different bytes.
+    @Test func coversOfEverySizeMadeOnEveryCoreAtOnceGiveTheSameBytes() throws {
+        let widths = [360, 400, 450, 500, 600, 800, 1000, 1216]
+        let covers = try widths.enumerated().map { index, width in
+            try #require(Thumbnailer.sampleJPEG(width: width, height: width * 3 / 2, seed: 40 + index))
+        }
+        let alone = try covers.map { Data(try Self.thumbnails($0).map(\.data).joined()) }
+        let rounds = 4
+        let lock = NSLock()
+        nonisolated(unsafe) var together = [Data](repeating: Data(), count: covers.count * rounds)
+        DispatchQueue.concurrentPerform(iterations: covers.count * rounds) { item in
+            let made = Data(((try? Self.thumbnails(covers[item % covers.count])) ?? []).map(\.data).joined())
+            lock.withLock { together[item] = made }
+        }
+        for (item, made) in together.enumerated() {
+            #expect(made == alone[item % covers.count], "cover \(item % covers.count), round \(item / covers.count)")
+        }
+    }
+
     @Test func aDecompressionBombIsRefusedFromItsHeader() throws {
         let bomb = OpenLibraryDouble.bombImage
         #expect(bomb.count < 200)
