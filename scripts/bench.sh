@@ -476,7 +476,8 @@ if [ "${COVERS:-1}" = 1 ]; then
   made=$("$bin" bench-thumbnails --covers "$covers_dir" --make 500)
   thumbs=() thumbs_peak=()
   for run in $(seq "$runs"); do
-    /usr/bin/time -v "$bin" bench-thumbnails --covers "$covers_dir" >"$work/thumbs.out" 2>"$work/thumbs.time"
+    /usr/bin/time -v "$bin" bench-thumbnails --covers "$covers_dir" >"$work/thumbs.out" 2>"$work/thumbs.time" \
+      || { echo "bench-thumbnails failed:" >&2; grep -a -m 3 -e 'crashed' -e 'signal' -e 'rror' "$work/thumbs.time" >&2; exit 1; }
     thumbs+=("$(seconds "$work/thumbs.time")"); thumbs_peak+=("$(peak_mb "$work/thumbs.time")")
   done
   printf '  thumbnails of %s: %.2f s, peak %s MB (the process, covers read one at a time); runs: %s; %s\n' \
