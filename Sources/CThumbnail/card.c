@@ -438,9 +438,10 @@ static int draw_stand_in(VipsImage *canvas, int x, int y, int w, int h, const do
 }
 
 /* What a cover's header claims, nothing decoded: its proportions as shown (EXIF's quarter turns
-   counted), and whether it carries an ICC profile. 0: read; -1: unreadable; -2: too many pixels. */
+   counted), its size as shown, and whether it carries an ICC profile. 0: read; -1: unreadable; -2: too
+   many pixels. */
 static int read_header(const void *bytes, size_t length, long long max_pixels, double *aspect, int *has_profile,
-                       char *error, size_t error_length) {
+                       int *shown_width, int *shown_height, char *error, size_t error_length) {
     if (!bytes || length == 0) {
         card_error(error, error_length, "the cover is empty");
         return -1;
@@ -461,6 +462,8 @@ static int read_header(const void *bytes, size_t length, long long max_pixels, d
     }
     if (orientation >= 5 && orientation <= 8) { int t = width; width = height; height = t; }
     *aspect = (double)width / height;
+    *shown_width = width;
+    *shown_height = height;
     return 0;
 }
 
@@ -481,21 +484,26 @@ static void fit_box(double aspect, double narrowest, double widest, int box_w, i
 
 /* The cover scaled (up too: a small cover on a card still reads) and cut at its centre to w x h, the
    right way up, its first frame, sRGB, any transparency flattened onto the paper, 3 bands of 8 bits,
-   decoded into memory (so that a cut-short file fails here, not while it is drawn). NULL: unreadable. */
-static VipsImage *decode_cover(const void *bytes, size_t length, int has_profile, int w, int h) {
+   decoded into memory (so that a cut-short file fails here, not while it is drawn). NULL: unreadable.
+   shown_width x shown_height is its size as shown, from its header. */
+static VipsImage *decode_cover(const void *bytes, size_t length, int has_profile, int shown_width, int shown_height,
+                               int w, int h) {
     VipsImage *base = vips_image_new();
     VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(base), 4);
     VipsImage *decoded = NULL;
+    /* Scaled to fill the box: by the side that needs the larger scale, the other left free. libvips'
+       own crop would decode while the operation is built, under rt_orc_lock; the same centre is
+       cut below, from memory, the same pixels. */
+    int fill_by_width = (long long)shown_width * h < (long long)shown_height * w;
+    int target_w = fill_by_width ? w : VIPS_MAX_COORD, target_h = fill_by_width ? VIPS_MAX_COORD : h;
     rt_orc_lock();
     /* With a profile, colours are made sRGB through it (a CMYK cover needs one; without, libvips
        uses its own CMYK profile). */
     int result = has_profile
-        ? vips_thumbnail_buffer((void *)bytes, length, &t[0], w, "height", h, "size", VIPS_SIZE_BOTH,
-                                "crop", VIPS_INTERESTING_CENTRE, "no_rotate", FALSE,
-                                "option_string", "fail_on=error", "export_profile", "srgb", NULL)
-        : vips_thumbnail_buffer((void *)bytes, length, &t[0], w, "height", h, "size", VIPS_SIZE_BOTH,
-                                "crop", VIPS_INTERESTING_CENTRE, "no_rotate", FALSE,
-                                "option_string", "fail_on=error", NULL);
+        ? vips_thumbnail_buffer((void *)bytes, length, &t[0], target_w, "height", target_h, "size", VIPS_SIZE_BOTH,
+                                "no_rotate", FALSE, "option_string", "fail_on=error", "export_profile", "srgb", NULL)
+        : vips_thumbnail_buffer((void *)bytes, length, &t[0], target_w, "height", target_h, "size", VIPS_SIZE_BOTH,
+                                "no_rotate", FALSE, "option_string", "fail_on=error", NULL);
     VipsImage *in = t[0];
     if (!result && vips_image_get_interpretation(in) != VIPS_INTERPRETATION_sRGB) {
         result = vips_colourspace(in, &t[1], VIPS_INTERPRETATION_sRGB, NULL);
@@ -513,8 +521,16 @@ static VipsImage *decode_cover(const void *bytes, size_t length, int has_profile
         in = t[3];
     }
     rt_orc_unlock();
-    if (!result && vips_image_get_bands(in) == 3) decoded = vips_image_copy_memory(in);
+    VipsImage *whole = !result && vips_image_get_bands(in) == 3 ? vips_image_copy_memory(in) : NULL;
     rt_release(base);
+    if (whole) {
+        /* As vips_smartcrop's centre: the box, or the image where it is smaller. */
+        int width = vips_image_get_width(whole), height = vips_image_get_height(whole);
+        int crop_w = w < width ? w : width, crop_h = h < height ? h : height;
+        if (vips_extract_area(whole, &decoded, (width - crop_w) / 2, (height - crop_h) / 2, crop_w, crop_h, NULL))
+            decoded = NULL;
+        rt_release(whole);
+    }
     if (!decoded) vips_error_clear();
     return decoded;
 }
@@ -551,12 +567,13 @@ int rt_book_card(const void *cover, size_t cover_length, const char *title, cons
     int cover_w = STAND_IN_WIDTH, cover_h = STAND_IN_HEIGHT;
     if (cover) {
         double aspect = 0;
-        int has_profile = 0;
-        int header = read_header(cover, cover_length, max_pixels, &aspect, &has_profile, error, error_length);
+        int has_profile = 0, shown_w = 0, shown_h = 0;
+        int header = read_header(cover, cover_length, max_pixels, &aspect, &has_profile, &shown_w, &shown_h,
+                                 error, error_length);
         if (header) return header;
         /* Book covers run from tall to square; anything beyond is cut at its centre to that. */
         fit_box(aspect, 0.5, 1.0, COVER_BOX_WIDTH, COVER_BOX_HEIGHT, &cover_w, &cover_h);
-        if (!(picture = decode_cover(cover, cover_length, has_profile, cover_w, cover_h))) {
+        if (!(picture = decode_cover(cover, cover_length, has_profile, shown_w, shown_h, cover_w, cover_h))) {
             card_error(error, error_length, "the cover could not be read");
             return -1;
         }
@@ -674,7 +691,7 @@ int rt_row_card(const char *name, const char *line, const char *site_title, int 
            the row's width allows, each as wide as its proportions (held between 1:2 and 3:2) say. A
            cover that is missing, unreadable or too large is a plain panel of a book's proportions. */
         double aspects[ROW_LARGEST];
-        int profiles[ROW_LARGEST], readable[ROW_LARGEST];
+        int profiles[ROW_LARGEST], readable[ROW_LARGEST], shown_w[ROW_LARGEST], shown_h[ROW_LARGEST];
         double total = 0;
         for (int i = 0; i < count; i++) {
             const void *bytes = covers ? covers[i] : NULL;
@@ -682,7 +699,7 @@ int rt_row_card(const char *name, const char *line, const char *site_title, int 
             aspects[i] = 2.0 / 3.0;
             profiles[i] = 0;
             readable[i] = bytes && length > 0
-                && read_header(bytes, length, max_pixels, &aspects[i], &profiles[i], NULL, 0) == 0;
+                && read_header(bytes, length, max_pixels, &aspects[i], &profiles[i], &shown_w[i], &shown_h[i], NULL, 0) == 0;
             if (!readable[i]) aspects[i] = 2.0 / 3.0;
             if (aspects[i] < 0.5) aspects[i] = 0.5;
             if (aspects[i] > 1.5) aspects[i] = 1.5;
@@ -701,7 +718,7 @@ int rt_row_card(const char *name, const char *line, const char *site_title, int 
         int x = SIDE;
         for (int i = 0; i < count && !result; i++) {
             int w = (int)lround(aspects[i] * height), h = height;
-            VipsImage *picture = readable[i] ? decode_cover(covers[i], lengths[i], profiles[i], w, h) : NULL;
+            VipsImage *picture = readable[i] ? decode_cover(covers[i], lengths[i], profiles[i], shown_w[i], shown_h[i], w, h) : NULL;
             if (picture) {
                 w = vips_image_get_width(picture);
                 h = vips_image_get_height(picture);

@@ -26,6 +26,7 @@
     X(vips_draw_rect) \
     X(vips_error) \
     X(vips_error_clear) \
+    X(vips_extract_area) \
     X(vips_extract_band) \
     X(vips_flatten) \
     X(vips_gaussblur) \
@@ -82,6 +83,7 @@ RT_VIPS_FUNCTIONS(RT_VIPS_DECLARE)
 #define vips_draw_rect (*rt_vips_draw_rect)
 #define vips_error (*rt_vips_error)
 #define vips_error_clear (*rt_vips_error_clear)
+#define vips_extract_area (*rt_vips_extract_area)
 #define vips_extract_band (*rt_vips_extract_band)
 #define vips_flatten (*rt_vips_flatten)
 #define vips_gaussblur (*rt_vips_gaussblur)
