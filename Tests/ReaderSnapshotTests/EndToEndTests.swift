@@ -17,9 +17,7 @@ struct EndToEndTests {
     static func export(_ server: RunningSampleServer, to output: URL, extra: [String] = [],
                        environment: [String: String] = [:], removing: [String] = []) async throws -> ToolRun {
         try await ToolRunner.run(["export", "--server", server.url, "--email", SampleLibrary.demoEmail,
-                            // Refused ports fail at once; "object storage" on localhost may try ::1 first,
-                            // which a loaded machine can take a while to give up.
-                            "--output", output.path, "--connect-timeout", "3"] + extra,
+                            "--output", output.path, "--connect-timeout", ToolRunner.connectTimeout] + extra,
                            environment: ["READER_PASSWORD": SampleLibrary.demoPassword].merging(environment) { _, new in new },
                            removing: removing)
     }

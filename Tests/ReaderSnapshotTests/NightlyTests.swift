@@ -17,7 +17,7 @@ struct NightlyTests {
         let process = Process()
         process.executableURL = ToolRunner.executable
         process.arguments = ["export", "--server", server.url, "--email", SampleLibrary.demoEmail, "--output", output.path,
-                             "--connect-timeout", "3", "--concurrency", "2", "--quiet",
+                             "--connect-timeout", ToolRunner.connectTimeout, "--concurrency", "2", "--quiet",
                              // Every book asked for again: a run with work to do, to be cut short.
                              "--full"]
         var environment = ProcessInfo.processInfo.environment

@@ -122,7 +122,7 @@ struct PublisherSafetyTests {
         let process = Process()
         process.executableURL = ToolRunner.executable
         process.arguments = ["export", "--server", server.url, "--email", SampleLibrary.demoEmail, "--output", output.path,
-                             "--connect-timeout", "3", "--concurrency", "2", "--quiet", "--full"] + extra
+                             "--connect-timeout", ToolRunner.connectTimeout, "--concurrency", "2", "--quiet", "--full"] + extra
         var environment = ProcessInfo.processInfo.environment
         environment["READER_PASSWORD"] = SampleLibrary.demoPassword
         environment["SOURCE_DATE_EPOCH"] = "1700000000"
