@@ -13,6 +13,9 @@
 #endif
 
 static pthread_once_t started = PTHREAD_ONCE_INIT;
+static int start_result = -1;
+
+/* See orc_guard.h. */
 static pthread_mutex_t orc_code = PTHREAD_MUTEX_INITIALIZER;
 
 void rt_orc_lock(void) { pthread_mutex_lock(&orc_code); }
@@ -24,7 +27,6 @@ void rt_release(VipsImage *image) {
     g_object_unref(image);
     rt_orc_unlock();
 }
-static int start_result = -1;
 
 static void quiet(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;

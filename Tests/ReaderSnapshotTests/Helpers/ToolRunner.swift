@@ -23,8 +23,8 @@ enum ToolRunner {
 
     /// The exports' `--connect-timeout` here. The sample's dead cover hosts are refused ports, which
     /// fail at once whatever it is. A live one, "object storage" on localhost, took over 3 s to
-    /// connect now and then while the suite kept both cores busy (an export under six busy loops:
-    /// one first run in eight lost book 102's cover at 3 s, none in ten at 10 s), and a test that
+    /// connect now and then while the suite kept both cores busy (exports under six busy loops:
+    /// one run in eight lost book 102's cover at 3 s, none of ten first runs at 10 s), and a test that
     /// asks for no retries then lost that cover.
     static let connectTimeout = "10"
 
