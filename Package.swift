@@ -104,6 +104,8 @@ let package = Package(
             dependencies: ["Crawl", "Enrich", "History", "LibraryArchive", "ReaderAPI", "Site", "SnapshotStore", "Support", "Thumbnails", "Vault",
                            // History's module needs its C shims' module map in sight (in debug builds).
                            .product(name: "Subprocess", package: "swift-subprocess"),
+                           // The export's options are declared beside the values they resolve into.
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")]
@@ -161,9 +163,11 @@ let package = Package(
             name: "ReaderSnapshotTests",
             dependencies: [
                 "Crawl", "Enrich", "Export", "History", "LibraryArchive", "Notes", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
-                "SampleServer", "Thumbnails", "Vault",
+                "SampleServer", "ShareCards", "Thumbnails", "Vault",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // ExportArgumentsTests parses command lines as the CLI does.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // TemplateNamesTests asks the page views what swift-mustache asks them.
                 .product(name: "Mustache", package: "swift-mustache"),
             ],

@@ -107,7 +107,7 @@ curl_run() {
   seconds "$work/curl.time"
 }
 
-# export_run OUTPUT TIMEFILE [options]: one export; exit code 2 (published with gaps) is expected,
+# export_run OUTPUT TIMEFILE [options]: one export; exit code 2 (written with gaps) is expected,
 # synthetic libraries have books on deleted shelves.
 export_run() {
   local out=$1 timefile=$2; shift 2

@@ -72,7 +72,7 @@ extension Crawler {
         }
 
         struct Made: Sendable {
-            var card: BookCard
+            var card: BookEntry
             /// As `library.json` lays it out, followed by ",\n".
             var entry: Data
             var details: DetailsState
@@ -192,7 +192,7 @@ extension Crawler {
                 }
             }
             // Dates and addresses on a card serve the next run, which reads them from library.json.
-            var card = BookCard(book)
+            var card = BookEntry(book)
             card.updatedAt = nil
             card.imageURL = nil
             // library.json holds no private field: a book is the same as it was when what it

@@ -23,7 +23,7 @@ struct BookShareCards {
     }
 
     /// A book just made: its card waits its turn.
-    mutating func add(_ book: BookCard) {
+    mutating func add(_ book: BookEntry) {
         guard waiting.count - first < Self.waitingAtMost else { return }
         waiting.append(.book(book, siteTitle: siteTitle))
     }

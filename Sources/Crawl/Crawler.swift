@@ -20,9 +20,10 @@ package struct Crawler: Sendable {
     package var concurrencyMode: AdaptiveConcurrency.Mode = .adaptive
     package var logger: Logger
     package var live: LiveProgress?
-    package var privacy = Privacy()
-    /// Notes longer than this are shown cut, with a notice; `library.json` keeps them whole.
-    package var noteLimit = Note.defaultLimit
+    /// What the snapshot holds: privacy, the notes' limit, thumbnails.
+    package var content = ContentPolicy()
+    var privacy: Privacy { content.privacy }
+    var noteLimit: Int { content.noteLimit }
     /// The library of the last snapshot: a book whose `updated_at` in `/books` is what it was then
     /// is taken from it instead of asked for again. Rails touches a book when its notes (rich text)
     /// or its cover (an attachment) change, so the date moves with everything the details hold.
@@ -51,7 +52,7 @@ package struct Crawler: Sendable {
     /// What failed in the last runs and when to ask for it again; the run's date.
     package var retry = Retry()
     /// Makes each new cover's thumbnails as it arrives; nil: none (`--no-thumbnails`).
-    package var thumbnails: Thumbnailer? = Thumbnailer()
+    var thumbnails: Thumbnailer? { content.thumbnailer }
     /// `--enrich openlibrary`: books taken from the last snapshot keep what Open Library added.
     package var keepsOpenLibrary = false
     /// The catalog's name when pages get share cards (`--site-url`, without `--no-share-cards`):
@@ -111,14 +112,14 @@ package struct Crawler: Sendable {
     /// Fetches the library; cover files are written through `writer` (or linked from the previous
     /// snapshot). A 401 or a server that cannot list the library throws; a book or cover that cannot
     /// be read is recorded as a problem.
-    package func crawl(generatedAt: String, writer: SnapshotWriter, previousCovers: CoverRecords? = nil) async throws -> Result {
+    package func crawl(date: SnapshotDate, writer: SnapshotWriter, previousCovers: CoverRecords? = nil) async throws -> Result {
         let shelves = try await client.shelves()
         logger.info("Shelves: \(shelves.shelves.count)")
         let run = try CrawlRun(crawler: self, shelves: shelves.shelves, writer: writer, previousCovers: previousCovers)
         defer { run.stop() }
         try await run.requestEverything()
         // The account's name (`shelves.user`) is not kept: a shared catalog must not show it.
-        return try await run.finish(generatedAt: generatedAt)
+        return try await run.finish(generatedAt: date.text)
     }
 
     /// The previous snapshot's books that can stand for a fresh request (by their place in it): from

@@ -102,7 +102,7 @@ extension Crawler {
         /// Whether a card of the previous snapshot shows what `made` shows. Tonight's cards leave
         /// out the book's date and cover address (the next run reads them from `library.json`);
         /// the previous snapshot's keep them, and nothing shown reads them.
-        private static func isSame(_ previous: BookCard, _ made: BookCard) -> Bool {
+        private static func isSame(_ previous: BookEntry, _ made: BookEntry) -> Bool {
             var previous = previous
             previous.updatedAt = made.updatedAt
             previous.imageURL = made.imageURL

@@ -1,6 +1,7 @@
 import Foundation
 import History
 import LibraryArchive
+import Support
 
 /// `--history`: a night's commit, and the one a killed run left.
 extension Exporter {
@@ -38,6 +39,9 @@ extension Exporter {
         // The first commit holds the whole library, whatever the report says of the night before.
         if !history.exists { changes.firstRun = true }
         let message = CommitMessage(changes: changes, date: date, books: result.catalog.count)
-        return HistoryRepository.Commit(message: message, date: Self.seconds(of: date) ?? 0, author: author)
+        // The library's date is tonight's or, when nothing changed, the last snapshot's; one that
+        // cannot be read is dated tonight, never 1970.
+        let seconds = SnapshotDate(parsing: date)?.seconds ?? settings.date.seconds
+        return HistoryRepository.Commit(message: message, date: seconds, author: author)
     }
 }

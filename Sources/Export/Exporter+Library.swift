@@ -28,8 +28,26 @@ extension Exporter {
 
     /// Logs in, while the last snapshot's library and covers are read, each on a thread of its own
     /// (on Swift's threads, the login's answer waited behind them): one after the other, they took
-    /// a fifth of a 10,000-book run with nothing changed.
-    func logIn(_ client: ReaderClient, readingLastSnapshot state: SnapshotState, from stateFolder: URL) async throws -> LastSnapshot {
+    /// a fifth of a 10,000-book run with nothing changed. Opens the connections the crawl uses.
+    func logIn(_ night: inout Night) async throws {
+        let output = try Self.found(night.output, "the output")
+        let stateFolder = output.place.stateFolder
+        let network = settings.network
+        let http = ReaderClient.makeHTTPClient(concurrency: network.concurrency, connectTimeout: network.connectTimeout)
+        night.http = http
+        var state = SnapshotState.read(from: stateFolder, readingCovers: false, readingPages: false)
+        let cache = try ResponseCache(previous: state.responses, spillIn: output.swap.staging)
+        // What the night needs of the answers is in the cache now; the state's copy is let go.
+        state.responses = [:]
+        night.cache = cache
+        let client = ReaderClient(server: settings.server, http: http, timeout: network.timeout, limits: network.limits,
+                                  redactor: Redactor(secrets: settings.credentials.secrets), retry: network.retry, cache: cache,
+                                  logger: logger)
+        night.client = client
+        night.last = try await logIn(client, readingLastSnapshot: state, from: stateFolder)
+    }
+
+    private func logIn(_ client: ReaderClient, readingLastSnapshot state: SnapshotState, from stateFolder: URL) async throws -> LastSnapshot {
         var state = state
         let readers = (library: WorkerThread(name: "library reader"), covers: WorkerThread(name: "cover reader"))
         defer { readers.library.stop(); readers.covers.stop() }
@@ -38,8 +56,8 @@ extension Exporter {
         }
         let coversFile = state.unreadCovers
         async let readingCovers = readers.covers.run { coversFile.flatMap(CoverRecords.init(reading:)) }
-        logger.info("Logging in to \(options.server)")
-        try await client.authenticate(options.credentials)
+        logger.info("Logging in to \(settings.server)")
+        try await client.authenticate(settings.credentials)
         var library: Catalog?
         switch await readingLibrary {
         case .success(let read): library = read
@@ -66,35 +84,36 @@ extension Exporter {
     }
 
     /// Walks the library; books unchanged since the last snapshot are taken from it.
-    func crawl(_ client: ReaderClient, last: LastSnapshot, into writer: SnapshotWriter) async throws -> Crawler.Result {
+    func crawl(_ night: inout Night) async throws {
+        let client = try Self.found(night.client, "the client")
+        let last = try Self.found(night.last, "the last snapshot")
+        let writer = try Self.found(night.output, "the output").swap.writer
         let metrics = client.metrics
         live?.watch {
-            let network = metrics.snapshot
+            let network = metrics.reading
             return LiveProgress.Network(bytesReceived: network.bytesReceived, requests: network.requests, retries: network.retries)
         }
-        var crawler = Crawler(client: client, concurrency: options.concurrency, logger: logger, live: live)
-        crawler.concurrencyMode = options.concurrencyMode
-        crawler.privacy = options.privacy
-        crawler.noteLimit = options.noteLimit
-        crawler.thumbnails = options.thumbnails ? Thumbnailer() : nil
-        crawler.keepsOpenLibrary = options.openLibrary != nil
-        // Only pages in HTML have link previews.
-        if options.siteURL != nil, options.shareCards, options.formats.contains(.html) {
-            crawler.shareCardTitle = Library.catalogTitle(given: options.title)
-        }
+        var crawler = Crawler(client: client, concurrency: settings.network.concurrency, logger: logger, live: live)
+        crawler.concurrencyMode = settings.network.concurrencyMode
+        crawler.content = settings.content
+        crawler.keepsOpenLibrary = settings.openLibrary != nil
+        // The cards drawn now show the title the pages show: the one the site's identity resolved.
+        if settings.site.drawsShareCards { crawler.shareCardTitle = settings.site.title }
         // --full asks for everything, what failed last time included.
-        crawler.retry = Crawler.Retry(schedule: last.state.retry, now: Self.seconds(of: options.generatedAt) ?? 0,
-                                      asksEverything: !options.reuseUnchanged)
+        crawler.retry = Crawler.Retry(schedule: last.state.retry, now: settings.date.seconds, asksEverything: !settings.content.reuseUnchanged)
         crawler.lastLibrary = last.library
         crawler.lastAddresses = last.state.addresses
         crawler.lastProblems = last.library?.frame.problems ?? []
-        if options.reuseUnchanged, last.state.noteLimit == options.noteLimit {
+        if settings.content.reuseUnchanged, last.state.noteLimit == settings.content.noteLimit {
             crawler.previous = last.library
             crawler.previousIsThisBuild = !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild
         }
-        let result = try await crawler.crawl(generatedAt: options.generatedAt, writer: writer, previousCovers: last.state.covers)
+        let crawled = try await crawler.crawl(date: settings.date, writer: writer, previousCovers: last.state.covers)
         if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
-        return result
+        var library = crawled.catalog
+        library.frame.title = settings.site.givenTitle
+        night.crawled = crawled
+        night.library = library
     }
 
     /// What Open Library answered, and its answers as the night found them.
@@ -106,25 +125,66 @@ extension Exporter {
 
     /// `--enrich openlibrary`, between the crawl and the render: Open Library's covers are checked,
     /// thumbnailed and kept like the server's.
-    func enrich(_ library: inout Catalog, with openLibrary: OpenLibraryOptions, place: Place, http: HTTPClient,
-                        client: ReaderClient, last: LastSnapshot, crawled: Crawler.Result) async throws -> OpenLibraryAnswers {
+    func enrich(_ night: inout Night) async throws {
+        guard let openLibrary = settings.openLibrary else { return }
+        let output = try Self.found(night.output, "the output")
+        let client = try Self.found(night.client, "the client")
+        let http = try Self.found(night.http, "the connections")
+        let last = try Self.found(night.last, "the last snapshot")
+        let crawled = try Self.found(night.crawled, "the crawl")
+        var library = try Self.found(night.library, "the library")
         live?.begin("Open Library", total: 0)
-        var cache = OpenLibraryCache.read(from: place.stateFolder)
+        var cache = OpenLibraryCache.read(from: output.place.stateFolder)
         let asRead = cache
-        let enricher = OpenLibraryEnricher(options: openLibrary, logger: logger, now: Self.seconds(of: options.generatedAt) ?? 0,
-                                           wantsCovers: options.privacy.covers)
+        let enricher = OpenLibraryEnricher(options: openLibrary, logger: logger, now: settings.date.seconds,
+                                           wantsCovers: settings.content.privacy.covers)
         let pace = Pace(interval: openLibrary.interval)
-        let covers = enricher.coverFetcher(client: client, writer: place.publisher.writer, previous: last.state.covers,
-                                           thumbnails: options.thumbnails ? Thumbnailer() : nil, pace: pace)
+        let covers = enricher.coverFetcher(client: client, writer: output.swap.writer, previous: last.state.covers,
+                                           thumbnails: settings.content.thumbnailer, pace: pace)
         let report = try await enricher.enrich(&library, cache: &cache, http: http, redactor: client.redactor, covers: covers,
                                                records: crawled.covers, pace: pace, addresses: crawled.addresses)
-        return OpenLibraryAnswers(cache: cache, asRead: asRead, report: report)
+        night.library = library
+        night.openLibrary = OpenLibraryAnswers(cache: cache, asRead: asRead, report: report)
+    }
+
+    /// What changed since the last snapshot, and what the night does about it (`NightPlan`).
+    /// Once decided, what the next night needs of the covers is written, not held through the render.
+    func compare(_ night: inout Night) async throws {
+        let output = try Self.found(night.output, "the output")
+        let client = try Self.found(night.client, "the client")
+        var last = try Self.found(night.last, "the last snapshot")
+        var library = try Self.found(night.library, "the library")
+        var crawled = try Self.found(night.crawled, "the crawl")
+        let compared = try await compare(&library, with: &last, place: output)
+        var state = stateToKeep(crawled, client: client, cache: try Self.found(night.cache, "the cache"))
+        night.cache = nil
+        var outcome = Outcome(catalog: library, changes: compared.changes, network: client.metrics.reading,
+                              unchanged: compared.unchanged, place: output.place)
+        outcome.openLibrary = night.openLibrary?.report
+        outcome.newGaps = library.frame.problems.filter { !compared.knownGaps.contains($0.gapKey) }.count
+        let previous = output.swap.previous
+        outcome.decision = NightPlan.decide(NightPlan.Facts(
+            libraryUnchanged: compared.unchanged, reuseUnchanged: settings.content.reuseUnchanged, hasLastSnapshot: previous != nil,
+            sameRendering: last.state.renderedWith == state.renderedWith,
+            lastSnapshotIntact: previous.map { RenderDigest.isIntact($0, formats: settings.site.formats) } ?? false,
+            dated: output.place.dated != nil))
+        if outcome.decision != .leaveAsItWas {
+            try state.setAside(in: output.place.stateFolder)
+            crawled.covers = nil
+            crawled.addresses = CoverAddresses()
+            last.state.addresses = CoverAddresses()
+        }
+        night.library = nil
+        night.crawled = nil
+        night.last = last
+        night.state = state
+        night.outcome = outcome
     }
 
     /// What changed since the last snapshot. Nothing: the snapshot keeps its date and its change
     /// report, so every file is the same and stays as it was. The last library is let go after:
     /// a 100,000-book render peaked with it still held.
-    func compare(_ library: inout Catalog, with last: inout LastSnapshot, place: Place) async throws
+    private func compare(_ library: inout Catalog, with last: inout LastSnapshot, place: Output) async throws
         -> (changes: ChangeReport, unchanged: Bool, knownGaps: Set<String>) {
         if let folder = last.libraryLater {
             last.library = try? await EveryCore.onThreadOfItsOwn("library reader") { try SnapshotState.readLibrary(from: folder) }
@@ -140,7 +200,7 @@ extension Exporter {
             return (try ChangeReport.compare(previous: last.library, current: library), false, knownGaps)
         }
         library.frame.generatedAt = previous.frame.generatedAt
-        let kept = place.publisher.previous.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
+        let kept = place.swap.previous.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
             .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
         return (try kept ?? ChangeReport.compare(previous: previous, current: library), true, knownGaps)
     }
@@ -148,13 +208,15 @@ extension Exporter {
     /// Every page, on a thread of its own: the threads answers resume on are the network's.
     /// Returns the book and shelf pages' digests, for the next run.
     func render(_ library: Catalog, changes: ChangeReport, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
-        logger.info("Rendering \(options.formats.sorted().map(\.rawValue).joined(separator: ", "))")
+        logger.info("Rendering \(settings.site.formats.sorted().map(\.rawValue).joined(separator: ", "))")
         live?.begin("Rendering", total: 0)
-        var renderer = SiteRenderer(templates: options.templates, formats: options.formats, siteURL: options.siteURL)
+        var renderer = SiteRenderer(site: settings.site)
         renderer.pages = pages
-        renderer.shareCards = options.shareCards
         let ready = renderer
         let rendered = try await EveryCore.onThreadOfItsOwn("render") { try ready.render(library, changes: changes, into: writer) }
+        if rendered.cardsTakenOut > 0 {
+            logger.debug("Share cards drawn during the crawl that no page names, taken out: \(rendered.cardsTakenOut)")
+        }
         if rendered.linked > 0 {
             logger.info("Pages: \(rendered.linked) of \(rendered.digests.count) book and shelf pages made from what they were made from last time, linked")
         }

@@ -9,18 +9,14 @@ import Support
 extension Exporter {
     /// Renders a snapshot again from its `library.json`, with the covers beside it. The books are
     /// read from the file as their pages are made.
-    package static func render(from archive: URL, to output: URL, templates: TemplateSet,
-                               formats: Set<OutputFormat>, siteURL: URL? = nil, shareCards: Bool = true, title: String? = nil,
-                               logger: Logger) async throws -> Catalog {
+    package static func render(from archive: URL, to output: URL, site: SiteIdentity, logger: Logger) async throws -> Catalog {
         // On a thread of its own: the threads answers resume on are the network's.
         try await EveryCore.onThreadOfItsOwn("render") {
-            try renderNow(from: archive, to: output, templates: templates, formats: formats, siteURL: siteURL, shareCards: shareCards, title: title,
-                          logger: logger)
+            try renderNow(from: archive, to: output, site: site, logger: logger)
         }
     }
 
-    private static func renderNow(from archive: URL, to output: URL, templates: TemplateSet,
-                                  formats: Set<OutputFormat>, siteURL: URL?, shareCards: Bool, title: String?, logger: Logger) throws -> Catalog {
+    private static func renderNow(from archive: URL, to output: URL, site: SiteIdentity, logger: Logger) throws -> Catalog {
         MemoryUsage.configureAllocator()
         var catalog: Catalog
         do {
@@ -35,7 +31,7 @@ extension Exporter {
         }
         MemoryUsage.release()
         // --title names the catalog anew; without it, the archive's own name stands.
-        if let title { catalog.frame.title = title }
+        if let title = site.givenTitle { catalog.frame.title = title }
         let source = archive.deletingLastPathComponent()
         // An archive is input like any other: a cover path must be one this tool writes.
         var refused = 0
@@ -48,9 +44,9 @@ extension Exporter {
         if refused > 0 { logger.warning("\(refused) cover paths in library.json are not of the form covers/<hash>.<ext>; those covers are left out") }
         let changes = (try? Data(contentsOf: source.appendingPathComponent("changes.json")))
             .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
-        let publisher = try Publisher(output: output)
+        let swap = try SnapshotSwap(output: output)
         do {
-            let writer = publisher.writer
+            let writer = swap.writer
             var missing = 0
             // Paths as strings, and each cover looked at once however many books share it: a URL
             // asks the disk whether each name is a folder, and a 10,000-book library's checks were
@@ -87,12 +83,10 @@ extension Exporter {
                 }
             }
             if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-            var renderer = SiteRenderer(templates: templates, formats: formats, siteURL: siteURL)
-            renderer.shareCards = shareCards
-            try renderer.render(catalog, changes: changes, into: writer)
-            try publisher.publish()
+            try SiteRenderer(site: site).render(catalog, changes: changes, into: writer)
+            try swap.swapIn()
         } catch {
-            publisher.discard()
+            swap.discard()
             throw error
         }
         return catalog

@@ -10,7 +10,8 @@ import Support
 /// What pages are made with: when it and the library are both as they were, the pages would come
 /// out byte for byte the same, and a run need not render them at all.
 enum RenderDigest {
-    static func digest(templates: TemplateSet, formats: Set<OutputFormat>, siteURL: URL?, shareCards: Bool = true) -> String {
+    static func digest(_ site: SiteIdentity) -> String {
+        let (templates, formats, siteURL, shareCards) = (site.templates, site.formats, site.siteURL, site.shareCards)
         var hasher = SHA256()
         func add(_ text: String) {
             hasher.update(data: Data(text.utf8))

@@ -29,7 +29,7 @@ package struct CardList: RandomAccessCollection, Sendable {
         /// Subjects are kept one after another, each ended by this (a control character no name holds).
         static let subjectEnd: Character = "\u{1F}"
 
-        func of(_ card: BookCard) -> String {
+        func of(_ card: BookEntry) -> String {
             switch self {
             case .title: return card.title
             case .author: return card.author ?? ""
@@ -61,7 +61,7 @@ package struct CardList: RandomAccessCollection, Sendable {
 
     package init() {}
 
-    package init(_ cards: some Sequence<BookCard>) {
+    package init(_ cards: some Sequence<BookEntry>) {
         for card in cards { append(card) }
     }
 
@@ -72,7 +72,7 @@ package struct CardList: RandomAccessCollection, Sendable {
         self.slots = slots.map { Int32($0) }
     }
 
-    package mutating func append(_ card: BookCard) {
+    package mutating func append(_ card: BookEntry) {
         precondition(slots == nil, "cards appended before they are arranged")
         pack(card)
     }
@@ -104,13 +104,13 @@ package struct CardList: RandomAccessCollection, Sendable {
     package func storedIndex(of place: Int) -> Int { slot(place) }
 
     /// Puts `card` at `place` in place of the card there (its old fields stay packed, unused).
-    package mutating func replace(at place: Int, with card: BookCard) {
+    package mutating func replace(at place: Int, with card: BookEntry) {
         if slots == nil { slots = (0..<Int32(ids.count)).map { $0 } }
         pack(card)
         slots![place] = Int32(ids.count - 1)
     }
 
-    private mutating func pack(_ card: BookCard) {
+    private mutating func pack(_ card: BookEntry) {
         ids.append(card.id)
         shelfIDs.append(card.shelfID ?? Self.noShelf)
         coverSizes.append((Int32(clamping: card.cover?.width ?? -1), Int32(clamping: card.cover?.height ?? -1)))
@@ -148,7 +148,7 @@ package struct CardList: RandomAccessCollection, Sendable {
         }
     }
 
-    package subscript(place: Int) -> BookCard {
+    package subscript(place: Int) -> BookEntry {
         let index = slot(place)
         let flag = flags[index]
         func field(_ text: Text, if present: UInt16? = nil) -> String? {
@@ -169,7 +169,7 @@ package struct CardList: RandomAccessCollection, Sendable {
                                             year: numbers.year < 0 ? nil : Int(numbers.year), pages: numbers.pages < 0 ? nil : Int(numbers.pages),
                                             subjects: field(.subjects)!.split(separator: Text.subjectEnd).map(String.init))
         }
-        return BookCard(id: ids[index], title: field(.title)!, author: field(.author, if: Flag.author), isbn: field(.isbn, if: Flag.isbn),
+        return BookEntry(id: ids[index], title: field(.title)!, author: field(.author, if: Flag.author), isbn: field(.isbn, if: Flag.isbn),
                         shelfID: shelfIDs[index] == Self.noShelf ? nil : shelfIDs[index], shelfName: field(.shelfName, if: Flag.shelfName),
                         createdAt: field(.createdAt, if: Flag.createdAt), updatedAt: field(.updatedAt, if: Flag.updatedAt),
                         imageURL: field(.imageURL, if: Flag.imageURL),

@@ -49,7 +49,7 @@ package struct Catalog: Sendable {
     package init(_ library: Library) {
         var frame = library
         frame.books = []
-        self.init(frame: frame, cards: CardList(library.books.lazy.map(BookCard.init)), store: .memory(library.books))
+        self.init(frame: frame, cards: CardList(library.books.lazy.map(BookEntry.init)), store: .memory(library.books))
     }
 
     private init(frame: Library, cards: CardList, store: Store) {
@@ -125,9 +125,9 @@ package struct Catalog: Sendable {
     private static let batchSize = 1024
 
     /// The cards of books' JSON, in order, decoded on every core.
-    private static func cards(_ books: [Data]) throws -> [BookCard] {
+    private static func cards(_ books: [Data]) throws -> [BookEntry] {
         try EveryCore.map(books.count, itemsPerWorker: 64, worker: JSONDecoder.init) { decoder, index in
-            try decoder.decode(BookCard.self, from: books[index])
+            try decoder.decode(BookEntry.self, from: books[index])
         }
     }
 
@@ -271,7 +271,7 @@ package struct Catalog: Sendable {
             kept.store = .memory(books)
             close(descriptor)
         }
-        var card = BookCard(book)
+        var card = BookEntry(book)
         let kept = cards[index]
         // Dates and addresses on the crawl's cards serve the next run.
         card.updatedAt = kept.updatedAt

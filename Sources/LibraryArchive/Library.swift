@@ -44,17 +44,6 @@ package struct Library: Codable, Sendable, Equatable {
     }
 }
 
-extension Library {
-    /// The catalog's name when `--title` gives none.
-    package static let neutralTitle = "Library"
-
-    /// The catalog's name on its pages and cards: `--title` as it can be shown, or a neutral one.
-    package static func catalogTitle(given title: String?) -> String {
-        if let title = title.map(UntrustedText.displayable), !title.isEmpty { return title }
-        return neutralTitle
-    }
-}
-
 package struct Shelf: Codable, Sendable, Equatable {
     package var id: Int
     package var name: String

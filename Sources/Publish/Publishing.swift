@@ -8,19 +8,18 @@ import SnapshotStore
 /// than the limit: a wrong remote path must not empty a site.
 package struct Publishing: Sendable {
     package struct Options: Sendable {
-        /// The snapshot folder (with `--keep`, the folder of the dated snapshots: `latest` is published).
-        package var folder: URL
+        /// Where the snapshot is: with `--keep`, `latest` is published; the record of this remote
+        /// is kept in its private state.
+        package var place: SnapshotPlace
         package var target: RemoteTarget
         /// The most files one publish deletes on the host without `force`.
         package var maxDeletes = 256
         package var force = false
         /// Plan, print, send nothing.
         package var dryRun = false
-        /// The private state the record of this remote is kept in (default: beside the snapshot).
-        package var stateFolder: URL?
 
-        package init(folder: URL, target: RemoteTarget) {
-            self.folder = folder
+        package init(place: SnapshotPlace, target: RemoteTarget) {
+            self.place = place
             self.target = target
         }
     }
@@ -48,9 +47,8 @@ package struct Publishing: Sendable {
 
     /// Whether the last publish of this snapshot folder to `target` finished: a night that changed
     /// nothing need not publish again, unless the last publish was cut short.
-    package static func lastPublishFinished(folder: URL, target: RemoteTarget, stateFolder: URL?) -> Bool {
-        let state = stateFolder ?? SnapshotState.beside(folder)
-        return PublishRecord.read(PublishRecord.file(for: target, in: state)).finished
+    package static func lastPublishFinished(place: SnapshotPlace, target: RemoteTarget) -> Bool {
+        PublishRecord.read(PublishRecord.file(for: target, in: place.stateFolder)).finished
     }
 
     package func run() async throws -> Outcome {
@@ -60,8 +58,8 @@ package struct Publishing: Sendable {
         guard known.contains(target.name) else {
             throw PublishError(.remoteUnknown(name: target.name, known: known), path: target.description)
         }
-        let snapshot = try VisitorFiles.snapshot(in: options.folder)
-        let state = options.stateFolder ?? SnapshotState.beside(options.folder)
+        let snapshot = try VisitorFiles.snapshot(in: options.place)
+        let state = options.place.stateFolder
         var record = PublishRecord.read(PublishRecord.file(for: target, in: state))
 
         let local = try VisitorFiles.list(snapshot)

@@ -24,11 +24,12 @@ package struct LocalFile: Sendable, Equatable {
 /// The private state lives beside the snapshot; the hidden parts inside it (the `.reader-snapshot`
 /// marker, `.git` of `--history`) are never uploaded, and links are not followed.
 package enum VisitorFiles {
-    /// The snapshot to publish: `folder` itself, or with `--keep`, the one `latest` points at. A
-    /// folder that is neither is refused: publishing must not upload a folder the tool did not write.
-    package static func snapshot(in folder: URL) throws -> URL {
-        let folder = folder.standardizedFileURL
-        if DatedSnapshots.holdsDatedSnapshots(folder) {
+    /// The snapshot to publish: the place's folder itself, or with `--keep`, the one `latest`
+    /// points at. A folder that is neither is refused: publishing must not upload a folder the
+    /// tool did not write.
+    package static func snapshot(in place: SnapshotPlace) throws -> URL {
+        let folder = place.root.standardizedFileURL
+        if place.dated != nil {
             let latest = folder.appendingPathComponent("latest")
             guard FileManager.default.fileExists(atPath: latest.appendingPathComponent(SnapshotState.folderName).path) else {
                 throw PublishError(.noLatestSnapshot, path: folder.path)

@@ -3,7 +3,7 @@ import Support
 
 /// What one run asked of the network, for the summary and the benchmarks.
 package final class ClientMetrics: @unchecked Sendable {
-    package struct Snapshot: Sendable, Equatable {
+    package struct Reading: Sendable, Equatable {
         package var requests = 0
         package var retries = 0
         /// Body bytes received, JSON and covers.
@@ -21,11 +21,11 @@ package final class ClientMetrics: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var value = Snapshot()
+    private var value = Reading()
 
     package init() {}
 
-    package var snapshot: Snapshot { lock.withLock { value } }
+    package var reading: Reading { lock.withLock { value } }
 
-    package func record(_ change: (inout Snapshot) -> Void) { lock.withLock { change(&value) } }
+    package func record(_ change: (inout Reading) -> Void) { lock.withLock { change(&value) } }
 }

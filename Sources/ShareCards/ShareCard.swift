@@ -36,7 +36,7 @@ package struct ShareCard: Sendable, Hashable {
     /// A book's card from what its page shows: its title (or the stand-in a page shows for none), its
     /// author, and its page's 2× thumbnail (the cover itself without thumbnails). The crawl and the
     /// render both make it here, so that a card drawn during the crawl is the one its page names.
-    package static func book(_ book: BookCard, siteTitle: String) -> ShareCard {
+    package static func book(_ book: BookEntry, siteTitle: String) -> ShareCard {
         let cover = book.cover.map { $0.thumbnail(.page2x) ?? $0.path }
         return .book(title: book.shownTitle, author: book.author?.trimmingSpaces() ?? "", cover: cover, siteTitle: siteTitle)
     }

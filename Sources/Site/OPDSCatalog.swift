@@ -298,7 +298,7 @@ final class OPDSCatalog: @unchecked Sendable {
         let cover: (src: String, list2x: String)?
         let openLibrary: OpenLibraryFields?
 
-        init(_ card: BookCard, fileName: String) {
+        init(_ card: BookEntry, fileName: String) {
             title = card.shownTitle
             author = card.author
             isbn = card.isbn

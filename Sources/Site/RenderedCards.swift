@@ -25,15 +25,18 @@ final class RenderedCards: @unchecked Sendable {
         try card.write(into: writer, at: path)
     }
 
-    /// Takes out the cards no page names.
-    func removeOthers() {
+    /// Takes out the cards no page names; returns how many (cards drawn for nothing).
+    @discardableResult
+    func removeOthers() -> Int {
         guard let folder = try? writer.url(for: ShareCard.folder),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        var kept = 0
+              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
+        var kept = 0, removed = 0
         for name in names {
             if named.contains(FNV1a.hash(ShareCard.folder + "/" + name)) { kept += 1; continue }
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+            removed += 1
         }
         if kept == 0 { _ = rmdir(folder.path) }
+        return removed
     }
 }

@@ -123,8 +123,7 @@ struct SiteModel {
     static func title(of library: Library, in language: Language) -> String {
         let given = library.title.map(UntrustedText.displayable) ?? ""
         if given.isEmpty, library.catalogID == nil, let user = library.user { return "Library of \(user)" }
-        // Without --title the catalog is named in the pages' language ("Library", "Bibliothek").
-        return given.isEmpty ? language.text("defaultTitle") : Library.catalogTitle(given: library.title)
+        return SiteIdentity.title(given: library.title, in: language)
     }
 
     /// What feeds' and catalogs' ids are made from: a name that says nothing of the account

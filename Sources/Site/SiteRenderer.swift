@@ -33,6 +33,8 @@ package struct SiteRenderer: Sendable {
     package struct Rendered: Sendable {
         package var digests = PageDigestTable()
         package var linked = 0
+        /// Share cards drawn before the render (during the crawl) that no page names: work wasted.
+        package var cardsTakenOut = 0
     }
 
     package init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases), siteURL: URL? = nil) {
@@ -129,8 +131,8 @@ package struct SiteRenderer: Sendable {
         let then = PendingJobs((big.isEmpty ? [] : [{ for job in big { try job() } }]) + shelves)
         (bigPages, shelves) = ([], [])
         try then.run()
-        cards.removeOthers()
-        return Rendered(digests: gathered.take(), linked: gathered.linked)
+        let takenOut = cards.removeOthers()
+        return Rendered(digests: gathered.take(), linked: gathered.linked, cardsTakenOut: takenOut)
     }
 
     /// Writes one or more files. Jobs are independent: the model and the templates are only read.

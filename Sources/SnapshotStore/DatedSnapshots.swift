@@ -20,8 +20,8 @@ package struct DatedSnapshots: Sendable {
     package var stateFolder: URL { root.appendingPathComponent(SnapshotState.folderName) }
 
     /// "2026-11-22": one snapshot a day; a second run the same day replaces that day's.
-    package func folder(for generatedAt: String) -> URL {
-        snapshots.appendingPathComponent(String(generatedAt.prefix(10)))
+    package func folder(for date: SnapshotDate) -> URL {
+        snapshots.appendingPathComponent(date.day)
     }
 
     /// The newest snapshot, if there is one.

@@ -36,15 +36,15 @@ final class StagingFolders: @unchecked Sendable {
         lock.lock()
         var blockers: [URL] = []
         for (staging, output) in outputs {
-            Publisher.putHistoryBack(from: staging, into: output)
+            SnapshotSwap.putHistoryBack(from: staging, into: output)
             // A history that could not be moved back stays for the next run's `recover`.
-            guard !FileManager.default.fileExists(atPath: staging.appendingPathComponent(Publisher.carried).path) else { continue }
+            guard !FileManager.default.fileExists(atPath: staging.appendingPathComponent(SnapshotSwap.carried).path) else { continue }
             // The crawl and the render may still be writing into the folder, and would make its
             // subfolders again: it is moved aside and an empty file takes its name until it is gone.
             let aside = staging.deletingLastPathComponent()
                 .appendingPathComponent(staging.lastPathComponent + ".interrupted")
             guard rename(staging.path, aside.path) == 0 else {
-                Publisher.removeFolder(staging)
+                SnapshotSwap.removeFolder(staging)
                 continue
             }
             let blocker = open(staging.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -52,7 +52,7 @@ final class StagingFolders: @unchecked Sendable {
                 close(blocker)
                 blockers.append(staging)
             }
-            Publisher.removeFolder(aside)
+            SnapshotSwap.removeFolder(aside)
         }
         outputs = [:]
         for blocker in blockers { unlink(blocker.path) }

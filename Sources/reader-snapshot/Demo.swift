@@ -12,8 +12,9 @@ import Site
 import SnapshotStore
 import Support
 
-struct Demo: AsyncParsableCommand {
+struct Demo: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demo",
         abstract: "Export the bundled sample library: starts the sample server on a free loopback port and exports it.",
         discussion: """
         The sample library has, on purpose, a book on a deleted shelf and covers that cannot be \
@@ -26,42 +27,49 @@ struct Demo: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where to write the snapshot.", valueName: "dir"))
     var output: String = "Output/demo"
 
-    @OptionGroup var snapshot: SnapshotOptions
+    @OptionGroup var content: ContentArguments
+
+    @OptionGroup var site: SiteArguments
+
+    @OptionGroup var console: ConsoleArguments
+
+    func check() throws {
+        try console.check()
+        _ = try content.resolve()
+        try site.check()
+    }
 
     func run() async throws {
-        let live = snapshot.makeLiveProgress()
-        let logger = snapshot.makeLogger(live: live)
+        let live = console.makeLiveProgress()
+        let logger = console.makeLogger(live: live)
+        let identity = try await resolving(logger: logger) { try await site.resolve(logger: logger) }
+        let policy = try content.resolve()
         Interruption.install(logger: logger, live: live)
         live?.start()
         defer { live?.stop() }
-        let formats = try snapshot.formats()
+        logger.debug("reader-snapshot \(ReaderSnapshot.version)")
         var serverOptions = SampleServer.Options()
         serverOptions.openLibrary = OpenLibraryDouble.Options()
         let server = SampleServer(library: try SampleLibrary.bundled(), options: serverOptions)
         let running = try await server.start(host: "127.0.0.1", port: 0)
         logger.info("Sample Reader server on \(running.url) (account \(SampleLibrary.demoEmail))")
         logger.info("Its library has, on purpose, books on a deleted shelf and covers that cannot be fetched: the warnings about them are expected.")
-        let outputURL = URL(fileURLWithPath: output)
         do {
-            try WritableFolders.check(output: outputURL)
-            var options = Exporter.Options(
+            var settings = ExportSettings(
                 server: try ServerAddress(running.url),
                 credentials: .password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword),
-                output: outputURL, templates: try await snapshot.loadTemplates(), formats: formats)
-            options.siteURL = try snapshot.site()
-            options.shareCards = !snapshot.noShareCards
-            options.title = snapshot.title
+                place: SnapshotPlace(root: URL(fileURLWithPath: output), keep: nil), site: identity, content: policy)
             // The sample server's Open Library double: the demo shows enrichment, and asks nothing of the network.
             var openLibrary = OpenLibraryOptions()
             openLibrary.api = URL(string: running.url + "/openlibrary")!
             openLibrary.covers = openLibrary.api.appendingPathComponent("covers")
             openLibrary.interval = .milliseconds(50)
-            options.openLibrary = openLibrary
-            let outcome = try await Exporter(options: options, logger: logger, live: live).run()
+            settings.openLibrary = openLibrary
+            let outcome = try await Exporter(settings: settings, logger: logger, live: live).run()
             await running.stop()
-            _ = report(outcome, output: outputURL, formats: formats, logger: logger, showPath: false)
-            if formats.contains(.html) {
-                print("Snapshot ready: open \(outputURL.standardizedFileURL.appendingPathComponent("index.html").path)")
+            _ = report(outcome, formats: identity.formats, logger: logger, showPath: false)
+            if identity.formats.contains(.html) {
+                print("Snapshot ready: open \(outcome.place.shown.standardizedFileURL.appendingPathComponent("index.html").path)")
             }
         } catch {
             await running.stop()
@@ -70,7 +78,7 @@ struct Demo: AsyncParsableCommand {
     }
 }
 
-struct SampleServerCommand: AsyncParsableCommand {
+struct SampleServerCommand: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "sample-server",
         abstract: "Run the sample Reader server in the foreground (Ctrl-C stops it).",
@@ -142,8 +150,7 @@ struct SampleServerCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --openlibrary: how long each of its answers takes.", valueName: "ms"))
     var openlibraryDelayMs: Int = 0
 
-    func validate() throws {
-        guard CommandLineChecks.enabled else { return }
+    func check() throws {
         if library != nil && books != nil { throw ValidationError("Use --library or --books, not both.") }
         if let books, !(0...1_000_000).contains(books) { throw ValidationError("--books must be between 0 and 1000000.") }
         if let shelves {

@@ -12,7 +12,7 @@ import Support
 enum ExitCodes {
     static let complete: Int32 = 0
     /// The snapshot was published, but some book details or covers could not be fetched.
-    static let publishedWithGaps: Int32 = 2
+    static let writtenWithGaps: Int32 = 2
     /// Bad usage: ArgumentParser's own code for a validation error.
     static let badUsage: Int32 = 64
     /// Publishing would delete more files on the host than --max-deletes allows: nothing was sent.
@@ -44,7 +44,7 @@ enum ExitCodes {
     static let table: [(code: Int32, meaning: String, commands: Set<Command>)] = [
         (complete, "complete", Set(Command.allCases)),
         (1, "any other failure (the message says what)", Set(Command.allCases)),
-        (publishedWithGaps, "published with gaps (some book details or covers could not be fetched)", [.export]),
+        (writtenWithGaps, "written with gaps (some book details or covers could not be fetched)", [.export]),
         (badUsage, "bad usage", Set(Command.allCases)),
         (tooManyDeletions, "publishing would delete more than --max-deletes files on the host (nothing sent)", [.export, .publish]),
         (publishNotSetUp, "publishing not set up: rclone missing, or no such remote", [.export, .publish]),

@@ -71,3 +71,15 @@ func failureExit(for error: Error, logger: Logger) -> ExitCode {
     if let advice = error.advice { logger.error("\(advice)") }
     return ExitCode(error.exitCode)
 }
+
+/// A command's options resolved: a usage error stays one (told with the command's usage line);
+/// any other failure (templates that cannot be loaded) is told with its own exit code.
+func resolving<Value>(logger: Logger, _ body: () async throws -> Value) async throws -> Value {
+    do {
+        return try await body()
+    } catch let error as ValidationError {
+        throw error
+    } catch {
+        throw failureExit(for: error, logger: logger)
+    }
+}

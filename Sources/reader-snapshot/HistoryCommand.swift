@@ -4,11 +4,11 @@ import History
 import Support
 
 /// `reader-snapshot history DIR`: what an export with --history kept, night by night.
-struct HistoryCommand: AsyncParsableCommand {
+struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Tell what changed, night by night, from the history 'export --history' keeps.",
-        // Written out: <dir> is checked by validate(), not declared required (see CommandLineChecks).
+        // Written out: <dir> is checked by check(), not declared required (see CommandLineChecks).
         usage: "reader-snapshot history <dir> [--book <id>] [--since <YYYY-MM-DD>]",
         discussion: """
         DIR is the export's --output folder. Without --book: each night's commit, newest first, \
@@ -30,8 +30,7 @@ struct HistoryCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("From this day on.", valueName: "YYYY-MM-DD"))
     var since: String?
 
-    func validate() throws {
-        guard CommandLineChecks.enabled else { return }
+    func check() throws {
         _ = try CommandLineChecks.required(folder, "<dir>", "the export's --output folder")
         if let since, Self.day(since) == nil { throw ValidationError("--since \(since): not a date (use YYYY-MM-DD).") }
     }

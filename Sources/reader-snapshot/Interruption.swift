@@ -15,7 +15,7 @@ enum Interruption {
     /// Called by the commands that write a snapshot, once their logger is made.
     static func install(logger: Logger, live: LiveProgress?, saying message: String = "interrupted; the last snapshot is kept") {
         handlers.install([(SIGINT, ExitCodes.interrupted), (SIGTERM, ExitCodes.terminated)], on: queue) { code in
-            Publisher.discardAllForExit()
+            SnapshotSwap.discardAllForExit()
             // An upload under way stops with the tool; the next publish goes on from the host's listing.
             RunningChildren.shared.terminateAll()
             live?.stop()

@@ -13,8 +13,7 @@ struct PublishOptions: ParsableArguments {
     @Flag(name: .long, help: "Delete on the host however many files the snapshot no longer has, past --max-deletes.")
     var force = false
 
-    func validate() throws {
-        guard CommandLineChecks.enabled else { return }
+    func check() throws {
         guard (0...10_000_000).contains(maxDeletes) else { throw ValidationError("--max-deletes must be between 0 and 10000000.") }
     }
 
@@ -31,7 +30,7 @@ struct PublishOptions: ParsableArguments {
     }
 }
 
-struct PublishCommand: AsyncParsableCommand {
+struct PublishCommand: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
         abstract: "Upload a snapshot to a static host through rclone: only what changed, in an order that never shows a broken link.",
@@ -72,8 +71,8 @@ struct PublishCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print more detail: with --dry-run, every file.")
     var verbose = false
 
-    func validate() throws {
-        guard CommandLineChecks.enabled else { return }
+    func check() throws {
+        try publishing.check()
         _ = try PublishOptions.target(remote, option: "<remote:path>")
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together.") }
         var isFolder: ObjCBool = false
@@ -86,11 +85,11 @@ struct PublishCommand: AsyncParsableCommand {
         let level: Logger.Level = quiet ? .warning : (verbose ? .debug : .info)
         let logger = Logger(label: "reader-snapshot") { _ in ConsoleLogHandler(level: level, live: nil) }
         Interruption.install(logger: logger, live: nil, saying: "interrupted; nothing was deleted on the host, and the next publish goes on from where this one stopped")
-        var options = Publishing.Options(folder: URL(fileURLWithPath: folder), target: try PublishOptions.target(remote, option: "<remote:path>"))
+        let place = SnapshotPlace.existing(URL(fileURLWithPath: folder), cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) })
+        var options = Publishing.Options(place: place, target: try PublishOptions.target(remote, option: "<remote:path>"))
         options.maxDeletes = publishing.maxDeletes
         options.force = publishing.force
         options.dryRun = dryRun
-        options.stateFolder = cacheDir.map { URL(fileURLWithPath: $0) }
         do {
             let outcome = try await Publishing(options: options, logger: logger).run()
             reportPublish(outcome, to: options.target, dryRun: dryRun, logger: logger)

@@ -9,10 +9,11 @@ import Site
 import SnapshotStore
 import Support
 
-struct Render: AsyncParsableCommand {
+struct Render: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
+        commandName: "render",
         abstract: "Render a snapshot again from its library.json, with no server (to restyle or restore).",
-        // Written out: --from and --output are checked by validate(), not declared required (see CommandLineChecks).
+        // Written out: --from and --output are checked by check(), not declared required (see CommandLineChecks).
         usage: "reader-snapshot render --from <dir-or-file> --output <dir> [<options>]",
         discussion: "The covers are taken from the covers/ folder beside library.json.\n\n\(ExitCodes.helpText(for: .render))"
     )
@@ -23,10 +24,13 @@ struct Render: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The folder to write the snapshot to.", valueName: "dir"))
     var output: String?
 
-    @OptionGroup var snapshot: SnapshotOptions
+    @OptionGroup var site: SiteArguments
 
-    func validate() throws {
-        guard CommandLineChecks.enabled else { return }
+    @OptionGroup var console: ConsoleArguments
+
+    func check() throws {
+        try console.check()
+        try site.check()
         let from = try CommandLineChecks.required(from, "--from <dir-or-file>", "the snapshot to render again, or its library.json")
         let output = try CommandLineChecks.required(output, "--output <dir>", "the folder to write the snapshot to")
         let source = try Self.archive(from).deletingLastPathComponent().resolvingSymlinksInPath().path + "/"
@@ -79,17 +83,15 @@ struct Render: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = snapshot.makeLogger()
+        let logger = console.makeLogger()
+        let identity = try await resolving(logger: logger) { try await site.resolve(logger: logger) }
         Interruption.install(logger: logger, live: nil)
-        let formats = try snapshot.formats()
+        let formats = identity.formats
         let outputURL = URL(fileURLWithPath: output ?? "")
         let archive = try Self.archive(from ?? "")
         do {
             try WritableFolders.check(output: outputURL)
-            let catalog = try await Exporter.render(from: archive, to: outputURL,
-                                              templates: try await snapshot.loadTemplates(), formats: formats,
-                                              siteURL: try snapshot.site(), shareCards: !snapshot.noShareCards, title: snapshot.title,
-                                              logger: logger)
+            let catalog = try await Exporter.render(from: archive, to: outputURL, site: identity, logger: logger)
             logger.info("Rendered \(catalog.count) books from \(archive.path)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
         } catch {
@@ -98,11 +100,11 @@ struct Render: AsyncParsableCommand {
     }
 }
 
-struct CopyTemplates: ParsableCommand {
+struct CopyTemplates: ParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "copy-templates",
         abstract: "Copy the bundled templates into a folder, to restyle them and pass it to --templates.",
-        // Written out: <dir> is checked by validate(), not declared required (see CommandLineChecks).
+        // Written out: <dir> is checked by check(), not declared required (see CommandLineChecks).
         usage: "reader-snapshot copy-templates <dir>",
         discussion: ExitCodes.helpText(for: .copyTemplates)
     )
@@ -110,8 +112,7 @@ struct CopyTemplates: ParsableCommand {
     @Argument(help: ArgumentHelp("Where to put the copy (must not exist yet).", valueName: "dir"))
     var destination: String?
 
-    func validate() throws {
-        guard CommandLineChecks.enabled else { return }
+    func check() throws {
         let destination = try CommandLineChecks.required(destination, "<dir>", "where to put the copy")
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw ValidationError("\(destination) already exists; choose a new folder.")

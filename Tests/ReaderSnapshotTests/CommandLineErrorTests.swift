@@ -151,7 +151,7 @@ struct CommandLineErrorTests {
             (["history", "--bogus", folder.url.path], "Unknown option '--bogus'", "history <dir>"),
             (["copy-templates"], "Missing expected argument '<dir>'", "copy-templates <dir>"),
             (["copy-templates", folder.url.path], "\(folder.url.path) already exists; choose a new folder.", "copy-templates <dir>"),
-            (["demo", "--bogus"], "Unknown option '--bogus'", "demo [--output <dir>]"),
+            (["demo", "--bogus"], "Unknown option '--bogus'", "demo <options>"),
             (["sample-server", "--bogus"], "Unknown option '--bogus'. Did you mean '--books'?", "sample-server <options>"),
         ]
         for (arguments, message, usage) in cases {

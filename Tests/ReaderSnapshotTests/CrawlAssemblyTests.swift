@@ -6,6 +6,7 @@ import Testing
 @testable import LibraryArchive
 @testable import ReaderAPI
 @testable import SnapshotStore
+import Support
 
 /// Books are made while the crawl's requests are in flight, as soon as all they need is in; the
 /// rest at the end. Whichever way a book is made, and wherever its details waited (in memory or in
@@ -29,13 +30,13 @@ struct CrawlAssemblyTests {
             let client = ReaderClient(server: try ServerAddress(server.url), http: http)
             try await client.authenticate(.password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword))
             var crawler = Crawler(client: client, concurrency: 8, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-            crawler.privacy = privacy
+            crawler.content.privacy = privacy
             crawler.previous = previous
             if let lastAddresses { crawler.lastAddresses = lastAddresses }
             crawler.makesBooksWhileCrawling = whileCrawling
             crawler.detailsHeldAtMost = detailsHeldAtMost
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let result = try await crawler.crawl(generatedAt: "2023-11-14T22:13:20Z", writer: SnapshotWriter(root: folder, previous: previousFolder),
+            let result = try await crawler.crawl(date: SnapshotDate(seconds: 1_700_000_000), writer: SnapshotWriter(root: folder, previous: previousFolder),
                                                  previousCovers: previousCovers)
             var json = Data()
             try result.catalog.writeJSON { json.append($0) }

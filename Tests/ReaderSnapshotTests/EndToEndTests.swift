@@ -32,9 +32,9 @@ struct EndToEndTests {
         let keyLeaks = server.server.keyLeaks
         await server.stop()
 
-        // The sample library has a book on a deleted shelf and covers that fail: published with gaps.
+        // The sample library has a book on a deleted shelf and covers that fail: written with gaps.
         #expect(run.status == 2, "\(run.output)")
-        #expect(run.stderr.contains("Published with gaps"))
+        #expect(run.stderr.contains("Written with gaps"))
         let site = SiteInspector(root: output)
         let files = site.files()
 

@@ -223,9 +223,9 @@ struct HistoryTests {
         let held = folder.path(".library.staging-killed0/.git")
         try FileManager.default.createDirectory(at: held, withIntermediateDirectories: true)
         try Data("ref: refs/heads/main\n".utf8).write(to: held.appendingPathComponent("HEAD"))
-        let publisher = try Publisher(output: output)
-        publisher.discard()
-        publisher.finish()
+        let swap = try SnapshotSwap(output: output)
+        swap.discard()
+        swap.finish()
         #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(".git/HEAD").path))
         #expect(!FileManager.default.fileExists(atPath: folder.path(".library.staging-killed0").path))
     }

@@ -14,11 +14,11 @@ import Testing
     @Test func cardsReadBackWhateverChunkTheirTextFellIn() {
         var generator = SplitMix64(seed: 17)
         func text(_ length: Int) -> String { String((0..<length).map { _ in "aé🙂x—".randomElement(using: &generator)! }) }
-        var cards: [BookCard] = []
+        var cards: [BookEntry] = []
         var bytes = 0
         while bytes < 3 << 20 {
             let index = cards.count
-            let card = BookCard(id: index, title: index == 500 ? text(300_000) : text(Int.random(in: 0...400, using: &generator)),
+            let card = BookEntry(id: index, title: index == 500 ? text(300_000) : text(Int.random(in: 0...400, using: &generator)),
                                 author: index % 3 == 0 ? nil : text(Int.random(in: 0...60, using: &generator)),
                                 isbn: index % 5 == 0 ? nil : "978\(index)", shelfID: index % 7 == 0 ? nil : index % 11,
                                 shelfName: index % 7 == 0 ? nil : text(20), createdAt: index % 4 == 0 ? nil : "2024-01-02T03:04:05Z",
@@ -42,11 +42,15 @@ import Testing
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         for epoch in [0, 1, 59, 951_782_400, 1_700_000_000, 1_709_164_799, 1_709_164_800, 2_147_483_648, 4_102_444_800, 253_402_300_799, -1, -86_401] {
-            #expect(Exporter.timestamp(environment: ["SOURCE_DATE_EPOCH": " \(epoch) "]) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(epoch))), "\(epoch)")
+            let date = SnapshotDate.now(environment: ["SOURCE_DATE_EPOCH": " \(epoch) "])
+            #expect(date.text == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(epoch))), "\(epoch)")
+            #expect(SnapshotDate(parsing: date.text) == date, "\(epoch) read back")
         }
-        #expect(Exporter.timestamp(environment: ["SOURCE_DATE_EPOCH": "1700000000"]) == "2023-11-14T22:13:20Z")
-        let now = Exporter.timestamp(environment: [:])
+        #expect(SnapshotDate.now(environment: ["SOURCE_DATE_EPOCH": "1700000000"]).text == "2023-11-14T22:13:20Z")
+        let now = SnapshotDate.now(environment: [:]).text
         #expect(now.count == 20 && now.hasSuffix("Z") && now.hasPrefix(String(Calendar(identifier: .gregorian).component(.year, from: Date())).prefix(2)))
+        // A date that cannot be read is no date, not 1970.
+        for bad in ["", "yesterday", "2023-11-14", "2023-11-14T22:13:20+01:00"] { #expect(SnapshotDate(parsing: bad) == nil, "\(bad)") }
     }
 
     /// Strings that could confuse a reader that splits the file: quotes, backslashes, braces,

@@ -7,8 +7,8 @@ import Testing
 /// The crawl's books as they are made: their cards in the order the library shows them, shared
 /// with the previous snapshot's where a book was copied from it as it was.
 @Suite struct MadeBooksTests {
-    static func card(_ id: Int, title: String? = nil, updatedAt: String? = nil) -> BookCard {
-        BookCard(id: id, title: title ?? "Book \(id)", author: "Author \(id)", isbn: nil, shelfID: 1, shelfName: "Fiction",
+    static func card(_ id: Int, title: String? = nil, updatedAt: String? = nil) -> BookEntry {
+        BookEntry(id: id, title: title ?? "Book \(id)", author: "Author \(id)", isbn: nil, shelfID: 1, shelfName: "Fiction",
                  createdAt: "2024-01-0\(id)T00:00:00Z", updatedAt: updatedAt, imageURL: nil, cover: nil, hasNote: id % 2 == 0, complete: true)
     }
 
@@ -16,7 +16,7 @@ import Testing
     static let previous = CardList((1...6).map { card($0, updatedAt: "2024-02-0\($0)T00:00:00Z") })
 
     /// A book made tonight, copied from the previous snapshot's `place` or not.
-    static func made(_ card: BookCard, copiedFrom place: Int? = nil) -> Crawler.Assembly.Made {
+    static func made(_ card: BookEntry, copiedFrom place: Int? = nil) -> Crawler.Assembly.Made {
         Crawler.Assembly.Made(card: card, entry: Data("{\"id\":\(card.id)},\n".utf8), details: .reused,
                               copied: place != nil, previousPlace: place)
     }

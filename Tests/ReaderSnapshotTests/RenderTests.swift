@@ -102,7 +102,7 @@ struct RenderTests {
         let renderer = SiteRenderer(templates: templates, siteURL: URL(string: "https://books.example.org/mine/"))
         try renderer.render(library, changes: changes, into: SnapshotWriter(root: folder.path("memory")))
         let catalog = try Catalog.read(from: folder.path("memory").appendingPathComponent("library.json"))
-        #expect(Array(catalog.cards) == library.books.map(BookCard.init))
+        #expect(Array(catalog.cards) == library.books.map(BookEntry.init))
         #expect(try catalog.library() == library)
         try renderer.render(catalog, changes: changes, into: SnapshotWriter(root: folder.path("file")))
 

@@ -7,7 +7,7 @@ import Support
 /// Builds a snapshot in a staging folder beside the output, then swaps it into place in one step:
 /// a run that fails, or is killed, leaves the previous snapshot as it was. One run at a time per
 /// folder (a lock on the folder that holds the output); the next run clears what a killed one left.
-package final class Publisher: @unchecked Sendable {
+package final class SnapshotSwap: @unchecked Sendable {
     package let output: URL
     package let staging: URL
     /// The snapshot being replaced, if there is one.
@@ -104,9 +104,9 @@ package final class Publisher: @unchecked Sendable {
         }
     }
 
-    /// Puts the staging folder in place of the output. The lock is held until the publisher is
+    /// Puts the staging folder in place of the output. The lock is held until the swap is
     /// let go: what follows the swap (the history's commit) is this run's too.
-    package func publish() throws {
+    package func swapIn() throws {
         // Under the lock a signal takes to clear the staging folders: one that comes during the
         // swap waits until it is done, and finds this staging folder gone.
         try StagingFolders.shared.whileLocked {

@@ -2,7 +2,7 @@
 /// was, link it into a new dated folder, or render. Decided in one place, from plain facts, so
 /// that the rule "a night with no change on the server rewrites no file and makes no commit" has
 /// one home and its tests need no server and no disk.
-package enum PublishDecision: Equatable, Sendable {
+package enum NightPlan: Equatable, Sendable {
     /// Nothing changed and the pages would come out the same: the snapshot stays as it was, and
     /// the staging folder is let go.
     case leaveAsItWas
@@ -38,7 +38,7 @@ package enum PublishDecision: Equatable, Sendable {
         }
     }
 
-    package static func decide(_ facts: Facts) -> PublishDecision {
+    package static func decide(_ facts: Facts) -> NightPlan {
         guard facts.reuseUnchanged else { return .render(reusingPages: false) }
         if facts.libraryUnchanged, facts.hasLastSnapshot, facts.sameRendering, facts.lastSnapshotIntact {
             return facts.dated ? .linkLastSnapshot : .leaveAsItWas

@@ -6,7 +6,7 @@ import Testing
 /// replaced, the output folder keeps its mode and owner across the swap, and a run stopped by
 /// Ctrl-C or SIGTERM says so, removes its staging folder and leaves the last snapshot as it was.
 @Suite(.serialized)
-struct PublisherSafetyTests {
+struct SnapshotSwapSafetyTests {
     static func export(_ server: RunningSampleServer, to output: URL, extra: [String] = [], day: Int = 0) async throws -> ToolRun {
         try await EndToEndTests.export(server, to: output, extra: extra,
                                        environment: ["SOURCE_DATE_EPOCH": String(1_700_000_000 + day * 86_400)])

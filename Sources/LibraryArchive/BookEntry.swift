@@ -4,7 +4,7 @@ import Support
 
 /// A book as lists show it: what pages of many books need, without its notes or the server's
 /// fields. A big library's cards fit in memory where its books do not.
-package struct BookCard: Sendable, Equatable {
+package struct BookEntry: Sendable, Equatable {
     package var id: Int
     package var title: String
     package var author: String?
@@ -44,7 +44,7 @@ package struct BookCard: Sendable, Equatable {
     }
 }
 
-extension BookCard {
+extension BookEntry {
     /// The title pages, cards and lists show: a book without one is named by its id.
     package var shownTitle: String { title.isEmpty ? "Untitled (book \(id))" : title }
 }
@@ -97,7 +97,7 @@ package struct CoverCard: Sendable, Equatable, Decodable {
     }
 }
 
-extension BookCard: Decodable {
+extension BookEntry: Decodable {
     /// Only the card's fields of a book's JSON: the rest is skipped, not built.
     private struct NoteMarkdown: Decodable { var markdown: String }
 

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Crawl
+import Foundation
+import Logging
+import Notes
+import Site
+import Support
+
+/// The options of every command that writes pages (`export`, `demo`, `render`): what to write,
+/// with which templates, in which language, under which name and address.
+package struct SiteArguments: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A folder of templates to use instead of the bundled ones (see copy-templates).", valueName: "dir"))
+    var templates: String?
+
+    @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json, csv (Goodreads' layout), feed (Atom), opds (a catalog for e-reader apps).", valueName: "list"))
+    var format: String = "html,markdown,json,csv,feed,opds"
+
+    @Option(name: .long, help: ArgumentHelp("Where the site will be served, like https://example.org/books/: adds sitemap.xml, link previews (Open Graph tags and a share card for each page) and absolute links in the feeds and the OPDS catalog.", valueName: "url"))
+    var siteURL: String?
+
+    @Flag(name: .long, help: "With --site-url, no share cards: a book's link preview shows its cover, other pages' none.")
+    var noShareCards = false
+
+    @Option(name: .long, help: ArgumentHelp("The catalog's name, on its pages, in its Markdown, feeds and OPDS catalog (default: Library). Nothing else names it: not the login, not the server.", valueName: "text"))
+    var title: String?
+
+    @Option(name: .long, help: ArgumentHelp("The pages' language, as a BCP 47 tag: en (the default), de, fr, es, or any other with a strings file beside the templates (see copy-templates). Sets their words, plurals, dates, numbers and order; the tool's own messages stay English.", valueName: "tag"))
+    var language: String = "en"
+
+    package init() {}
+
+    /// The pages' identity: the options checked, the templates loaded in the pages' language.
+    /// A strings file that lacks keys still renders (those words in English); the logger says which.
+    package func resolve(logger: Logger) async throws -> SiteIdentity {
+        try check()
+        let formats = try formats()
+        let siteURL = try site()
+        let set = if let templates {
+            try await TemplateSet.load(from: URL(fileURLWithPath: templates), language: language)
+        } else {
+            try await TemplateSet.bundled(language: language)
+        }
+        let missing = set.language.missingKeys
+        if !missing.isEmpty {
+            let shown = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
+            logger.warning("The strings for '\(set.language.tag)' lack \(missing.count) of English's keys, shown in English: \(shown)")
+        }
+        return SiteIdentity(templates: set, formats: formats, siteURL: siteURL, shareCards: !noShareCards, givenTitle: title)
+    }
+
+    /// The options checked, before anything is loaded: a usage error is told before any other.
+    package func check() throws {
+        _ = try formats()
+        _ = try site()
+        guard TemplateSet.isLanguageTag(language) else {
+            throw ValidationError("--language must be a language tag like en, de, fr, es or pt-BR, not '\(language)'.")
+        }
+    }
+
+    func site() throws -> URL? {
+        guard let siteURL else { return nil }
+        guard let url = URL(string: siteURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil, url.query == nil, url.fragment == nil
+        else { throw ValidationError("--site-url must be an absolute http(s) URL without a query, like https://example.org/books/") }
+        return url
+    }
+
+    package func formats() throws -> Set<OutputFormat> {
+        var result = Set<OutputFormat>()
+        for part in format.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !part.isEmpty {
+            guard let value = OutputFormat(rawValue: part) else {
+                throw ValidationError("Unknown format '\(part)' in --format: use html, markdown, json, csv, feed and/or opds.")
+            }
+            result.insert(value)
+        }
+        guard !result.isEmpty else { throw ValidationError("--format needs at least one of html, markdown, json, csv, feed, opds.") }
+        return result
+    }
+}
+
+/// What a snapshot leaves out or keeps short (`export`, `demo`).
+package struct ContentArguments: ParsableArguments {
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Leave this shelf (name or id) and its books out of every file written; repeatable.", valueName: "name-or-id"))
+    var excludeShelf: [String] = []
+
+    @Flag(name: .long, help: "Leave the notes out of every file written.")
+    var noNotes = false
+
+    @Flag(name: .long, help: "Leave the covers out (none is fetched).")
+    var noCovers = false
+
+    @Option(name: .long, help: ArgumentHelp("Notes longer than this are shown cut, with a notice (library.json keeps them whole).", valueName: "KB"))
+    var maxNoteKb: Int = Note.defaultLimit / 1024
+
+    @Flag(name: .long, help: "Make no thumbnails: pages load every cover at full size.")
+    var noThumbnails = false
+
+    package init() {}
+
+    package func resolve() throws -> ContentPolicy {
+        guard (1...1_048_576).contains(maxNoteKb) else { throw ValidationError("--max-note-kb must be 1–1048576.") }
+        return ContentPolicy(privacy: Privacy(excludedShelves: excludeShelf, notes: !noNotes, covers: !noCovers),
+                             noteLimit: maxNoteKb << 10, thumbnails: !noThumbnails)
+    }
+}
+
+/// How much a command says: `--quiet`, `--verbose`, and the live line on a terminal.
+package struct ConsoleArguments: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Print only warnings and errors.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Print more detail.")
+    var verbose = false
+
+    package init() {}
+
+    package func check() throws {
+        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together.") }
+    }
+
+    /// The live progress line, on a terminal and unless --quiet.
+    package func makeLiveProgress() -> LiveProgress? {
+        !quiet && LiveProgress.isAvailable ? LiveProgress() : nil
+    }
+
+    package func makeLogger(live: LiveProgress? = nil) -> Logger {
+        let level: Logger.Level = quiet ? .warning : (verbose ? .debug : .info)
+        return Logger(label: "reader-snapshot") { _ in ConsoleLogHandler(level: level, live: live) }
+    }
+}

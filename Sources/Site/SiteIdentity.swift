@@ -1,0 +1,47 @@
+import Foundation
+import LibraryArchive
+import Support
+
+/// What the pages are and how they name themselves, resolved once from the command line: the
+/// templates in the pages' language, the formats, where the site will be served, whether link
+/// previews get share cards, and the catalog's title. The crawl's share cards, the renderer and
+/// the render digest all take it from here, so that a value cannot reach two of them by two routes.
+package struct SiteIdentity: Sendable {
+    package var templates: TemplateSet
+    package var formats: Set<OutputFormat>
+    /// Where the site will be served (`--site-url`).
+    package var siteURL: URL?
+    /// With `siteURL`, a share card for each page's link preview (`--no-share-cards` turns them off).
+    package var shareCards: Bool
+    /// `--title` as given (nil: none), kept in `library.json` as it is.
+    package var givenTitle: String?
+
+    package init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases), siteURL: URL? = nil,
+                 shareCards: Bool = true, givenTitle: String? = nil) {
+        self.templates = templates
+        self.formats = formats
+        self.siteURL = siteURL
+        self.shareCards = shareCards
+        self.givenTitle = givenTitle
+    }
+
+    /// The catalog's name on its pages and cards: `--title` as it can be shown, or the pages'
+    /// language's word for a library ("Library", "Bibliothek").
+    package var title: String { Self.title(given: givenTitle, in: templates.language) }
+
+    /// Whether pages get share cards: only pages in HTML have link previews, and only with a site URL.
+    package var drawsShareCards: Bool { siteURL != nil && shareCards && formats.contains(.html) }
+
+    /// The one rule for the catalog's name, for a title given now or read from `library.json`.
+    static func title(given: String?, in language: Language) -> String {
+        if let given = given.map(UntrustedText.displayable), !given.isEmpty { return given }
+        return language.text("defaultTitle")
+    }
+}
+
+extension SiteRenderer {
+    package init(site: SiteIdentity) {
+        self.init(templates: site.templates, formats: site.formats, siteURL: site.siteURL)
+        shareCards = site.shareCards
+    }
+}

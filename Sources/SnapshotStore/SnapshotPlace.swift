@@ -1,0 +1,49 @@
+import Foundation
+import Support
+
+/// Where a snapshot lives, worked out once from the folder the user named: the export writes
+/// there, returns it in its outcome, and `publish` and `--history` take it as it is.
+package struct SnapshotPlace: Sendable {
+    /// The folder the user named (`--output`, or `publish DIR`).
+    package let root: URL
+    /// `--keep N`: the dated snapshots under `root`, with `latest` pointing at the newest.
+    package let dated: DatedSnapshots?
+    /// The private state between runs: beside `root`, never in what may be shared, or `--cache-dir`.
+    package let stateFolder: URL
+    /// Whether the state is where the tool puts it by default (not `--cache-dir`).
+    package let stateBesideRoot: Bool
+
+    package init(root: URL, keep: Int?, cacheDirectory: URL? = nil) {
+        let dated = keep.map { DatedSnapshots(root: root, keep: $0) }
+        self.root = dated?.root ?? root
+        self.dated = dated
+        stateFolder = cacheDirectory ?? SnapshotState.beside(dated?.root ?? root)
+        stateBesideRoot = cacheDirectory == nil
+    }
+
+    /// A snapshot folder that is already there, as `publish` finds it: dated when it holds the
+    /// `latest` link or a `snapshots/` folder. Nothing is removed through such a place.
+    package static func existing(_ folder: URL, cacheDirectory: URL? = nil) -> SnapshotPlace {
+        SnapshotPlace(root: folder, keep: DatedSnapshots.holdsDatedSnapshots(folder) ? Int.max : nil, cacheDirectory: cacheDirectory)
+    }
+
+    /// The folder a snapshot taken at `date` goes to: `root`, or with `--keep` that day's folder.
+    package func folder(for date: SnapshotDate) -> URL {
+        dated?.folder(for: date) ?? root
+    }
+
+    /// The snapshot a visitor is shown: `root`, or with `--keep` the one `latest` points at (nil
+    /// before the first).
+    package var newest: URL? {
+        guard let dated else { return root }
+        return dated.newest
+    }
+
+    /// What the user opens: `root`, or with `--keep` its `latest` link.
+    package var shown: URL { dated?.latest ?? root }
+
+    /// Where `--history` keeps its git directory: `DIR/.git`, or with `--keep` `DIR/history.git`.
+    package var gitDirectory: URL {
+        root.appendingPathComponent(dated == nil ? ".git" : "history.git")
+    }
+}
