@@ -10,7 +10,7 @@ import Support
 enum GoodreadsCSV {
     static let header = [
         "Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
-        "Average Rating", "SnapshotSwap", "Binding", "Number of Pages", "Year Published", "Original Publication Year",
+        "Average Rating", "Publisher", "Binding", "Number of Pages", "Year Published", "Original Publication Year",
         "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions", "Exclusive Shelf", "My Review",
         "Spoiler", "Private Notes", "Read Count", "Owned Copies",
     ]
@@ -31,7 +31,7 @@ enum GoodreadsCSV {
             let added: String = book.createdAt.map { String($0.prefix(10)).replacingOccurrences(of: "-", with: "/") } ?? ""
             let positions: String = shelf.isEmpty ? "" : "\(shelf) (#1)"
             var row: [String] = [String(book.id), book.title, author, authorLastFirst, ""]
-            // SnapshotSwap, pages and year are Open Library's (`--enrich openlibrary`): the server has none.
+            // Publisher, pages and year are Open Library's (`--enrich openlibrary`): the server has none.
             let found = book.openLibrary
             row += [isbn10Cell, isbn13Cell, "0", "", found?.publisher ?? "", "", found?.pages.map(String.init) ?? "",
                     found?.year.map(String.init) ?? "", "", ""]

@@ -32,13 +32,6 @@ package struct SnapshotPlace: Sendable {
         dated?.folder(for: date) ?? root
     }
 
-    /// The snapshot a visitor is shown: `root`, or with `--keep` the one `latest` points at (nil
-    /// before the first).
-    package var newest: URL? {
-        guard let dated else { return root }
-        return dated.newest
-    }
-
     /// What the user opens: `root`, or with `--keep` its `latest` link.
     package var shown: URL { dated?.latest ?? root }
 

@@ -3,7 +3,7 @@ import Foundation
 /// When a snapshot was taken: seconds since 1970, and the same instant as ISO 8601 in UTC
 /// ("2023-11-14T22:13:20Z"), as `library.json` and the pages write it. A value rather than a
 /// string, so that no step parses the date back and no unreadable date can pass for 1970.
-package struct SnapshotDate: Sendable, Equatable, Comparable, CustomStringConvertible {
+package struct SnapshotDate: Sendable, Equatable, CustomStringConvertible {
     package let seconds: Int
     package let text: String
 
@@ -34,8 +34,6 @@ package struct SnapshotDate: Sendable, Equatable, Comparable, CustomStringConver
     package var day: String { String(text.prefix(10)) }
 
     package var description: String { text }
-
-    package static func < (lhs: SnapshotDate, rhs: SnapshotDate) -> Bool { lhs.seconds < rhs.seconds }
 
     /// Made from the C library's calendar fields: Foundation's date formatter loads ICU's data,
     /// which then stays in a run's memory (6 MB of it).

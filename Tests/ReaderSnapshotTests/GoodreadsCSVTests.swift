@@ -15,4 +15,13 @@ import Testing
         #expect(GoodreadsCSV.field("a\"\u{301}b") == "\"a\"\"\u{301}b\"")
         #expect(GoodreadsCSV.field("Brontë — Jane Eyre") == "Brontë — Jane Eyre")
     }
+
+    /// The header row is Goodreads' own export's, word for word and in its order: an importer
+    /// finds its columns by these names.
+    @Test func theHeaderIsGoodreadsExportHeader() {
+        let goodreads = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
+            + "Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,"
+            + "Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies"
+        #expect(GoodreadsCSV.header.joined(separator: ",") == goodreads)
+    }
 }
