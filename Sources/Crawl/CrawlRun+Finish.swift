@@ -24,9 +24,9 @@ extension CrawlRun {
 
         let madeWhileCrawling = madeBooks.count
         let made = try await makeRemainingBooks(order: order, assembly: assembly, problems: &problems)
-        let sharedCards = madeBooks.sharedCards
-        let cards = madeBooks.cards(arrangedBy: made.places)
-        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were; \(sharedCards) with its card")
+        let sharedEntries = madeBooks.sharedEntries
+        let cards = madeBooks.entries(arrangedBy: made.places)
+        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were; \(sharedEntries) with its card")
         let pieces = madeBooks.pieces
         var addresses = madeBooks.addresses
         let retry = try retrySchedule()
@@ -50,30 +50,50 @@ extension CrawlRun {
             logger.debug("Covers: \(coverFiles.count) files stored, \(failedCovers) failed")
         }
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
-        sayHealed(last: crawler.lastProblems, now: problems, books: Set(cards.indices.map { cards.id(at: $0) }))
+        sayHealed(last: crawler.last.problems, now: problems, books: Set(cards.indices.map { cards.id(at: $0) }))
         // Which server and account this is stays private (the state's `origin`); the catalog is
         // named by a digest of them, which says neither.
         let library = Library(generatedAt: generatedAt, catalogID: SnapshotOrigin(server: client.server.description, userID: client.session?.userID).catalogID,
-                              shelves: shelves, books: [], problems: Self.dated(problems, last: crawler.lastProblems, today: RetrySchedule.day(crawler.retry.now)))
-        return Crawler.Result(catalog: Catalog(frame: library, cards: cards, pieces: pieces, ranges: made.ranges),
-                              covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling, sharedCards: sharedCards, retry: retry,
+                              shelves: shelves, books: [], problems: Self.dated(problems, last: crawler.last.problems, today: RetrySchedule.day(crawler.last.retry.now)))
+        return Crawler.Result(catalog: Catalog(frame: library, entries: cards, pieces: pieces, ranges: made.ranges),
+                              covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling, sharedEntries: sharedEntries, retry: retry,
                               addresses: addresses)
     }
 
     /// A gap the last snapshot listed that is closed tonight is news, as a new one is.
     private func sayHealed(last: [Problem], now: [Problem], books: Set<Int>) {
         let open = Set(now.map(\.gapKey))
+        var healed: [(what: String, line: String, since: String?)] = []
         for problem in last where !open.contains(problem.gapKey) {
             let since = problem.since.map { " (missing since \($0))" } ?? ""
             switch problem.kind {
             case .bookDetails:
-                if let id = problem.bookID, books.contains(id) { logger.warning("Book \(id): details fetched again\(since)") }
+                if let id = problem.bookID, books.contains(id) { healed.append(("books' details", "Book \(id): details fetched again\(since)", problem.since)) }
             case .cover:
-                if let id = problem.bookID, books.contains(id) { logger.warning("Book \(id): cover fetched again\(since)") }
+                if let id = problem.bookID, books.contains(id) { healed.append(("covers", "Book \(id): cover fetched again\(since)", problem.since)) }
             case .shelfDetails:
-                if let id = problem.shelfID { logger.warning("Shelf \(id): its page was fetched again\(since)") }
+                if let id = problem.shelfID { healed.append(("shelves' pages", "Shelf \(id): its page was fetched again\(since)", problem.since)) }
             }
         }
+        for what in ["books' details", "covers", "shelves' pages"] {
+            let lines = healed.filter { $0.what == what }
+            for line in Self.healedLines(lines.map { ($0.line, $0.since) }, what: what) {
+                if line.summary { logger.warning("\(line.text)") } else { logger.debug("\(line.text)") }
+            }
+        }
+    }
+
+    /// What healed gaps of one kind are told as: each in a line of its own when they are a few, and
+    /// one line for many (an outage healed is one event; its books under `--verbose`).
+    static func healedLines(_ healed: [(line: String, since: String?)], what: String) -> [(text: String, summary: Bool)] {
+        guard healed.count > 3 else { return healed.map { ($0.line, true) } }
+        let days = Set(healed.compactMap(\.since)).sorted()
+        let since = switch days.count {
+        case 0: ""
+        case 1: "; they had been missing since \(days[0])"
+        default: "; they had been missing since \(days[0]) at the earliest"
+        }
+        return [("\(healed.count) \(what) fetched again\(since)", true)] + healed.map { ($0.line, false) }
     }
 
     /// Each gap with the day it first happened, from the last snapshot's same gap (or today), and
@@ -92,7 +112,7 @@ extension CrawlRun {
     /// This run's failures, counted on from the last runs'; what waited its turn keeps its entry,
     /// and what came this time is dropped.
     private func retrySchedule() throws -> RetrySchedule {
-        let (earlier, now) = (crawler.retry.schedule, crawler.retry.now)
+        let (earlier, now) = (crawler.last.retry.schedule, crawler.last.retry.now)
         var schedule = RetrySchedule()
         for (id, error) in ledger.detailFailures {
             if ledger.detailsWaiting.contains(id) {
@@ -142,7 +162,7 @@ extension CrawlRun {
         var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
         let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
-        let known = crawler.knownGaps
+        let known = crawler.last.knownGaps
         let batchSize = 512
         for start in stride(from: 0, to: order.count, by: batchSize) {
             let batch = order[start..<min(order.count, start + batchSize)]

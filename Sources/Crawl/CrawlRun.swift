@@ -1,3 +1,4 @@
+import Covers
 import Foundation
 import LibraryArchive
 import Logging
@@ -49,6 +50,10 @@ final class CrawlRun {
     let worker = WorkerThread(name: "crawl worker")
     let progress: ProgressLog
     private var progressQueued: Int
+    /// How far the crawl got, for the message if the server stops answering: books whose details
+    /// were read tonight, and how many the list named.
+    private var detailsRead = 0
+    private var booksListed: Int?
     private let started = ContinuousClock.now
 
     var ledger: CrawlLedger
@@ -85,11 +90,11 @@ final class CrawlRun {
         self.fetcher = fetcher
         spill = try SpillFile(in: writer.root)
         coverRecords = try CoverRecords(spillIn: writer.root)
-        madeBooks = Crawler.MadeBooks(pieces: try SpillFile(in: writer.root), previousCards: crawler.previous?.cards)
+        madeBooks = Crawler.MadeBooks(pieces: try SpillFile(in: writer.root), previousEntries: crawler.last.previous?.entries)
         let coverRecords = self.coverRecords
         ledger = CrawlLedger(shelves: shelves, privacy: crawler.privacy, wantCovers: crawler.wantsCovers,
-                             reusable: crawler.reusableBooks(), retry: crawler.retry, coverStored: { coverRecords[$0] != nil })
-        ledger.lastAddresses = crawler.lastAddresses
+                             reusable: crawler.reusableBooks(), retry: crawler.last.retry, coverStored: { coverRecords[$0] != nil })
+        ledger.lastAddresses = crawler.last.addresses
         scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: crawler.concurrency, mode: crawler.concurrencyMode))
         progressQueued = ledger.queued
         progress = ProgressLog("Crawl", total: ledger.queued + 1, logger: crawler.logger, live: crawler.live)
@@ -104,9 +109,9 @@ final class CrawlRun {
         try await withThrowingTaskGroup(of: Finished.self) { group in
             send(.books, alone: false, in: &group)
             while true {
-                let (previous, addresses) = (crawler.previous, crawler.lastAddresses)
+                let (previous, addresses) = (crawler.last.previous, crawler.last.addresses)
                 ledger.queueReusedCovers { place in
-                    previous.flatMap { addresses[$0.cards.id(at: place)] ?? $0.cards[place].imageURL }
+                    previous.flatMap { addresses[$0.entries.id(at: place)] ?? $0.entries[place].imageURL }
                 }
                 sendWhatMayGo(in: &group)
                 makeReadyBooks(in: &group)
@@ -117,11 +122,21 @@ final class CrawlRun {
                     continue
                 }
                 try handle(finished, in: &group)
+                // An outage ends the crawl at once: what is still in flight is cancelled, nothing is
+                // written, and the run says how far it got.
+                if let stopped = crawler.client.serverStopped { throw outage(stopped) }
                 if scheduler.inFlight == 0 { ledger.askForBooksOnlyShelvesList() }
                 noteFrame()
                 reportQueued()
             }
         }
+        // The last requests all unanswered: the server stopped near the end, and its last books
+        // are not an ordinary night's gaps.
+        if let stopped = crawler.client.serverStoppedAtTheEnd() { throw outage(stopped) }
+    }
+
+    private func outage(_ stopped: ServerWatch.Stopped) -> ServerStoppedAnswering {
+        ServerStoppedAnswering(stopped, booksRead: detailsRead + ledger.reused.count, booksListed: booksListed)
     }
 
     /// Reads a cover's address from a book's fields in the spill file.
@@ -139,6 +154,7 @@ final class CrawlRun {
             cardsDrawn += 1
         case .detailRead(let id, let detail):
             reading -= 1
+            detailsRead += 1
             try ledger.detailCame(id, detail, coverAddress: coverAddress)
         case .shelfRead(let summary, let page):
             reading -= 1
@@ -189,6 +205,7 @@ final class CrawlRun {
         MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After the list of books: \(memory)") }
         madeBooks.expect(answer.books.count)
+        booksListed = answer.books.count
         let toFetch = try ledger.listCame(answer, coverAddress: coverAddress)
         if !ledger.reused.isEmpty { logger.info("Book details: \(ledger.reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
     }
@@ -244,7 +261,7 @@ final class CrawlRun {
         var retryServerErrors = true
         if case .detail(let id) = work { retryServerErrors = !ledger.onDeletedShelf.contains(id) }
         let request = Crawler.Request(work: work, client: client, fetcher: fetcher, spill: spill, retryServerErrors: retryServerErrors,
-                                      previous: crawler.previous, reusable: ledger.reusable, retry: crawler.retry)
+                                      previous: crawler.last.previous, reusable: ledger.reusable, retry: crawler.last.retry)
         group.addTask {
             let started = ContinuousClock.now
             let (event, requests) = try await request.perform()
@@ -291,7 +308,7 @@ final class CrawlRun {
                 coverProblem = problem
             }
             try madeBooks.add(made, id: id, coverProblem: coverProblem)
-            shareCards?.add(made.card)
+            shareCards?.add(made.bookEntry)
             ledger.letGoOfDetails(id)
         }
         madeSinceRelease += ids.count
@@ -305,7 +322,7 @@ final class CrawlRun {
     func noteFrame() {
         guard assembly == nil, let frame = ledger.frame else { return }
         // A shelf whose page failed the night before too is not news (`--quiet` says nothing of it).
-        let knownShelves = Set(frame.problems.filter { $0.kind == .shelfDetails && crawler.knownGaps.contains($0.gapKey) }.compactMap(\.shelfID))
+        let knownShelves = Set(frame.problems.filter { $0.kind == .shelfDetails && crawler.last.knownGaps.contains($0.gapKey) }.compactMap(\.shelfID))
         for warning in frame.warnings {
             if knownShelves.contains(where: { warning.hasPrefix("Shelf \($0): ") }) { logger.info("\(warning)") } else { logger.warning("\(warning)") }
         }

@@ -24,24 +24,8 @@ package struct Crawler: Sendable {
     package var content = ContentPolicy()
     var privacy: Privacy { content.privacy }
     var noteLimit: Int { content.noteLimit }
-    /// The library of the last snapshot: a book whose `updated_at` in `/books` is what it was then
-    /// is taken from it instead of asked for again. Rails touches a book when its notes (rich text)
-    /// or its cover (an attachment) change, so the date moves with everything the details hold.
-    /// Only a library with notes converted under the same limits may stand in.
-    package var previous: Catalog?
-    /// The last snapshot of this same account, whatever `--full` says: a book whose details cannot
-    /// be had tonight keeps what it had there (nothing is lost because the server stumbled).
-    package var lastLibrary: Catalog?
-    /// The covers' addresses the last run saw, by book id (kept privately, not in `library.json`).
-    package var lastAddresses = CoverAddresses()
-    /// The gaps the last snapshot listed: a gap still open keeps the day it first happened.
-    package var lastProblems: [Problem] = [] {
-        didSet { knownGaps = Set(lastProblems.map(\.gapKey)) }
-    }
-    /// The same gaps by `Problem.gapKey`: one still open tonight is not news.
-    private(set) var knownGaps = Set<String>()
-    /// `previous` was written by this same build: its unchanged books' bytes are copied as they are.
-    package var previousIsThisBuild = false
+    /// What the last run left that tonight's crawl reads, made once by the export.
+    package var last = LastRun()
     /// Whether books are made while requests are in flight, or all once the requests are done
     /// (the same bytes either way; the tests compare the two).
     var makesBooksWhileCrawling = true
@@ -49,8 +33,6 @@ package struct Crawler: Sendable {
     /// spill file. Most wait only for their cover, but before the list of every book is in, details
     /// pile up: 100,000 books' list takes seconds.
     var detailsHeldAtMost = 4096
-    /// What failed in the last runs and when to ask for it again; the run's date.
-    package var retry = Retry()
     /// Makes each new cover's thumbnails as it arrives; nil: none (`--no-thumbnails`).
     var thumbnails: Thumbnailer? { content.thumbnailer }
     /// `--enrich openlibrary`: books taken from the last snapshot keep what Open Library added.
@@ -58,6 +40,40 @@ package struct Crawler: Sendable {
     /// The catalog's name when pages get share cards (`--site-url`, without `--no-share-cards`):
     /// books' cards are then drawn as the books are made. Nil: none are drawn during the crawl.
     package var shareCardTitle: String?
+
+    /// What the last run left: its snapshot, the covers' addresses it saw, what failed and when to
+    /// ask for it again. One value, so that the export hands it over whole.
+    package struct LastRun: Sendable {
+        /// The library of the last snapshot: a book whose `updated_at` in `/books` is what it was then
+        /// is taken from it instead of asked for again. Rails touches a book when its notes (rich text)
+        /// or its cover (an attachment) change, so the date moves with everything the details hold.
+        /// Only a library with notes converted under the same limits may stand in (nil under `--full`).
+        package let previous: Catalog?
+        /// `previous` was written by this same build: its unchanged books' bytes are copied as they are.
+        package let previousIsThisBuild: Bool
+        /// The last snapshot of this same account, whatever `--full` says: a book whose details cannot
+        /// be had tonight keeps what it had there (nothing is lost because the server stumbled), and a
+        /// gap still open keeps the day it first happened.
+        package let library: Catalog?
+        /// The covers' addresses the last run saw, by book id (kept privately, not in `library.json`).
+        package let addresses: CoverAddresses
+        /// What failed in the last runs and when to ask for it again; the run's date.
+        package let retry: Retry
+        /// The gaps the last snapshot listed.
+        var problems: [Problem] { library?.frame.problems ?? [] }
+        /// The same gaps by `Problem.gapKey`: one still open tonight is not news.
+        let knownGaps: Set<String>
+
+        package init(previous: Catalog? = nil, previousIsThisBuild: Bool = false, library: Catalog? = nil,
+                     addresses: CoverAddresses = CoverAddresses(), retry: Retry = Retry()) {
+            self.previous = previous
+            self.previousIsThisBuild = previousIsThisBuild
+            self.library = library
+            self.addresses = addresses
+            self.retry = retry
+            knownGaps = Set((library?.frame.problems ?? []).map(\.gapKey))
+        }
+    }
 
     /// The last runs' failures, and this run's date (seconds since 1970) to weigh them against.
     package struct Retry: Sendable {
@@ -100,7 +116,7 @@ package struct Crawler: Sendable {
         /// How many books were made while requests were still in flight.
         package var madeWhileCrawling = 0
         /// How many books' cards are the last snapshot's, not packed again.
-        package var sharedCards = 0
+        package var sharedEntries = 0
         /// What failed, this run or before, and when to ask for it again.
         package var retry = RetrySchedule()
         /// Each book's cover address, for the next run (private: never in `library.json`).
@@ -114,6 +130,7 @@ package struct Crawler: Sendable {
     /// be read is recorded as a problem.
     package func crawl(date: SnapshotDate, writer: SnapshotWriter, previousCovers: CoverRecords? = nil) async throws -> Result {
         let shelves = try await client.shelves()
+        try privacy.check(shelves.shelves)
         logger.info("Shelves: \(shelves.shelves.count)")
         let run = try CrawlRun(crawler: self, shelves: shelves.shelves, writer: writer, previousCovers: previousCovers)
         defer { run.stop() }
@@ -126,16 +143,16 @@ package struct Crawler: Sendable {
     /// a snapshot of the same account, read whole, with notes converted under the same limit.
     func reusableBooks() -> [Int: Int] {
         // The exporter hands over only a snapshot of this same server and account.
-        guard let previous else { return [:] }
+        guard let previous = last.previous else { return [:] }
         var places: [Int: Int] = [:]
-        for place in previous.cards.indices where previous.cards[place].complete { places[previous.cards.id(at: place)] = place }
+        for place in previous.entries.indices where previous.entries[place].complete { places[previous.entries.id(at: place)] = place }
         return places
     }
 
     /// What makes books, once the shelves are known.
     func assembly(shelfNames: [Int: String], plan: Privacy.Plan?, spill: SpillFile, covers: CoverRecords?) -> Assembly {
-        Assembly(shelfNames: shelfNames, previous: previous, last: lastLibrary.map(Assembly.Last.init), lastAddresses: lastAddresses, spill: spill, plan: plan, privacy: privacy, covers: covers,
-                 noteLimit: noteLimit, linkBase: client.server.url(path: "/"), copiesUnchanged: previousIsThisBuild,
+        Assembly(shelfNames: shelfNames, previous: last.previous, last: last.library.map(Assembly.Last.init), lastAddresses: last.addresses, spill: spill, plan: plan,
+                 privacy: privacy, covers: covers, noteLimit: noteLimit, linkBase: client.server.url(path: "/"), copiesUnchanged: last.previousIsThisBuild,
                  keepsOpenLibrary: keepsOpenLibrary)
     }
 }

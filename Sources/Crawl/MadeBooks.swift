@@ -1,3 +1,4 @@
+import Covers
 import Foundation
 import LibraryArchive
 import Notes
@@ -7,13 +8,13 @@ import Support
 
 extension Crawler {
     /// The books made so far, in the order they were made (most while requests were in flight,
-    /// the rest at the end): each one's bytes in `pieces` and its card, put in id order once, at
-    /// the end, without a second copy of the cards.
+    /// the rest at the end): each one's bytes in `pieces` and its entry, put in id order once, at
+    /// the end, without a second copy of the entries.
     struct MadeBooks {
         /// What the summary says of a book made.
         struct Entry {
             var entry: Range<Int>
-            /// Its place among the cards, in the order made.
+            /// Its place among the entries, in the order made.
             var place: Int
             /// Whether its details were read in this run (not taken from the last snapshot).
             var read: Bool
@@ -27,16 +28,16 @@ extension Crawler {
 
         let pieces: SpillFile
         private var kept: [Kept] = []
-        /// Tonight's cards, after the previous snapshot's when there is one: a book copied as it
-        /// was shares its card there rather than packing the same text again (a quiet night of
+        /// Tonight's entries, after the previous snapshot's when there is one: a book copied as it
+        /// was shares its entry there rather than packing the same text again (a quiet night of
         /// 100,000 books held two lists of 28 MB).
-        private var cards: CardList
-        /// The previous snapshot's cards, whose places a copied book names.
-        private let previousCards: CardList?
-        /// Where each book made lies in `cards`, in the order made.
+        private var entries: EntryList
+        /// The previous snapshot's entries, whose places a copied book names.
+        private let previousEntries: EntryList?
+        /// Where each book made lies in `entries`, in the order made.
         private var storedAt: [Int32] = []
-        /// Books whose card is the previous snapshot's.
-        private(set) var sharedCards = 0
+        /// Books whose entry is the previous snapshot's.
+        private(set) var sharedEntries = 0
         /// The few books whose cover could not be fetched, by place.
         private var coverProblems: [Int: CoverProblem] = [:]
         /// Place by book id; -1 for a book privacy leaves out.
@@ -44,21 +45,21 @@ extension Crawler {
         /// Each book's cover address, for the next run's private state.
         private(set) var addresses = CoverAddresses()
 
-        init(pieces: SpillFile, previousCards: CardList? = nil) {
+        init(pieces: SpillFile, previousEntries: EntryList? = nil) {
             self.pieces = pieces
-            self.previousCards = previousCards
-            cards = previousCards?.stored ?? CardList()
+            self.previousEntries = previousEntries
+            entries = previousEntries?.stored ?? EntryList()
         }
 
         /// Room for the books the list names, before the first is made: grown by doubling, a
-        /// first export's cards took up to twice their size through the render (16 MB of 8 at
+        /// first export's entries took up to twice their size through the render (16 MB of 8 at
         /// 100,000 books), and three times while they grew.
         mutating func expect(_ books: Int) {
             kept.reserveCapacity(books)
             storedAt.reserveCapacity(books)
             places.reserveCapacity(books)
-            // A night's cards are the last snapshot's, copied with room to spare at its first new card.
-            if previousCards == nil { cards.reserveCapacity(books) }
+            // A night's entries are the last snapshot's, copied with room to spare at its first new entry.
+            if previousEntries == nil { entries.reserveCapacity(books) }
         }
 
         var count: Int { kept.count }
@@ -86,20 +87,20 @@ extension Crawler {
             places[id] = kept.count
             if let coverProblem { coverProblems[kept.count] = coverProblem }
             kept.append(Kept(entry: try pieces.append(made.entry), read: read))
-            if let place = made.previousPlace, let previousCards, Self.isSame(previousCards[place], made.card) {
-                storedAt.append(Int32(previousCards.storedIndex(of: place)))
-                sharedCards += 1
+            if let place = made.previousPlace, let previousEntries, Self.isSame(previousEntries[place], made.bookEntry) {
+                storedAt.append(Int32(previousEntries.storedIndex(of: place)))
+                sharedEntries += 1
             } else {
                 // The previous snapshot's arrays are copied once, with room for a night's changes.
-                if previousCards != nil && cards.storedCount == previousCards?.storedCount {
-                    cards.reserveCapacity(cards.storedCount + 1024)
+                if previousEntries != nil && entries.storedCount == previousEntries?.storedCount {
+                    entries.reserveCapacity(entries.storedCount + 1024)
                 }
-                cards.append(made.card)
-                storedAt.append(Int32(cards.storedCount - 1))
+                entries.append(made.bookEntry)
+                storedAt.append(Int32(entries.storedCount - 1))
             }
         }
 
-        /// Whether a card of the previous snapshot shows what `made` shows. Tonight's cards leave
+        /// Whether an entry of the previous snapshot shows what `made` shows. Tonight's entries leave
         /// out the book's date and cover address (the next run reads them from `library.json`);
         /// the previous snapshot's keep them, and nothing shown reads them.
         private static func isSame(_ previous: BookEntry, _ made: BookEntry) -> Bool {
@@ -109,16 +110,16 @@ extension Crawler {
             return previous == made
         }
 
-        /// The cards, the one at each place being the one made at `places[place]`. Consumes the cards.
-        mutating func cards(arrangedBy places: [Int]) -> CardList {
-            var arranged = cards
+        /// The entries, the one at each place being the one made at `places[place]`. Consumes the entries.
+        mutating func entries(arrangedBy places: [Int]) -> EntryList {
+            var arranged = entries
             let storedAt = self.storedAt
-            cards = CardList()
+            entries = EntryList()
             self.storedAt = []
-            // Most of the previous snapshot's cards not used tonight (a library mostly changed)
-            // would be kept for the rest of the run for nothing: the cards are packed anew.
-            if let previousCards, sharedCards < previousCards.storedCount / 2 {
-                return CardList(places.lazy.map { arranged[Int(storedAt[$0])] })
+            // Most of the previous snapshot's entries not used tonight (a library mostly changed)
+            // would be kept for the rest of the run for nothing: the entries are packed anew.
+            if let previousEntries, sharedEntries < previousEntries.storedCount / 2 {
+                return EntryList(places.lazy.map { arranged[Int(storedAt[$0])] })
             }
             arranged.arrange(places.map { Int(storedAt[$0]) })
             return arranged

@@ -1,3 +1,4 @@
+import Foundation
 import LibraryArchive
 import Notes
 import ReaderAPI
@@ -28,6 +29,39 @@ package struct Privacy: Sendable, Equatable {
         return wanted.caseInsensitiveCompare(name) == .orderedSame
     }
 
+    /// Every `--exclude-shelf` value names a shelf of the library, or the run stops before a book is
+    /// asked for: a shelf meant to be left out that a typo leaves in would be shared whole. The
+    /// refusal names the closest shelves, so that the fix is one edit away.
+    package func check(_ shelves: [ShelfSummary]) throws {
+        let unmatched = excludedShelves.filter { wanted in !shelves.contains { Self.names(wanted, id: $0.id, name: $0.name) } }
+        guard !unmatched.isEmpty else { return }
+        let lines = unmatched.map { wanted in
+            let closest = Self.closest(to: wanted, among: shelves).map { "\"\(UntrustedText.displayable($0.name))\" (id \($0.id))" }
+            let hint = closest.isEmpty ? "" : "; the closest: " + closest.joined(separator: ", ")
+            return "--exclude-shelf \(UntrustedText.displayable(wanted)): no shelf has that name or id\(hint)"
+        }
+        throw UsageError(lines.joined(separator: "\n") + "\nNothing was exported: a shelf meant to be left out must be named exactly (any case), or by its id.")
+    }
+
+    /// The shelves whose names are nearest `wanted` (case and accents aside), nearest first: at most
+    /// three, within a third of its length of it. None for a number: an id is not misspelt.
+    static func closest(to wanted: String, among shelves: [ShelfSummary]) -> [ShelfSummary] {
+        guard Int(wanted.trimmingCharacters(in: .whitespaces)) == nil else { return [] }
+        func folded(_ text: String) -> [Character] {
+            Array(text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).trimmingCharacters(in: .whitespaces))
+        }
+        let target = folded(wanted)
+        let scored = shelves.map { shelf -> (shelf: ShelfSummary, distance: Int) in
+            let name = folded(shelf.name)
+            // A name that holds the value whole ("Favourites ★" for "favourites") is as near as can be.
+            let distance = name.count >= target.count && String(name).contains(String(target)) ? name.count - target.count : editDistance(target, name)
+            return (shelf, distance)
+        }
+        return scored.filter { $0.distance <= max(1, target.count / 3) }
+            .sorted { ($0.distance, $0.shelf.id) < ($1.distance, $1.shelf.id) }
+            .prefix(3).map(\.shelf)
+    }
+
     func excludes(id: Int, name: String) -> Bool {
         excludedShelves.contains { Self.names($0, id: id, name: name) }
     }
@@ -51,6 +85,28 @@ package struct Privacy: Sendable, Equatable {
         var droppedBooks = Set<Int>()
         for shelf in shelves where excluded.contains(shelf.id) { droppedBooks.formUnion(shelf.bookIDs) }
         return Plan(excludedShelves: excluded, droppedBooks: droppedBooks, unmatched: unmatched)
+    }
+
+    /// The same leaving-out over a library already written (`render --from` a private snapshot for
+    /// friends): refused as the crawl refuses a shelf that matches none, and with the covers' files
+    /// and what was said of them gone too, since no cover is shown.
+    package func apply(to library: inout Library) throws {
+        guard isActive else { return }
+        try check(library.shelves.map { ShelfSummary(id: $0.id, name: $0.name) })
+        let plan = plan(shelves: library.shelves)
+        var dropped = Set<Int>()
+        library.books = library.books.compactMap { book in
+            if plan.drops(book) {
+                dropped.insert(book.id)
+                return nil
+            }
+            var book = book
+            strip(&book)
+            if !covers { book.cover = nil }
+            return book
+        }
+        finish(plan, dropped: dropped, shelves: &library.shelves, problems: &library.problems)
+        if !covers { library.problems.removeAll { $0.kind == .cover } }
     }
 
     /// A book that stays, without what is left out.

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Crawl
+import Covers
 import Foundation
 import LibraryArchive
 import Logging
@@ -55,8 +55,8 @@ package struct OpenLibraryEnricher: Sendable {
         var report = Report()
         // Each book with an ISBN, or with Open Library's data from the last snapshot (kept by the crawl).
         var candidates: [(place: Int, isbn: String?)] = []
-        for place in catalog.cards.indices {
-            let card = catalog.cards[place]
+        for place in catalog.entries.indices {
+            let card = catalog.entries[place]
             let isbn = ISBN.forms(card.isbn).isbn13
             if isbn != nil || card.openLibrary != nil || card.cover?.fromOpenLibrary == true { candidates.append((place, isbn)) }
         }
@@ -73,7 +73,7 @@ package struct OpenLibraryEnricher: Sendable {
         var fetched: [String: Result<CoverRecord, CoverProblem>] = [:]
         for (place, isbn) in candidates {
             let entry = isbn.flatMap { cache.isbns[$0] }
-            let card = catalog.cards[place]
+            let card = catalog.entries[place]
             guard entry?.found != nil || card.openLibrary != nil || card.cover?.fromOpenLibrary == true else { continue }
             let old = try catalog.book(at: place)
             var book = old
@@ -95,49 +95,11 @@ package struct OpenLibraryEnricher: Sendable {
             book.openLibrary = entry.found.flatMap { Self.fieldsTheServerLacks($0.fields, server: book.serverFields) }
             if noServerCover {
                 // The server has no cover: Open Library's, if it has one and it could be had this run.
-                var cover: CoverFile?
+                book.cover = nil
                 if wantsCovers, let covers, let records, let isbn, let id = entry.found?.coverID {
-                    let url = Self.coverURL(id, base: options.covers)
-                    // A cover that could not be had is not asked for again while its answer is kept,
-                    // for any book that names it.
-                    if fetched[url] == nil, let failed = entry.coverFailed {
-                        fetched[url] = .failure(CoverProblem(message: failed, lasting: true, refusedImage: entry.coverRefused == true))
-                    }
-                    var fetchedNow = false
-                    if fetched[url] == nil, report.stopped == nil || covers.hasKept(url) {
-                        let result = await covers.fetch(url)
-                        fetched[url] = result.result
-                        fetchedNow = true
-                        if case .success(let record) = result.result {
-                            try records.set(record, for: url, line: result.line)
-                            if result.requests == 0 { report.coversReused += 1 } else { report.coversFetched += 1 }
-                        }
-                    }
-                    switch fetched[url] {
-                    case .success(let record)?:
-                        cover = record.file
-                        cover?.source = .openLibrary
-                    case .failure(let problem)? where problem.throttled:
-                        report.stopped = "Open Library asked us to slow down (\(problem.message))"
-                    case .failure(let problem)? where problem.lasting:
-                        // A 404, or an image refused: asked for again with its ISBN, in a month.
-                        report.coversMissing += 1
-                        cache.isbns[isbn]?.coverFailed = problem.message
-                        cache.isbns[isbn]?.coverRefused = problem.refusedImage
-                        if problem.refusedImage {
-                            if fetchedNow { logger.warning("Book \(book.id): Open Library's cover refused: \(problem.message)") }
-                            catalog.frame.problems.append(Problem(kind: .cover, bookID: book.id, message: "Open Library's cover: \(problem.message)"))
-                        } else if fetchedNow {
-                            logger.info("Book \(book.id): no cover from Open Library: \(problem.message)")
-                        }
-                    case .failure(let problem)?:
-                        report.coversMissing += 1
-                        if fetchedNow { logger.info("Book \(book.id): no cover from Open Library this time: \(problem.message)") }
-                    case nil:
-                        break
-                    }
+                    book.cover = try await openLibraryCover(id, isbn: isbn, book: book.id, entry: entry, covers: covers, records: records,
+                                                            fetched: &fetched, cache: &cache, problems: &catalog.frame.problems, report: &report)
                 }
-                book.cover = cover
             }
             if book != old {
                 report.booksEnriched += 1
@@ -150,6 +112,54 @@ package struct OpenLibraryEnricher: Sendable {
         }
         logger.info("Open Library: \(report.found) of \(report.isbns) ISBNs known (\(report.asked) asked in \(report.requests) requests), \(report.booksEnriched) books enriched, covers: \(report.coversFetched) fetched, \(report.coversReused) kept, \(report.coversMissing) not found")
         return report
+    }
+
+    /// Open Library's cover `id` for a book the server has no cover for, fetched once a run for every
+    /// book that names it; nil when it could not be had this run (and why is told once).
+    private func openLibraryCover(_ id: Int, isbn: String, book: Int, entry: OpenLibraryCache.Entry, covers: CoverFetcher, records: CoverRecords,
+                                  fetched: inout [String: Result<CoverRecord, CoverProblem>], cache: inout OpenLibraryCache,
+                                  problems: inout [Problem], report: inout Report) async throws -> CoverFile? {
+        let url = Self.coverURL(id, base: options.covers)
+        // A cover that could not be had is not asked for again while its answer is kept, for any
+        // book that names it.
+        if fetched[url] == nil, let failed = entry.coverFailed {
+            fetched[url] = .failure(CoverProblem(message: failed, lasting: true, refusedImage: entry.coverRefused == true))
+        }
+        var fetchedNow = false
+        if fetched[url] == nil, report.stopped == nil || covers.hasKept(url) {
+            let result = await covers.fetch(url)
+            fetched[url] = result.result
+            fetchedNow = true
+            if case .success(let record) = result.result {
+                try records.set(record, for: url, line: result.line)
+                if result.requests == 0 { report.coversReused += 1 } else { report.coversFetched += 1 }
+            }
+        }
+        switch fetched[url] {
+        case .success(let record)?:
+            var cover = record.file
+            cover.source = .openLibrary
+            return cover
+        case .failure(let problem)? where problem.throttled:
+            report.stopped = "Open Library asked us to slow down (\(problem.message))"
+        case .failure(let problem)? where problem.lasting:
+            // A 404, or an image refused: asked for again with its ISBN, in a month.
+            report.coversMissing += 1
+            cache.isbns[isbn]?.coverFailed = problem.message
+            cache.isbns[isbn]?.coverRefused = problem.refusedImage
+            if problem.refusedImage {
+                if fetchedNow { logger.warning("Book \(book): Open Library's cover refused: \(problem.message)") }
+                problems.append(Problem(kind: .cover, bookID: book, message: "Open Library's cover: \(problem.message)"))
+            } else if fetchedNow {
+                logger.info("Book \(book): no cover from Open Library: \(problem.message)")
+            }
+        case .failure(let problem)?:
+            report.coversMissing += 1
+            if fetchedNow { logger.info("Book \(book): no cover from Open Library this time: \(problem.message)") }
+        case nil:
+            break
+        }
+        return nil
     }
 
     /// Asks the Books API for `isbns`, 25 a request, until Open Library says no more.

@@ -39,10 +39,10 @@ package struct ExportArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("An api key instead of a password (prefer READER_API_KEY: options show in the process list).", valueName: "key"))
     var apiKey: String?
 
-    @Option(name: .long, help: ArgumentHelp("The user id that goes with the api key (or READER_USER_ID).", valueName: "id"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The user id that goes with the api key (or READER_USER_ID).", valueName: "id"))
     var userID: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The most requests in flight at once. The crawl starts with one and finds the level the server answers fastest at, up to this.", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The most requests in flight at once. The crawl starts with one and finds the level the server answers fastest at, up to this.", valueName: "n"))
     var concurrency: Int = Crawler.defaultConcurrency
 
     @Flag(name: .long, help: "Keep exactly --concurrency requests in flight instead of finding the level.")
@@ -51,19 +51,19 @@ package struct ExportArguments: ParsableArguments {
     @Flag(name: .long, help: "Ask for every book's details, even those /books says have not changed since the last snapshot, and what failed in the last runs (tried again the next run, a day later, then weekly), and render every page again.")
     var full = false
 
-    @Option(name: .long, help: ArgumentHelp("Seconds one request may take before it is retried.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds one request may take before it is retried.", valueName: "seconds"))
     var timeout: Double = 30
 
-    @Option(name: .long, help: ArgumentHelp("Retries of a request that failed in a way that may pass (timeouts, resets, 429, 502-504, a crash page), with growing waits.", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Retries of a request that failed in a way that may pass (timeouts, resets, 429, 502-504, a crash page), with growing waits.", valueName: "n"))
     var retries: Int = 4
 
-    @Option(name: .long, help: ArgumentHelp("Keep the last N snapshots as DIR/snapshots/<date>/, with DIR/latest pointing at the newest; unchanged files are hard links, not copies.", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Keep the last N snapshots as DIR/snapshots/<date>/, with DIR/latest pointing at the newest; unchanged files are hard links, not copies.", valueName: "n"))
     var keep: Int?
 
     @Option(name: .long, help: ArgumentHelp("Keep the state of incremental runs (ETags, covers) here instead of in the snapshot's hidden .reader-snapshot folder.", valueName: "dir"))
     var cacheDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for a connection (a gone cover host costs this a few times).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for a connection (a gone cover host costs this a few times).", valueName: "seconds"))
     var connectTimeout: Double = 5
 
     @OptionGroup package var content: ContentArguments
@@ -71,13 +71,13 @@ package struct ExportArguments: ParsableArguments {
     @Flag(name: .long, help: "Refuse to send credentials over plain http (loopback excepted).")
     var requireHTTPS = false
 
-    @Option(name: .long, help: ArgumentHelp("The largest JSON answer accepted.", valueName: "MB"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The largest JSON answer accepted.", valueName: "MB"))
     var maxResponseMb: Int = 64
 
-    @Option(name: .long, help: ArgumentHelp("The largest cover accepted.", valueName: "MB"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The largest cover accepted.", valueName: "MB"))
     var maxCoverMb: Int = 20
 
-    @Flag(name: .long, help: "Keep the snapshot's text (Markdown, library.json, the CSV, each cover once) in git: a commit for each run that changed something, dated by the snapshot, in DIR/.git (DIR/history.git with --keep). 'reader-snapshot history DIR' tells it night by night. Needs git.")
+    @Flag(name: .long, help: "Keep the snapshot's text (Markdown, library.json, the CSV, each cover once) in git: a commit for each run that changed something, dated by the snapshot, beside it in PARENT/.DIR.history.git (never in what is shared: it holds every note ever kept). 'reader-snapshot history DIR' tells it night by night. Needs git.")
     var history = false
 
     @Option(name: .long, help: ArgumentHelp("The author of the history's commits (default: reader-snapshot <reader-snapshot@localhost>).", valueName: "name <email>"))
@@ -101,7 +101,7 @@ package struct ExportArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("With --enrich openlibrary: where its covers are (default https://covers.openlibrary.org; with --openlibrary-url alone, URL/covers).", valueName: "url"))
     var openlibraryCoversURL: String?
 
-    @Option(name: .long, help: .hidden)
+    @Option(name: .long, parsing: .unconditional, help: .hidden)
     var openlibraryIntervalMs: Int?
 
     @OptionGroup package var site: SiteArguments
@@ -232,7 +232,9 @@ package struct ExportArguments: ParsableArguments {
         }
         if passwordStdin {
             let data = FileHandle.standardInput.readDataToEndOfFile()
-            return .password(email: mail, password: Self.firstLine(String(decoding: data, as: UTF8.self)))
+            let password = Self.firstLine(String(decoding: data, as: UTF8.self))
+            guard !password.isEmpty else { throw ValidationError("--password-stdin read an empty password: its first line is the password.") }
+            return .password(email: mail, password: password)
         }
         if let password = variable("READER_PASSWORD") {
             return .password(email: mail, password: password)
@@ -248,7 +250,10 @@ package struct ExportArguments: ParsableArguments {
            let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 != 0 {
             throw ValidationError("The password file \(path) can be read by others; run: chmod 600 \(path)")
         }
-        return firstLine(String(decoding: data, as: UTF8.self))
+        let password = firstLine(String(decoding: data, as: UTF8.self))
+        // Sent, an empty password comes back as the server's 401: told here, in words about the file.
+        guard !password.isEmpty else { throw ValidationError("The password file \(path) is empty: its first line is the password.") }
+        return password
     }
 
     /// A password file or pipe usually ends with a newline that is not part of the password.
@@ -306,4 +311,72 @@ package struct ExportArguments: ParsableArguments {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") }
     }
+}
+
+/// Everything one export needs, resolved once from the command line (`ExportArguments.resolve`)
+/// and handed down as values: each step reads the part it needs and nothing copies it field by field.
+package struct ExportSettings: Sendable {
+    package var server: ServerAddress
+    package var credentials: ReaderCredentials
+    /// Where the snapshot goes, and its private state.
+    package var place: SnapshotPlace
+    /// What the pages are and what they are called.
+    package var site: SiteIdentity
+    /// What the snapshot holds of the library.
+    package var content: ContentPolicy
+    package var network: NetworkSettings
+    /// The snapshot's date: now, or SOURCE_DATE_EPOCH.
+    package var date: SnapshotDate
+    /// `--history`: after each run that changed the snapshot, its text is committed, by this author.
+    package var historyAuthor: HistoryRepository.Author?
+    /// `--markdown-into`: the Markdown tree kept in a folder of the user's.
+    package var vault: Vault?
+    /// `--enrich openlibrary`: what Open Library knows, for books with an ISBN.
+    package var openLibrary: OpenLibraryOptions?
+
+    package init(server: ServerAddress, credentials: ReaderCredentials, place: SnapshotPlace, site: SiteIdentity,
+                 content: ContentPolicy = ContentPolicy(), network: NetworkSettings = NetworkSettings(),
+                 date: SnapshotDate = .now()) {
+        self.server = server
+        self.credentials = credentials
+        self.place = place
+        self.site = site
+        self.content = content
+        self.network = network
+        self.date = date
+    }
+
+    /// An export of the bundled sample server at `address` (`demo`): its Open Library double too, so
+    /// that the demo shows enrichment and asks nothing of the network.
+    package static func sample(at address: String, email: String, password: String, output: URL, site: SiteIdentity,
+                               content: ContentPolicy) throws -> ExportSettings {
+        var settings = ExportSettings(server: try ServerAddress(address), credentials: .password(email: email, password: password),
+                                      place: SnapshotPlace(root: output, keep: nil), site: site, content: content)
+        var openLibrary = OpenLibraryOptions()
+        openLibrary.api = URL(string: address + "/openlibrary")!
+        openLibrary.covers = openLibrary.api.appendingPathComponent("covers")
+        openLibrary.interval = .milliseconds(50)
+        settings.openLibrary = openLibrary
+        return settings
+    }
+
+    /// `--history`'s repository, where the place keeps it.
+    var history: HistoryRepository? {
+        historyAuthor.map { _ in HistoryRepository(gitDirectory: place.gitDirectory) }
+    }
+}
+
+/// How the export talks to the Reader server.
+package struct NetworkSettings: Sendable {
+    /// The most requests in flight at once.
+    package var concurrency = Crawler.defaultConcurrency
+    /// Find the level in flight up to `concurrency` (the default), or keep it there.
+    package var concurrencyMode: AdaptiveConcurrency.Mode = .adaptive
+    /// How long one request may take before it is tried again.
+    package var timeout: Duration = .seconds(30)
+    package var connectTimeout: Duration = .seconds(5)
+    package var retry = RetryPolicy()
+    package var limits = ResponseLimits()
+
+    package init() {}
 }

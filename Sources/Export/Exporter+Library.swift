@@ -100,18 +100,23 @@ extension Exporter {
         // The cards drawn now show the title the pages show: the one the site's identity resolved.
         if settings.site.drawsShareCards { crawler.shareCardTitle = settings.site.title }
         // --full asks for everything, what failed last time included.
-        crawler.retry = Crawler.Retry(schedule: last.state.retry, now: settings.date.seconds, asksEverything: !settings.content.reuseUnchanged)
-        crawler.lastLibrary = last.library
-        crawler.lastAddresses = last.state.addresses
-        crawler.lastProblems = last.library?.frame.problems ?? []
-        if settings.content.reuseUnchanged, last.state.noteLimit == settings.content.noteLimit {
-            crawler.previous = last.library
-            crawler.previousIsThisBuild = !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild
+        let reusable = settings.content.reuseUnchanged && last.state.noteLimit == settings.content.noteLimit
+        crawler.last = Crawler.LastRun(
+            previous: reusable ? last.library : nil,
+            previousIsThisBuild: reusable && !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild,
+            library: last.library, addresses: last.state.addresses,
+            retry: Crawler.Retry(schedule: last.state.retry, now: settings.date.seconds, asksEverything: !settings.content.reuseUnchanged))
+        let crawled: Crawler.Result
+        do {
+            crawled = try await crawler.crawl(date: settings.date, writer: writer, previousCovers: last.state.covers)
+        } catch var outage as ServerStoppedAnswering {
+            outage.lastSnapshotKept = last.library != nil
+            throw outage
         }
-        let crawled = try await crawler.crawl(date: settings.date, writer: writer, previousCovers: last.state.covers)
         if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
         var library = crawled.catalog
         library.frame.title = settings.site.givenTitle
+        library.frame.language = settings.site.templates.language.tag
         night.crawled = crawled
         night.library = library
     }

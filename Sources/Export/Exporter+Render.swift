@@ -2,21 +2,26 @@ import Foundation
 import LibraryArchive
 import ReaderAPI
 import Logging
+import Crawl
 import Site
 import SnapshotStore
 import Support
 
 extension Exporter {
     /// Renders a snapshot again from its `library.json`, with the covers beside it. The books are
-    /// read from the file as their pages are made.
-    package static func render(from archive: URL, to output: URL, site: SiteIdentity, logger: Logger) async throws -> Catalog {
+    /// read from the file as their pages are made. The pages keep the snapshot's language unless
+    /// `--language` says otherwise; `privacy` leaves out of them what it names.
+    package static func render(from archive: URL, to output: URL, site: SiteArguments, privacy: Privacy = Privacy(),
+                               logger: Logger) async throws -> Catalog {
         // On a thread of its own: the threads answers resume on are the network's.
-        try await EveryCore.onThreadOfItsOwn("render") {
-            try renderNow(from: archive, to: output, site: site, logger: logger)
+        let read = try await EveryCore.onThreadOfItsOwn("read") { try readArchive(archive, privacy: privacy) }
+        let identity = try await site.resolve(logger: logger, otherwise: read.frame.language)
+        return try await EveryCore.onThreadOfItsOwn("render") {
+            try renderNow(read, from: archive, to: output, site: identity, logger: logger)
         }
     }
 
-    private static func renderNow(from archive: URL, to output: URL, site: SiteIdentity, logger: Logger) throws -> Catalog {
+    private static func readArchive(_ archive: URL, privacy: Privacy) throws -> Catalog {
         MemoryUsage.configureAllocator()
         var catalog: Catalog
         do {
@@ -29,14 +34,26 @@ extension Exporter {
         } catch {
             throw SnapshotError(.unreadableArchive(detail: error.localizedDescription), path: archive.path)
         }
+        if privacy.isActive {
+            // Whole in memory, once: a copy for friends is made rarely, and the render then reads
+            // the books from memory as it reads them from the file otherwise.
+            var library = try catalog.library()
+            try privacy.apply(to: &library)
+            catalog = Catalog(library)
+        }
+        return catalog
+    }
+
+    private static func renderNow(_ catalog: Catalog, from archive: URL, to output: URL, site: SiteIdentity, logger: Logger) throws -> Catalog {
+        var catalog = catalog
         MemoryUsage.release()
         // --title names the catalog anew; without it, the archive's own name stands.
         if let title = site.givenTitle { catalog.frame.title = title }
         let source = archive.deletingLastPathComponent()
         // An archive is input like any other: a cover path must be one this tool writes.
         var refused = 0
-        for index in catalog.cards.indices {
-            if let cover = catalog.cards[index].cover, !CoverFile.isWellFormed(path: cover.path) {
+        for index in catalog.entries.indices {
+            if let cover = catalog.entries[index].cover, !CoverFile.isWellFormed(path: cover.path) {
                 catalog.removeCover(at: index)
                 refused += 1
             }
@@ -56,8 +73,8 @@ extension Exporter {
             // A cover whose thumbnails are not all beside the archive is shown whole.
             var unthumbnailed = 0
             var thumbnailsThere: [String: Bool] = [:]
-            for index in catalog.cards.indices {
-                guard let cover = catalog.cards[index].cover, let first = cover.thumbnail(ThumbnailBox.all[0]) else { continue }
+            for index in catalog.entries.indices {
+                guard let cover = catalog.entries[index].cover, let first = cover.thumbnail(ThumbnailBox.all[0]) else { continue }
                 let there = thumbnailsThere[first] ?? {
                     let there = ThumbnailBox.all.compactMap(cover.thumbnail).allSatisfy(isThere)
                     thumbnailsThere[first] = there
@@ -70,7 +87,7 @@ extension Exporter {
             }
             if unthumbnailed > 0 { logger.warning("\(unthumbnailed) covers' thumbnails are not all beside library.json: those covers are shown whole") }
             var files = Set<String>()
-            for card in catalog.cards {
+            for card in catalog.entries {
                 guard let cover = card.cover else { continue }
                 files.insert(cover.path)
                 for box in ThumbnailBox.all { if let thumbnail = cover.thumbnail(box) { files.insert(thumbnail) } }

@@ -180,6 +180,20 @@ extension Exporter {
         return value
     }
 
+    /// A history made before it moved beside the snapshot is moved there once, if it is ours: a
+    /// repository of the user's in the folder stays theirs, untouched.
+    func moveHistoryOut(of place: SnapshotPlace, to history: HistoryRepository) async throws {
+        let inside = HistoryRepository(gitDirectory: place.gitDirectoryInside)
+        guard !history.exists, inside.exists, (try? await inside.checkOwned()) != nil else { return }
+        do {
+            try FileManager.default.moveItem(at: inside.gitDirectory, to: history.gitDirectory)
+        } catch {
+            throw SnapshotError(.notWritable(detail: "could not move the history out of the snapshot, to \(history.gitDirectory.path): \(error.localizedDescription)"),
+                                path: inside.gitDirectory.path)
+        }
+        logger.info("The history moved beside the snapshot, out of what may be shared: \(history.gitDirectory.path)")
+    }
+
     /// The output checked and locked, the private state found (moved out of an older snapshot),
     /// and the history's last commit made if a killed run left it.
     func prepareOutput() async throws -> Output {
@@ -195,7 +209,10 @@ extension Exporter {
         if place.stateBesideRoot { SnapshotState.moveOutOfSnapshot(place.root, to: place.stateFolder) }
         let history = settings.history
         if let history {
-            do { try await history.checkOwned() } catch { swap.discard(); swap.finish(); throw error }
+            do {
+                try await moveHistoryOut(of: place, to: history)
+                try await history.checkOwned()
+            } catch { swap.discard(); swap.finish(); throw error }
             await finishLastCommit(history, snapshot: place.dated?.newest ?? swap.previous)
         }
         return Output(place: place, swap: swap, target: target, history: history)

@@ -24,17 +24,19 @@ package struct SiteArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The catalog's name, on its pages, in its Markdown, feeds and OPDS catalog (default: Library). Nothing else names it: not the login, not the server.", valueName: "text"))
     var title: String?
 
-    @Option(name: .long, help: ArgumentHelp("The pages' language, as a BCP 47 tag: en (the default), de, fr, es, or any other with a strings file beside the templates (see copy-templates). Sets their words, plurals, dates, numbers and order; the tool's own messages stay English.", valueName: "tag"))
-    var language: String = "en"
+    @Option(name: .long, help: ArgumentHelp("The pages' language, as a BCP 47 tag: en (the default; render keeps the snapshot's), de, fr, es, or any other with a strings file beside the templates (see copy-templates). Sets their words, plurals, dates, numbers and order; the tool's own messages stay English.", valueName: "tag"))
+    var language: String?
 
     package init() {}
 
-    /// The pages' identity: the options checked, the templates loaded in the pages' language.
-    /// A strings file that lacks keys still renders (those words in English); the logger says which.
-    package func resolve(logger: Logger) async throws -> SiteIdentity {
+    /// The pages' identity: the options checked, the templates loaded in the pages' language
+    /// (`--language`, else `otherwise`, else English). A strings file that lacks keys still renders
+    /// (those words in English); the logger says which.
+    package func resolve(logger: Logger, otherwise: String? = nil) async throws -> SiteIdentity {
         try check()
         let formats = try formats()
         let siteURL = try site()
+        let language = language ?? otherwise.flatMap { TemplateSet.isLanguageTag($0) ? $0 : nil } ?? "en"
         let set = if let templates {
             try await TemplateSet.load(from: URL(fileURLWithPath: templates), language: language)
         } else {
@@ -52,7 +54,7 @@ package struct SiteArguments: ParsableArguments {
     package func check() throws {
         _ = try formats()
         _ = try site()
-        guard TemplateSet.isLanguageTag(language) else {
+        if let language, !TemplateSet.isLanguageTag(language) {
             throw ValidationError("--language must be a language tag like en, de, fr, es or pt-BR, not '\(language)'.")
         }
     }
@@ -80,16 +82,9 @@ package struct SiteArguments: ParsableArguments {
 
 /// What a snapshot leaves out or keeps short (`export`, `demo`).
 package struct ContentArguments: ParsableArguments {
-    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Leave this shelf (name or id) and its books out of every file written; repeatable.", valueName: "name-or-id"))
-    var excludeShelf: [String] = []
+    @OptionGroup var privacy: PrivacyArguments
 
-    @Flag(name: .long, help: "Leave the notes out of every file written.")
-    var noNotes = false
-
-    @Flag(name: .long, help: "Leave the covers out (none is fetched).")
-    var noCovers = false
-
-    @Option(name: .long, help: ArgumentHelp("Notes longer than this are shown cut, with a notice (library.json keeps them whole).", valueName: "KB"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Notes longer than this are shown cut, with a notice (library.json keeps them whole).", valueName: "KB"))
     var maxNoteKb: Int = Note.defaultLimit / 1024
 
     @Flag(name: .long, help: "Make no thumbnails: pages load every cover at full size.")
@@ -99,15 +94,32 @@ package struct ContentArguments: ParsableArguments {
 
     package func resolve() throws -> ContentPolicy {
         guard (1...1_048_576).contains(maxNoteKb) else { throw ValidationError("--max-note-kb must be 1–1048576.") }
-        return ContentPolicy(privacy: Privacy(excludedShelves: excludeShelf, notes: !noNotes, covers: !noCovers),
-                             noteLimit: maxNoteKb << 10, thumbnails: !noThumbnails)
+        return ContentPolicy(privacy: privacy.resolve(), noteLimit: maxNoteKb << 10, thumbnails: !noThumbnails)
+    }
+}
+
+/// What a shared snapshot leaves out (`export`, `demo`, and `render` of a snapshot already written).
+package struct PrivacyArguments: ParsableArguments {
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Leave this shelf (name or id) and its books out of every file written; repeatable. A name that matches no shelf is refused.", valueName: "name-or-id"))
+    var excludeShelf: [String] = []
+
+    @Flag(name: .long, help: "Leave the notes out of every file written.")
+    var noNotes = false
+
+    @Flag(name: .long, help: "Leave the covers out (none is fetched).")
+    var noCovers = false
+
+    package init() {}
+
+    package func resolve() -> Privacy {
+        Privacy(excludedShelves: excludeShelf, notes: !noNotes, covers: !noCovers)
     }
 }
 
 /// How much a command says: `--quiet`, `--verbose`, and the live line on a terminal.
 package struct ConsoleArguments: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Print only warnings and errors.")
-    var quiet = false
+    package var quiet = false
 
     @Flag(name: .shortAndLong, help: "Print more detail.")
     var verbose = false

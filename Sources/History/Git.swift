@@ -2,7 +2,7 @@ import Foundation
 internal import Subprocess
 internal import SystemPackage
 
-/// Every git command the tool runs goes through here, and nothing else starts a process.
+/// Every git command the tool runs goes through here (rclone, for `publish`, is started by Publish).
 ///
 /// git is told everything through its environment, which is built afresh: the user's git
 /// configuration (a signing key, hooks, autocrlf) cannot change what is committed, and the

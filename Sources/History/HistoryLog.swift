@@ -94,8 +94,8 @@ package struct HistoryLog: Sendable {
 
     static func version(of id: Int, in file: URL) throws -> BookVersion? {
         let catalog = try Catalog.read(from: file)
-        guard let place = catalog.cards.indices.first(where: { catalog.cards.id(at: $0) == id }) else { return nil }
-        let card = catalog.cards[place]
+        guard let place = catalog.entries.indices.first(where: { catalog.entries.id(at: $0) == id }) else { return nil }
+        let card = catalog.entries[place]
         let shelves = catalog.frame.shelves.filter { $0.bookIDs.contains(id) }.map(\.name)
         return BookVersion(title: card.title, author: card.author, isbn: card.isbn, shelves: shelves,
                            note: try catalog.noteMarkdown(at: place))

@@ -3,9 +3,10 @@ import Foundation
 /// `--history`: the snapshot's text kept in a git repository, one commit a run that changed
 /// something, dated by the snapshot.
 ///
-/// A snapshot that is the output folder keeps it in `DIR/.git` (carried across each swap by the
-/// publisher), so `git log -p` works in the folder itself; dated snapshots share `DIR/history.git`
-/// beside them. Each commit is the snapshot as git sees it through `info/exclude`: the Markdown,
+/// It lives beside the snapshot, `PARENT/.DIR.history.git`, as the private state does: never in
+/// what may be shared or zipped, since it holds every note the library ever had. (Histories made
+/// before were in `DIR/.git`, or `DIR/history.git` with `--keep`; the next export moves them out.)
+/// Each commit is the snapshot as git sees it through `info/exclude`: the Markdown,
 /// `library.json`, the CSV and the covers (each cover's bytes stored once, whatever the nights);
 /// the pages are made from these.
 ///
@@ -19,19 +20,21 @@ package struct HistoryRepository: Sendable {
         self.gitDirectory = gitDirectory.standardizedFileURL
     }
 
-    /// The history of the snapshot at `output`, or of the dated snapshots under it.
-    package static func of(output: URL, dated: Bool) -> HistoryRepository {
-        HistoryRepository(gitDirectory: output.appendingPathComponent(dated ? "history.git" : ".git"))
-    }
-
-    /// For reading: whichever of the two a folder has. `DIR/latest` and `DIR/snapshots/DATE` lead
-    /// to the dated snapshots' history.
+    /// For reading: the history of a snapshot folder, beside it (or, made before it moved, in it).
+    /// `DIR/latest` and `DIR/snapshots/DATE` lead to the dated snapshots' history.
     package static func find(from folder: URL) -> HistoryRepository? {
         let folder = folder.standardizedFileURL
-        let candidates = [folder.appendingPathComponent(".git"), folder.appendingPathComponent("history.git"),
-                          folder.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("history.git")]
+        let datedRoot = folder.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [besideFolder(folder), besideFolder(datedRoot),
+                          folder.appendingPathComponent(".git"), folder.appendingPathComponent("history.git"),
+                          datedRoot.appendingPathComponent("history.git")]
         return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("HEAD").path) }
             .map(HistoryRepository.init)
+    }
+
+    /// `PARENT/.DIR.history.git` (as `SnapshotPlace.gitDirectory` says it).
+    static func besideFolder(_ folder: URL) -> URL {
+        folder.deletingLastPathComponent().appendingPathComponent(".\(folder.lastPathComponent).history.git")
     }
 
     /// The branch the nights go on.

@@ -3,8 +3,8 @@ import Notes
 import Support
 
 /// A library whose books are read one at a time when a page needs them: everything but the books
-/// (`frame`), a card per book for the pages that list many, and each book whole from where it is
-/// kept — `library.json` on disk, or memory. Rendering 100,000 books this way holds their cards,
+/// (`frame`), an entry per book for the pages that list many, and each book whole from where it is
+/// kept — `library.json` on disk, or memory. Rendering 100,000 books this way holds their entries,
 /// not their notes and fields.
 ///
 /// A value: a step that changes the library (Open Library's fields, a title, a refused cover)
@@ -14,7 +14,7 @@ package struct Catalog: Sendable {
     /// The library without its books.
     package var frame: Library
     /// In the library's order (by id).
-    package private(set) var cards: CardList
+    package private(set) var entries: EntryList
     /// Covers that `removeCover` left out.
     private var refusedCovers = Set<Int>()
     /// Covers whose thumbnails `removeThumbnails` left out.
@@ -44,30 +44,30 @@ package struct Catalog: Sendable {
         case pieces(SpillFile, ranges: [Range<Int>])
     }
 
-    package var count: Int { cards.count }
+    package var count: Int { entries.count }
 
     package init(_ library: Library) {
         var frame = library
         frame.books = []
-        self.init(frame: frame, cards: CardList(library.books.lazy.map(BookEntry.init)), store: .memory(library.books))
+        self.init(frame: frame, entries: EntryList(library.books.lazy.map(BookEntry.init)), store: .memory(library.books))
     }
 
-    private init(frame: Library, cards: CardList, store: Store) {
+    private init(frame: Library, entries: EntryList, store: Store) {
         self.frame = frame
-        self.cards = cards
+        self.entries = entries
         self.kept = Kept(store)
     }
 
     /// Books' entries as `library.json` lays them out (`LibraryLayout.entry`), in a spill file.
-    package init(frame: Library, cards: CardList, pieces: SpillFile, ranges: [Range<Int>]) {
+    package init(frame: Library, entries: EntryList, pieces: SpillFile, ranges: [Range<Int>]) {
         var frame = frame
         frame.books = []
         self.frame = frame
-        self.cards = cards
+        self.entries = entries
         self.kept = Kept(.pieces(pieces, ranges: ranges))
     }
 
-    /// Reads `library.json` for its cards, a book at a time; each book is read again when asked for.
+    /// Reads `library.json` for its entries, a book at a time; each book is read again when asked for.
     /// A file laid out in a way the reader does not expect is read whole into memory.
     package static func read(from url: URL) throws -> Catalog {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
@@ -78,7 +78,7 @@ package struct Catalog: Sendable {
         defer { if !handed { close(descriptor) } }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         var split = BooksArraySplitter()
-        var cards = CardList()
+        var entries = EntryList()
         var ranges: [(offset: Int, length: Int)] = []
         let decoder = JSONDecoder()
         var whole = false
@@ -88,15 +88,15 @@ package struct Catalog: Sendable {
         let fileSize = Int(lseek(descriptor, 0, SEEK_END))
         lseek(descriptor, 0, SEEK_SET)
         func decodeBatch() throws {
-            if cards.isEmpty, let last = ranges.last, last.offset + last.length > 0 {
+            if entries.isEmpty, let last = ranges.last, last.offset + last.length > 0 {
                 // Room for as many books as the first batch says the file holds, and a few more:
-                // grown by doubling, 100,000 books' cards took twice their size, and three times
+                // grown by doubling, 100,000 books' entries took twice their size, and three times
                 // while they grew (the peak of a night reading its last snapshot).
                 let books = Int(Double(ranges.count) * Double(fileSize) / Double(last.offset + last.length) * 1.05) + 16
-                cards.reserveCapacity(books)
+                entries.reserveCapacity(books)
                 ranges.reserveCapacity(books)
             }
-            for card in try Self.cards(batch) { cards.append(card) }
+            for entry in try Self.entries(batch) { entries.append(entry) }
             batch.removeAll(keepingCapacity: true)
         }
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
@@ -119,13 +119,13 @@ package struct Catalog: Sendable {
             throw SnapshotError(.unsupportedArchive(version: frame.schemaVersion, supported: Library.currentSchemaVersion), path: url.path)
         }
         handed = true
-        return Catalog(frame: frame, cards: cards, store: .file(descriptor: descriptor, path: url.path, ranges: ranges))
+        return Catalog(frame: frame, entries: entries, store: .file(descriptor: descriptor, path: url.path, ranges: ranges))
     }
 
     private static let batchSize = 1024
 
-    /// The cards of books' JSON, in order, decoded on every core.
-    private static func cards(_ books: [Data]) throws -> [BookEntry] {
+    /// The entries of books' JSON, in order, decoded on every core.
+    private static func entries(_ books: [Data]) throws -> [BookEntry] {
         try EveryCore.map(books.count, itemsPerWorker: 64, worker: JSONDecoder.init) { decoder, index in
             try decoder.decode(BookEntry.self, from: books[index])
         }
@@ -208,7 +208,7 @@ package struct Catalog: Sendable {
             var data = Data(count: range.length)
             let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, range.length, off_t(range.offset)) }
             guard read == range.length else {
-                throw SnapshotError(.unreadableArchive(detail: "book \(cards.id(at: index)) could not be read again"), path: path)
+                throw SnapshotError(.unreadableArchive(detail: "book \(entries.id(at: index)) could not be read again"), path: path)
             }
             return data
         case .pieces(let spill, let ranges):
@@ -225,7 +225,7 @@ package struct Catalog: Sendable {
             return try JSONDecoder().decode(type, from: data)
         } catch {
             if case .file(_, let path, _) = store {
-                throw SnapshotError(.unreadableArchive(detail: "book \(cards.id(at: index)): \(error)"), path: path)
+                throw SnapshotError(.unreadableArchive(detail: "book \(entries.id(at: index)): \(error)"), path: path)
             }
             throw error
         }
@@ -236,7 +236,7 @@ package struct Catalog: Sendable {
         var theirs = other.frame
         theirs.generatedAt = frame.generatedAt
         guard theirs == frame, count == other.count else { return false }
-        for index in 0..<count where cards.id(at: index) != other.cards.id(at: index) { return false }
+        for index in 0..<count where entries.id(at: index) != other.entries.id(at: index) { return false }
         for index in 0..<count where try element(at: index) != other.element(at: index) { return false }
         return true
     }
@@ -244,7 +244,7 @@ package struct Catalog: Sendable {
     /// Puts `book` in place of the book at `index`: the crawl's books are changed after it (what
     /// Open Library adds), one at a time and before the library is shared between threads.
     package mutating func replace(at index: Int, with book: Book) throws {
-        precondition(book.id == cards.id(at: index), "a book replaced by itself")
+        precondition(book.id == entries.id(at: index), "a book replaced by itself")
         // Another copy reads these books: this one gets a store of its own first.
         if !isKnownUniquelyReferenced(&kept) {
             switch kept.store {
@@ -272,24 +272,24 @@ package struct Catalog: Sendable {
             close(descriptor)
         }
         var card = BookEntry(book)
-        let kept = cards[index]
-        // Dates and addresses on the crawl's cards serve the next run.
+        let kept = entries[index]
+        // Dates and addresses on the crawl's entries serve the next run.
         card.updatedAt = kept.updatedAt
         card.imageURL = kept.imageURL
-        cards.replace(at: index, with: card)
+        entries.replace(at: index, with: card)
         refusedCovers.remove(index)
         unthumbnailed.remove(index)
     }
 
     /// Shows a book's cover whole, without its thumbnails (on every page, and in `library.json` written from here).
     package mutating func removeThumbnails(at index: Int) {
-        cards.removeThumbnails(at: index)
+        entries.removeThumbnails(at: index)
         unthumbnailed.insert(index)
     }
 
     /// Leaves a book's cover out of every page (and of `library.json` written from here).
     package mutating func removeCover(at index: Int) {
-        cards.removeCover(at: index)
+        entries.removeCover(at: index)
         refusedCovers.insert(index)
     }
 

@@ -70,10 +70,10 @@ package struct ChangeReport: Codable, Sendable, Equatable {
             case (let old?, let new?) where old == new:
                 let (oldPlace, place) = (before.place!, after.place!)
                 let from = before.shelfNames(), to = after.shelfNames()
-                let book = current.cards[place]
+                let book = current.entries[place]
                 if from != to { report.moved.append(Move(id: book.id, title: book.title, from: from, to: to)) }
                 if try previous.element(at: oldPlace) != current.element(at: place) {
-                    let old = previous.cards[oldPlace]
+                    let old = previous.entries[oldPlace]
                     var fields: [String] = []
                     if old.title != book.title { fields.append("title") }
                     if old.author != book.author { fields.append("author") }
@@ -87,10 +87,10 @@ package struct ChangeReport: Codable, Sendable, Equatable {
                 before.next()
                 after.next()
             case (let old?, let new) where new == nil || old < new!:
-                report.removed.append(Entry(id: old, title: previous.cards[before.place!].title))
+                report.removed.append(Entry(id: old, title: previous.entries[before.place!].title))
                 before.next()
             default:
-                let book = current.cards[after.place!]
+                let book = current.entries[after.place!]
                 report.added.append(Entry(id: book.id, title: book.title))
                 after.next()
             }
@@ -110,7 +110,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
 
         init(_ catalog: Catalog) {
             self.catalog = catalog
-            let cards = catalog.cards
+            let cards = catalog.entries
             let sorted = cards.indices.dropFirst().allSatisfy { cards.id(at: $0 - 1) < cards.id(at: $0) }
             order = sorted ? nil : cards.indices.sorted { (cards.id(at: $0), $0) < (cards.id(at: $1), $1) }
             var listings: [(id: Int, shelf: Int)] = []
@@ -125,7 +125,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
             return order?[position] ?? position
         }
 
-        var id: Int? { place.map(catalog.cards.id(at:)) }
+        var id: Int? { place.map(catalog.entries.id(at:)) }
 
         /// On to the next book, past any repeat of this one's id.
         mutating func next() {

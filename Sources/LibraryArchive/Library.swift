@@ -11,6 +11,8 @@ package struct Library: Codable, Sendable, Equatable {
     package var generatedAt: String
     /// The catalog's name, as `--title` gives it; nil in snapshots written before it existed.
     package var title: String?
+    /// The pages' language (`--language`), which `render` keeps; nil in snapshots written before.
+    package var language: String?
     /// A stable name for the catalog that says nothing of the account: feeds' and catalogs' ids are
     /// made from it (a digest of the server's address and the account's id).
     package var catalogID: String?
@@ -25,7 +27,7 @@ package struct Library: Codable, Sendable, Equatable {
     package var problems: [Problem]
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", generatedAt = "generated_at", title, catalogID = "catalog_id", server, user
+        case schemaVersion = "schema_version", generatedAt = "generated_at", title, language, catalogID = "catalog_id", server, user
         case userID = "user_id", shelves, books, problems
     }
 

@@ -24,6 +24,8 @@ package struct ReaderAPIError: Error, Sendable, CustomStringConvertible {
         case invalidURL(detail: String)
         /// Not asked for this run: it failed in the last ones, and waits its turn (`RetrySchedule`).
         case notAskedAgain(detail: String)
+        /// The server stopped answering during the run (`ServerWatch`): nothing more is asked of it.
+        case stoppedAnswering(ServerWatch.Stopped)
     }
 
     package var reason: Reason
@@ -72,6 +74,8 @@ package struct ReaderAPIError: Error, Sendable, CustomStringConvertible {
             return "\(request): \(detail)"
         case .invalidURL(let detail), .notAskedAgain(let detail):
             return "\(request): \(detail)"
+        case .stoppedAnswering(let stopped):
+            return "\(request): the server stopped answering (\(stopped.description))"
         }
     }
 }

@@ -40,6 +40,14 @@ package final class ReaderClient: Sendable {
     /// For --verbose: each retry, with its reason.
     package let logger: Logger?
     private let sessionBox: SessionBox
+    /// Whether the server still answers; once it has stopped, no request is sent.
+    let watch = ServerWatchBox()
+
+    /// Why the server is taken to have stopped answering during this run, if it has.
+    package var serverStopped: ServerWatch.Stopped? { watch.stopped }
+
+    /// At the end of a crawl: whether the server stopped answering, its last requests included.
+    package func serverStoppedAtTheEnd() -> ServerWatch.Stopped? { watch.settle() }
 
     package init(server: ServerAddress, http: HTTPClient, timeout: Duration = .seconds(30),
                 limits: ResponseLimits = ResponseLimits(), redactor: Redactor = Redactor(),
@@ -76,6 +84,7 @@ package final class ReaderClient: Sendable {
     /// Logs in (or takes the key given) and remembers the session for later requests.
     @discardableResult
     package func authenticate(_ credentials: ReaderCredentials) async throws -> ReaderSession {
+        watch.restart()
         switch credentials {
         case .apiKey(let userID, let apiKey):
             let session = ReaderSession(userID: userID, apiKey: apiKey)
@@ -98,12 +107,12 @@ package final class ReaderClient: Sendable {
         // stays in a run's memory.
         let body = try JSONEncoder().encode(LoginRequest(email: email, password: password))
         request.body = .bytes(ByteBuffer(bytes: body))
-        let answer = try decode(try await send(request, name: name), name: name, as: LoginAnswer.self)
+        let answer = try decode(try await send(request, name: name, tellsTries: true), name: name, as: LoginAnswer.self)
         return ReaderSession(userID: answer.user_id.value, apiKey: answer.api_key)
     }
 
     package func shelves() async throws -> ShelvesAnswer {
-        try await get("/api/v1/shelves")
+        try await get("/api/v1/shelves", tellsTries: true)
     }
 
     /// A shelf's answer as it came, to be read by `shelf(from:id:)` off the threads answers resume on.
@@ -117,7 +126,7 @@ package final class ReaderClient: Sendable {
 
     /// The list's answer as it came, to be read by `books(from:each:)` off the threads answers resume on.
     package func booksBody() async throws -> Data {
-        try await getData("/api/v1/books")
+        try await getData("/api/v1/books", tellsTries: true)
     }
 
     /// The list of books a book at a time: each book's fields, with its JSON as it stood in the
@@ -165,13 +174,13 @@ package final class ReaderClient: Sendable {
         try decode(body, name: "GET \(server.basePath)/api/v1/books/\(id)", as: BookAnswer.self)
     }
 
-    func get<Answer: Decodable>(_ path: String, retryServerErrors: Bool = true, cached: Bool = true) async throws -> Answer {
-        let data = try await getData(path, retryServerErrors: retryServerErrors, cached: cached)
+    func get<Answer: Decodable>(_ path: String, retryServerErrors: Bool = true, cached: Bool = true, tellsTries: Bool = false) async throws -> Answer {
+        let data = try await getData(path, retryServerErrors: retryServerErrors, cached: cached, tellsTries: tellsTries)
         return try decode(data, name: "GET \(server.basePath)\(path)", as: Answer.self)
     }
 
     /// The answer's body, once it came back whole and well (retried while it may pass).
-    func getData(_ path: String, retryServerErrors: Bool = true, cached: Bool = true) async throws -> Data {
+    func getData(_ path: String, retryServerErrors: Bool = true, cached: Bool = true, tellsTries: Bool = false) async throws -> Data {
         let name = "GET \(server.basePath)\(path)"
         guard let session = sessionBox.value else {
             throw ReaderAPIError(.unauthorized(message: "not logged in"), request: name)
@@ -183,23 +192,42 @@ package final class ReaderClient: Sendable {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "application/json")
         // The cache is keyed by path: the key in the query is not the cache's business.
-        return try await send(request, name: name, cacheKey: cached ? path : nil, retryServerErrors: retryServerErrors)
+        return try await send(request, name: name, cacheKey: cached ? path : nil, retryServerErrors: retryServerErrors, tellsTries: tellsTries)
     }
 
-    /// One request, retried while it fails in a way that may pass (`FetchPolicy`).
+    /// One request, retried while it fails in a way that may pass (`FetchPolicy`). With
+    /// `tellsTries` (the login and the lists, which end the run when they fail), a request that
+    /// never got through says how long it waited and how many times it tried; a book's does not,
+    /// since its words are kept in the snapshot, which must be the same bytes from run to run.
     private func send(_ request: HTTPClientRequest, name: String, cacheKey: String? = nil,
-                      retryServerErrors: Bool = true) async throws -> Data {
+                      retryServerErrors: Bool = true, tellsTries: Bool = false) async throws -> Data {
         var request = request
         if let cacheKey, let etag = cache?.etag(for: cacheKey) {
             request.headers.replaceOrAdd(name: "If-None-Match", value: etag)
         }
-        return try await retrying {
-            try await attemptOnce(request, name: name, cacheKey: cacheKey, retryServerErrors: retryServerErrors)
-        }.get()
+        let started = ContinuousClock.now
+        var tries = 0
+        let result = try await retrying {
+            tries += 1
+            return try await attemptOnce(request, name: name, cacheKey: cacheKey, retryServerErrors: retryServerErrors)
+        }
+        switch result {
+        case .success(let data):
+            return data
+        case .failure(var error):
+            if tellsTries, tries > 1, case .transport(let detail) = error.reason {
+                let waited = Int((ContinuousClock.now - started).components.seconds)
+                error.reason = .transport(detail: "\(detail) (\(tries) tries in \(waited) s)")
+            }
+            throw error
+        }
     }
 
     private func attemptOnce(_ request: HTTPClientRequest, name: String, cacheKey: String?,
                              retryServerErrors: Bool) async throws -> FetchPolicy.Try<Data, ReaderAPIError> {
+        if let stopped = watch.stopped {
+            return .done(.failure(ReaderAPIError(.stoppedAnswering(stopped), request: name)))
+        }
         let response: HTTPClientResponse
         let body: ByteBuffer
         metrics.record { $0.requests += 1 }
@@ -213,10 +241,21 @@ package final class ReaderClient: Sendable {
         } catch {
             // Timeouts, resets, refusals and bodies cut short: all may pass on another try.
             let transport = FetchPolicy.transport(error, redactor: redactor)
+            if let stopped = watch.unanswered(transport.description) {
+                return .done(.failure(ReaderAPIError(.stoppedAnswering(stopped), request: name)))
+            }
             return .again(ReaderAPIError(.transport(detail: transport.description), request: name))
         }
         metrics.record { $0.bytesReceived += body.readableBytes }
         let status = Int(response.status.code)
+        // A proxy's 502–504 is not Rails answering.
+        if (502...504).contains(status) {
+            if let stopped = watch.unanswered("HTTP \(status)") {
+                return .done(.failure(ReaderAPIError(.stoppedAnswering(stopped), request: name)))
+            }
+        } else {
+            watch.answered()
+        }
         let data = Data(body.readableBytesView)
         let contentType = response.headers.first(name: "Content-Type") ?? ""
         let isJSON = contentType.lowercased().contains("json")

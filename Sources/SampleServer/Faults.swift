@@ -48,6 +48,11 @@ struct FaultMiddleware: RouterMiddleware {
         }
         // The Open Library double stands for another service: its own faults, none of the Reader server's.
         if request.uri.path.hasPrefix("/openlibrary/") { return try await next(request, context) }
+        if state.isHanging, request.uri.path.hasPrefix("/api/") {
+            // In small steps, so that stopping the server ends the hang.
+            while !state.isStopping { try await Task.sleep(for: .milliseconds(20)) }
+            throw CancellationError()
+        }
         guard let capacity else {
             return try await answer(request, since: ArrivalStamp.arrival(of: request), context: context, next: next)
         }

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import Thumbnails
 
 /// Open Library as its Books API and covers service answer, on the sample server's own port under
 /// `/openlibrary/`: batched `jscmd=data` lookups by ISBN, covers by id with `?default=false`, and
@@ -219,14 +218,14 @@ final class OpenLibraryRoutes: @unchecked Sendable {
     private func image(_ id: Int) -> Data {
         if let kept = lock.withLock({ images[id] }) { return kept }
         let width = [360, 400, 500, 600, 800, 1216][id % 6]
-        let made = Thumbnailer.sampleJPEG(width: width, height: width * 3 / 2, seed: id) ?? Data()
+        let made = SampleCovers.jpeg(width: width, height: width * 3 / 2, seed: id) ?? Data()
         lock.withLock { images[id] = made }
         return made
     }
 
     static let huge: Data = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(count: 21 << 20)
     static let broken: Data = {
-        let whole = Thumbnailer.sampleJPEG(width: 400, height: 600, seed: 7) ?? Data()
+        let whole = SampleCovers.jpeg(width: 400, height: 600, seed: 7) ?? Data()
         return whole.prefix(whole.count / 3)
     }()
     static let bomb: Data = PNGBomb.make(width: 60_000, height: 60_000)

@@ -1,5 +1,4 @@
 import Foundation
-import Thumbnails
 
 extension SampleLibrary {
     /// The same library with covers of real sizes, as a real library has them: 1 in 4 books with no
@@ -21,7 +20,7 @@ extension SampleLibrary {
         let images = ConcurrentResults(count: made.count)
         DispatchQueue.concurrentPerform(iterations: made.count) { item in
             let plan = made[item]
-            images.set(item, Thumbnailer.sampleJPEG(width: plan.width, height: plan.width * 3 / 2, seed: plan.seed) ?? Data())
+            images.set(item, SampleCovers.jpeg(width: plan.width, height: plan.width * 3 / 2, seed: plan.seed) ?? Data())
         }
         var library = self
         var files = coverFiles

@@ -70,6 +70,9 @@ public final class SampleServer: Sendable {
     /// These cover files fail on the disk service (503) until set again: a storage outage.
     public func setFailingCovers(_ files: Set<String>) { state.failingCovers = files }
     public func setLatency(_ latency: Duration) { state.setLatency(latency) }
+    /// From now on every API request hangs until the server stops: it still takes connections, and
+    /// never answers (a Rails stuck on its database).
+    public func hang() { state.setHanging() }
     public func resetCounters() {
         state.resetCounters()
         openLibrary?.resetCounters()
@@ -263,5 +266,8 @@ final class ServerState: @unchecked Sendable {
     private var _stopping = false
     var isStopping: Bool { lock.withLock { _stopping } }
     func setStopping() { lock.withLock { _stopping = true } }
+    private var _hanging = false
+    var isHanging: Bool { lock.withLock { _hanging } }
+    func setHanging() { lock.withLock { _hanging = true } }
     func setLatency(_ latency: Duration) { lock.withLock { _latency = latency } }
 }

@@ -12,13 +12,13 @@ enum AtomFeed {
 
     /// A shelf's feed, beside its page (`shelves/NAME.xml`): its books added last.
     static func render(_ model: SiteModel, shelf: SiteModel.ShelfEntry) throws -> String {
-        try render(model, books: SiteModel.newestFirst(shelf.books, in: model.catalog.cards), title: model.language.text("feedShelfTitle", ["site": model.site.title, "shelf": shelf.shelf.name]), id: "shelf:\(shelf.shelf.id)",
+        try render(model, books: SiteModel.newestFirst(shelf.books, in: model.catalog.entries), title: model.language.text("feedShelfTitle", ["site": model.site.title, "shelf": shelf.shelf.name]), id: "shelf:\(shelf.shelf.id)",
                           page: shelf.view.href, root: "../")
     }
 
     /// `books` newest first; `page` the site page the feed stands for; `root` from the feed to the site's root.
     private static func render(_ model: SiteModel, books recent: [Int], title: String, id: String, page: String, root: String) throws -> String {
-        let cards = model.catalog.cards
+        let cards = model.catalog.entries
         // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them; others are left out.
         let updated = recent.first.flatMap { OPDSCatalog.atomDate(cards[$0].createdAt) } ?? OPDSCatalog.atomDate(model.library.generatedAt)
             ?? "1970-01-01T00:00:00Z"

@@ -119,7 +119,7 @@ struct YearIndex {
     /// Oldest first.
     let years: [Year]
 
-    init(cards: CardList) {
+    init(cards: EntryList) {
         var byYear: [String: [(added: String, id: Int, place: Int)]] = [:]
         for place in cards.indices {
             guard let added = cards[place].createdAt, let day = SiteModel.day(added) else { continue }

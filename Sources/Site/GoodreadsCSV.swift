@@ -6,7 +6,8 @@ import Support
 
 /// `library.csv` in Goodreads' export layout, so that the library imports into Goodreads or
 /// StoryGraph: their header row, ISBNs as `="…"` (spreadsheets keep the leading zeros), the shelf
-/// in Bookshelves and Exclusive Shelf, the note in My Review.
+/// in Bookshelves and Exclusive Shelf, the note in Private Notes. Not in My Review: Goodreads
+/// publishes a review on import, and a note is the reader's own.
 enum GoodreadsCSV {
     static let header = [
         "Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
@@ -18,7 +19,7 @@ enum GoodreadsCSV {
     /// A row at a time, in the order of the books' ids.
     static func write(_ model: SiteModel, to sink: (Data) throws -> Void) throws {
         try sink(Data((header.map(field).joined(separator: ",") + "\r\n").utf8))
-        let cards = model.catalog.cards
+        let cards = model.catalog.entries
         for place in cards.indices.sorted(by: { cards.id(at: $0) < cards.id(at: $1) }) {
             let book = cards[place]
             let note = try model.catalog.noteMarkdown(at: place)
@@ -35,7 +36,8 @@ enum GoodreadsCSV {
             let found = book.openLibrary
             row += [isbn10Cell, isbn13Cell, "0", "", found?.publisher ?? "", "", found?.pages.map(String.init) ?? "",
                     found?.year.map(String.init) ?? "", "", ""]
-            row += [added, shelf, positions, shelf, note, "", "", "0", "0"]
+            // Date Added, Bookshelves, positions, Exclusive Shelf, My Review, Spoiler, Private Notes, Read Count, Owned Copies.
+            row += [added, shelf, positions, shelf, "", "", note, "0", "0"]
             let line = row.enumerated().map { index, value in
                 // The ISBN columns are formulas on purpose; anything else that looks like one is text.
                 index == 5 || index == 6 ? field(value) : field(defused(value))

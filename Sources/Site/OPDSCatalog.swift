@@ -34,7 +34,7 @@ final class OPDSCatalog: @unchecked Sendable {
     /// - Parameter spillIn: where the notes' summaries wait on disk until the feeds are written.
     init(_ model: SiteModel, spillIn folder: URL) throws {
         self.model = model
-        let cards = model.catalog.cards
+        let cards = model.catalog.entries
         let places = cards.indices.filter { cards[$0].hasNote }
         let jobs = (places.count + Self.notesPerJob - 1) / Self.notesPerJob
         let packed = try EveryCore.map(jobs, worker: {}) { _, job in
@@ -248,7 +248,7 @@ final class OPDSCatalog: @unchecked Sendable {
     }
 
     private func bookEntry(_ place: Int, from path: String) -> String {
-        let card = model.catalog.cards[place]
+        let card = model.catalog.entries[place]
         let view = EntryBook(card, fileName: model.fileNames[place])
         var xml = """
           <entry>

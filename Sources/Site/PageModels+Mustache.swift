@@ -11,6 +11,7 @@ extension SiteView: MustacheParent {
         case "user": return self.user.map(Text.init)
         case "server": return self.server.map(Text.init)
         case "generatedAt": return self.generatedAt.map(Text.init)
+        case "generator": return Text(self.generator)
         case "bookCount": return Text(language.number(self.bookCount))
         case "shelfCount": return Text(language.number(self.shelfCount))
         case "noteCount": return Text(language.number(self.noteCount))

@@ -75,6 +75,8 @@ final class SiteView: Sendable {
     /// The snapshot's date, on the pages of the whole library; nil on a book's or a shelf's page,
     /// which then stays the same bytes from one night to the next until what it shows changes.
     let generatedAt: String?
+    /// "reader-snapshot 0.1.0": the pages' `<meta name="generator">`.
+    let generator = ToolVersion.generator
     let bookCount: Int
     let shelfCount: Int
     let noteCount: Int

@@ -52,7 +52,7 @@ struct SiteModel {
         self.formats = formats
         self.catalog = catalog
         let library = catalog.frame
-        let cards = catalog.cards
+        let cards = catalog.entries
         let fileNames = FileNames(cards.lazy.map { Slug.fileName(id: $0.id, name: $0.title) })
         self.fileNames = fileNames
         let placeByID = PlacesByID(cards)
@@ -141,7 +141,7 @@ struct SiteModel {
     }
 
     /// The `recentCount` books of `places` added last, newest first (books without a date left out).
-    static func newestFirst<Places: Sequence<Int>>(_ places: Places, in cards: CardList) -> [Int] {
+    static func newestFirst<Places: Sequence<Int>>(_ places: Places, in cards: EntryList) -> [Int] {
         places.compactMap { place in cards[place].createdAt.map { (added: $0, id: cards.id(at: place), place: place) } }
             .sorted { ($0.added, $1.id) > ($1.added, $0.id) }
             .prefix(recentCount).map(\.place)
@@ -166,13 +166,13 @@ struct SiteModel {
 
     /// The shelf a book sits on, or else the first that lists it.
     private func shelf(of place: Int) -> ShelfEntry? {
-        catalog.cards.shelfID(at: place).flatMap { shelfByID[$0] }
+        catalog.entries.shelfID(at: place).flatMap { shelfByID[$0] }
             ?? (listingShelf[place] == Self.noShelf ? nil : shelfByID[listingShelf[place]])
     }
 
     /// The book at `place` in the catalog as pages show it.
     func bookView(_ place: Int) -> BookView {
-        let book = catalog.cards[place]
+        let book = catalog.entries[place]
         let fileName = fileNames[place]
         let shelf = shelf(of: place)?.view
         let title = book.shownTitle
@@ -192,11 +192,11 @@ struct SiteModel {
 
     /// The shelf a book's pages show, and the book's problems: with the book, what its pages are made from.
     func shelfView(of place: Int) -> ShelfView? { shelf(of: place)?.view }
-    func problems(of place: Int) -> [Problem] { problemsByBook[catalog.cards.id(at: place)] ?? [] }
+    func problems(of place: Int) -> [Problem] { problemsByBook[catalog.entries.id(at: place)] ?? [] }
 
     /// The name of the shelf a book sits on, or the deleted shelf it names.
     func shelfName(of place: Int) -> String? {
-        let card = catalog.cards[place]
+        let card = catalog.entries[place]
         return shelf(of: place)?.shelf.name ?? card.shelfName
     }
 

@@ -59,26 +59,7 @@ package struct SiteRenderer: Sendable {
         var bigPages: [Job] = []
         let cards = RenderedCards(writer: writer)
         let gathered = PageDigests.Gathered()
-        if let changes {
-            jobs.append {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                var data = try encoder.encode(changes)
-                data.append(0x0A)
-                try writer.write(data, to: "changes.json")
-            }
-        }
-        if formats.contains(.json) {
-            jobs.append {
-                do {
-                    try writer.writeStream(to: "library.json") { try catalog.writeJSON(to: $0) }
-                } catch let error as EncodingError {
-                    throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
-                } catch let error as LibraryLayout.Failure {
-                    throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
-                }
-            }
-        }
+        jobs += dataJobs(catalog, changes: changes, into: writer)
         // The pages' model (views, orders, file names) only for the formats that have pages.
         if !formats.isDisjoint(with: [.csv, .feed, .html, .markdown, .opds]) {
             var model = SiteModel(catalog, changes: changes, siteURL: siteURL, formats: formats, language: templates.language)
@@ -133,6 +114,32 @@ package struct SiteRenderer: Sendable {
         try then.run()
         let takenOut = cards.removeOthers()
         return Rendered(digests: gathered.take(), linked: gathered.linked, cardsTakenOut: takenOut)
+    }
+
+    /// `changes.json` and `library.json`: the snapshot's data, beside its pages.
+    private func dataJobs(_ catalog: Catalog, changes: ChangeReport?, into writer: SnapshotWriter) -> [Job] {
+        var jobs: [Job] = []
+        if let changes {
+            jobs.append {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                var data = try encoder.encode(changes)
+                data.append(0x0A)
+                try writer.write(data, to: "changes.json")
+            }
+        }
+        if formats.contains(.json) {
+            jobs.append {
+                do {
+                    try writer.writeStream(to: "library.json") { try catalog.writeJSON(to: $0) }
+                } catch let error as EncodingError {
+                    throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
+                } catch let error as LibraryLayout.Failure {
+                    throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
+                }
+            }
+        }
+        return jobs
     }
 
     /// Writes one or more files. Jobs are independent: the model and the templates are only read.

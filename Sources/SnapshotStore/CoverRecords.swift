@@ -1,6 +1,5 @@
 import Foundation
 import LibraryArchive
-import ReaderAPI
 import Support
 
 /// What the state folder remembers of a cover, by the URL the book gave.

@@ -1,6 +1,5 @@
 import Foundation
 import LibraryArchive
-import ReaderAPI
 import Support
 
 /// `--keep N`: the output folder holds the last N snapshots as `snapshots/<date>/`, with `latest`

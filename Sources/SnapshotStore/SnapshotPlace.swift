@@ -35,8 +35,20 @@ package struct SnapshotPlace: Sendable {
     /// What the user opens: `root`, or with `--keep` its `latest` link.
     package var shown: URL { dated?.latest ?? root }
 
-    /// Where `--history` keeps its git directory: `DIR/.git`, or with `--keep` `DIR/history.git`.
-    package var gitDirectory: URL {
+    /// Where `--history` keeps its git directory: beside the snapshot, as the private state is
+    /// (`PARENT/.DIR.history.git`), never in what may be shared, uploaded or zipped whole. Every
+    /// note the library ever held is in it, the ones `--no-notes` leaves out of tonight's included.
+    package var gitDirectory: URL { Self.history(beside: root) }
+
+    /// Where histories made before it moved out were kept: `DIR/.git`, or with `--keep`
+    /// `DIR/history.git` (moved out by the next export with `--history`).
+    package var gitDirectoryInside: URL {
         root.appendingPathComponent(dated == nil ? ".git" : "history.git")
+    }
+
+    /// `PARENT/.DIR.history.git` for the snapshot folder `root`.
+    package static func history(beside root: URL) -> URL {
+        let root = root.standardizedFileURL
+        return root.deletingLastPathComponent().appendingPathComponent(".\(root.lastPathComponent).history.git")
     }
 }

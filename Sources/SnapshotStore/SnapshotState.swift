@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import LibraryArchive
-import ReaderAPI
 import Support
 
 /// What a run keeps for the next one, in the snapshot's hidden `.reader-snapshot/` folder (or
@@ -48,7 +47,7 @@ package struct SnapshotState: Sendable {
     static let addressesFile = "cover-addresses.json"
     static let schemaVersion = 3
 
-    package var responses: [String: ResponseCache.Entry] = [:]
+    package var responses: [String: KeptAnswer] = [:]
     package var covers: CoverRecords?
     /// Set when the kept library is whole (no privacy option left anything out): the note limit
     /// its notes were converted under. Its books may then stand in for unchanged ones.
@@ -72,7 +71,7 @@ package struct SnapshotState: Sendable {
     /// Whether the covers and addresses are already written, waiting under other names (`setAside(in:)`).
     package private(set) var isSetAside = false
 
-    package init(responses: [String: ResponseCache.Entry] = [:], covers: CoverRecords? = nil) {
+    package init(responses: [String: KeptAnswer] = [:], covers: CoverRecords? = nil) {
         self.responses = responses
         self.covers = covers
     }
@@ -137,7 +136,7 @@ package struct SnapshotState: Sendable {
                   String(data: body, encoding: .utf8) != nil, bodyFile(body) == response.file
             else { continue }
             // Checked now, read again if a 304 needs it: a big library's answers stay on disk.
-            state.responses[key] = ResponseCache.Entry(etag: response.etag, body: .file(bodies.appendingPathComponent(response.file)))
+            state.responses[key] = KeptAnswer(etag: response.etag, body: .file(bodies.appendingPathComponent(response.file)))
         }
         return state
     }

@@ -1,7 +1,6 @@
 import CFileSwap
 import Foundation
 import LibraryArchive
-import ReaderAPI
 import Support
 
 /// Builds a snapshot in a staging folder beside the output, then swaps it into place in one step:

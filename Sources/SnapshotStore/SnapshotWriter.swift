@@ -1,6 +1,5 @@
 import Foundation
 import LibraryArchive
-import ReaderAPI
 import Support
 
 /// Writes a snapshot's files under one folder, and nowhere else: every path is relative, made of

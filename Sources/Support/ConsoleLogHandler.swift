@@ -31,7 +31,7 @@ package struct ConsoleLogHandler: LogHandler {
         if let live {
             live.print(line)
         } else {
-            FileHandle.standardError.write(Data(line.utf8))
+            try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
         }
     }
 }

@@ -67,7 +67,7 @@ package final class LiveProgress: @unchecked Sendable {
     package func print(_ text: String) {
         lock.withLock {
             eraseLocked()
-            FileHandle.standardError.write(Data(text.utf8))
+            try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
             drawLocked()
         }
     }
@@ -80,7 +80,7 @@ package final class LiveProgress: @unchecked Sendable {
     }
 
     private func eraseLocked() {
-        if shown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        if shown { try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[2K".utf8)) }
         shown = false
     }
 
@@ -98,7 +98,7 @@ package final class LiveProgress: @unchecked Sendable {
             let remaining = inPhase / Double(done) * Double(total - done)
             parts.append(String(format: "ETA %.0fs", remaining.rounded(.up)))
         }
-        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + parts.joined(separator: " · ")).utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(("\r\u{1B}[2K" + parts.joined(separator: " · ")).utf8))
         shown = true
     }
 

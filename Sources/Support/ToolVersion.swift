@@ -2,4 +2,6 @@
 /// the pages' generator tag all say it, so that a bug report can quote it.
 package enum ToolVersion {
     package static let current = "0.1.0"
+    /// What the pages' `<meta name="generator">` says (`{{site.generator}}`).
+    package static var generator: String { "reader-snapshot " + current }
 }

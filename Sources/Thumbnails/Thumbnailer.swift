@@ -19,8 +19,9 @@ package struct ThumbnailProblem: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Makes covers' thumbnails with libvips (the one Swift file that calls it), on threads of their
-/// own: a cover takes milliseconds of decoding, which the threads answers resume on must not wait for.
+/// Makes covers' thumbnails with libvips (the share cards are drawn in ShareCardDrawing.swift), on
+/// threads of their own: a cover takes milliseconds of decoding, which the threads answers resume on
+/// must not wait for.
 package struct Thumbnailer: Sendable {
     /// 25 million pixels (5,000 × 5,000): ten times the largest cover seen in a real library.
     /// Past it, an image is refused before anything decodes it (a decompression bomb). A PNG or
@@ -94,14 +95,5 @@ package struct Thumbnailer: Sendable {
             return .failure(ThumbnailProblem(message: "not a readable image (its header could not be read)", unreadable: true))
         }
         return .success((Int(width), Int(height)))
-    }
-
-    /// A photo-like JPEG of that size, the same bytes for the same seed: the sample server's covers
-    /// of real sizes (they weigh what real covers weigh).
-    package static func sampleJPEG(width: Int, height: Int, seed: Int, quality: Int = 88) -> Data? {
-        var out = rt_image()
-        guard rt_sample_jpeg(Int32(width), Int32(height), Int32(truncatingIfNeeded: seed), Int32(quality), &out) == 0 else { return nil }
-        defer { rt_free(out.data) }
-        return Data(bytes: out.data, count: out.length)
     }
 }

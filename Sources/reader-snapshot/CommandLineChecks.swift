@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Support
 
 /// argument-parser runs a command's `validate()` before it looks for options it does not know,
 /// so a check there would report a misspelt option (`--sever URL`) as the value it failed to give
@@ -36,8 +37,28 @@ extension ReaderSnapshot {
                 usageError(error.message, of: type(of: command))
             }
         } catch {
-            exit(withError: error)
+            // --help and --version end the parse as argument-parser says them; an exit code the
+            // run chose (written with gaps, a failure it told) ends it without a word more.
+            guard exitCode(for: error) != .success, !(error is ExitCode) else { exit(withError: error) }
+            if let (typed, meant) = mistypedCommand(CommandLine.arguments.dropFirst().first) {
+                usageError("Unknown command '\(typed)'. Did you mean '\(meant)'?", of: Self.self)
+            }
+            // Its own usage errors in the tool's words: "error:", as every other error is told.
+            var text = fullMessage(for: error)
+            if text.hasPrefix("Error: ") { text = "error: " + text.dropFirst("Error: ".count) }
+            if !text.isEmpty { try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8)) }
+            Foundation.exit(exitCode(for: error).rawValue)
         }
+    }
+
+    /// The first argument, when it is no command but one is close to it ("exprot" for "export").
+    static func mistypedCommand(_ first: String?) -> (String, String)? {
+        guard let first, !first.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+        guard !names.contains(first) else { return nil }
+        let nearest = names.map { ($0, editDistance(Array(first.lowercased()), Array($0))) }.min { $0.1 < $1.1 }
+        guard let nearest, nearest.1 <= 2 else { return nil }
+        return (first, nearest.0)
     }
 
     /// A usage error only the command's checks can see (a password file others can read), told
@@ -47,8 +68,8 @@ extension ReaderSnapshot {
         let top = configuration.commandName ?? "reader-snapshot"
         let name = command == Self.self ? top : "\(top) \(command.configuration.commandName ?? "")"
         let usage = usageString(for: command).replacingOccurrences(of: "\n", with: "\n       ")
-        FileHandle.standardError.write(Data("""
-            Error: \(message)
+        try? FileHandle.standardError.write(contentsOf: Data("""
+            error: \(message)
             Usage: \(usage)
               See '\(name) --help' for more information.
 

@@ -1,16 +1,8 @@
 import ArgumentParser
-import Crawl
-import Enrich
 import Export
 import Foundation
-import LibraryArchive
 import Logging
-import Notes
-import ReaderAPI
 import SampleServer
-import Site
-import SnapshotStore
-import Support
 
 struct Demo: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
@@ -39,6 +31,9 @@ struct Demo: AsyncParsableCommand, CheckedCommand {
         try site.check()
     }
 
+    /// The demo's sample server's port, when it is free.
+    static let port = 47_615
+
     func run() async throws {
         let live = console.makeLiveProgress()
         let logger = console.makeLogger(live: live)
@@ -51,24 +46,23 @@ struct Demo: AsyncParsableCommand, CheckedCommand {
         var serverOptions = SampleServer.Options()
         serverOptions.openLibrary = OpenLibraryDouble.Options()
         let server = SampleServer(library: try SampleLibrary.bundled(), options: serverOptions)
-        let running = try await server.start(host: "127.0.0.1", port: 0)
+        // The same address each time when it is free: the snapshot's state is kept for one server,
+        // so a second demo is then a quiet night, as a second export of a real server is.
+        let running: RunningSampleServer
+        do {
+            running = try await server.start(host: "127.0.0.1", port: Self.port)
+        } catch {
+            running = try await server.start(host: "127.0.0.1", port: 0)
+        }
         logger.info("Sample Reader server on \(running.url) (account \(SampleLibrary.demoEmail))")
         logger.info("Its library has, on purpose, books on a deleted shelf and covers that cannot be fetched: the warnings about them are expected.")
         do {
-            var settings = ExportSettings(
-                server: try ServerAddress(running.url),
-                credentials: .password(email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword),
-                place: SnapshotPlace(root: URL(fileURLWithPath: output), keep: nil), site: identity, content: policy)
-            // The sample server's Open Library double: the demo shows enrichment, and asks nothing of the network.
-            var openLibrary = OpenLibraryOptions()
-            openLibrary.api = URL(string: running.url + "/openlibrary")!
-            openLibrary.covers = openLibrary.api.appendingPathComponent("covers")
-            openLibrary.interval = .milliseconds(50)
-            settings.openLibrary = openLibrary
+            let settings = try ExportSettings.sample(at: running.url, email: SampleLibrary.demoEmail, password: SampleLibrary.demoPassword,
+                                                     output: URL(fileURLWithPath: output), site: identity, content: policy)
             let outcome = try await Exporter(settings: settings, logger: logger, live: live).run()
             await running.stop()
             _ = report(outcome, formats: identity.formats, logger: logger, showPath: false)
-            if identity.formats.contains(.html) {
+            if identity.formats.contains(.html) && !console.quiet {
                 print("Snapshot ready: open \(outcome.place.shown.standardizedFileURL.appendingPathComponent("index.html").path)")
             }
         } catch {

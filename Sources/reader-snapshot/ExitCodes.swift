@@ -1,12 +1,4 @@
 import ArgumentParser
-import Crawl
-import Export
-import LibraryArchive
-import Notes
-import ReaderAPI
-import Site
-import SnapshotStore
-import Support
 
 /// The exit codes, documented in the README and in `--help`.
 enum ExitCodes {

@@ -3,7 +3,6 @@ import Export
 import Foundation
 import Logging
 import Publish
-import SnapshotStore
 
 struct Export: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(

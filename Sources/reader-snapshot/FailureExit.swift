@@ -1,8 +1,8 @@
 import ArgumentParser
-import Logging
-import ReaderAPI
 import History
+import Logging
 import Publish
+import ReaderAPI
 import Support
 
 /// An error the tool knows, with the documented exit code it ends the run with.
@@ -17,12 +17,22 @@ extension ReaderAPIError: ExitingError {
         switch reason {
         case .unauthorized: return ExitCodes.credentialsRejected
         case .invalidURL: return ExitCodes.badUsage
-        case .notFound, .serverError, .unexpectedStatus, .notJSON, .undecodable, .tooLarge, .transport, .notAskedAgain:
+        case .notFound, .serverError, .unexpectedStatus, .notJSON, .undecodable, .tooLarge, .transport, .notAskedAgain, .stoppedAnswering:
             return ExitCodes.serverUnavailable
         }
     }
 
     var advice: String? { isUnauthorized ? "Check the e-mail and password, or the api key and user id." : nil }
+}
+
+extension ServerStoppedAnswering: ExitingError {
+    var exitCode: Int32 { ExitCodes.serverUnavailable }
+    var advice: String? { "Nothing was published. The next run starts again once the server answers." }
+}
+
+extension UsageError: ExitingError {
+    var exitCode: Int32 { ExitCodes.badUsage }
+    var advice: String? { nil }
 }
 
 extension SnapshotError: ExitingError {

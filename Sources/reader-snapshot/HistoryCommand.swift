@@ -31,7 +31,11 @@ struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
     var since: String?
 
     func check() throws {
-        _ = try CommandLineChecks.required(folder, "<dir>", "the export's --output folder")
+        let folder = try CommandLineChecks.required(folder, "<dir>", "the export's --output folder")
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ValidationError("\(folder): no such folder; give the --output folder of an export made with --history.")
+        }
         if let since, Self.day(since) == nil { throw ValidationError("--since \(since): not a date (use YYYY-MM-DD).") }
     }
 
@@ -69,7 +73,7 @@ struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
     }
 
     private func failure(_ error: HistoryError) -> ExitCode {
-        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("error: \(error)\n".utf8))
         return ExitCode(error.exitCode)
     }
 

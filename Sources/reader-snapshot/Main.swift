@@ -1,13 +1,5 @@
-import Crawl
-import Export
-import LibraryArchive
 import NIOCore
 import NIOPosix
-import Notes
-import ReaderAPI
-import Site
-import SnapshotStore
-import Support
 
 @main
 enum Main {

@@ -1,13 +1,7 @@
 import ArgumentParser
-import Crawl
-import Export
 import Foundation
 import LibraryArchive
 import Notes
-import ReaderAPI
-import Site
-import SnapshotStore
-import Support
 
 /// For `make bench`: the notes path alone, rich text → Markdown → cmark-gfm HTML, over the notes
 /// of a library.json, and the Markdown written out for the `cmark-gfm` command line to compare.

@@ -1,13 +1,9 @@
 import ArgumentParser
-import Crawl
 import Export
 import Foundation
-import LibraryArchive
 import Logging
-import Notes
 import ReaderAPI
 import Site
-import SnapshotStore
 import Support
 
 struct ReaderSnapshot: AsyncParsableCommand {
@@ -34,7 +30,7 @@ struct ReaderSnapshot: AsyncParsableCommand {
 /// The summary of a run, and its exit code.
 func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Logger, showPath: Bool = true) -> ExitCode {
     let output = outcome.place.shown
-    let cards = outcome.catalog.cards
+    let cards = outcome.catalog.entries
     let library = outcome.catalog.frame
     let network = outcome.network
     let notes = cards.lazy.filter(\.hasNote).count
@@ -61,7 +57,12 @@ func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Log
     }
     if library.problems.isEmpty { return .success }
     let coverProblems = library.problems.filter { $0.kind == .cover }.count
-    let gaps = "Written with gaps: \(incomplete) books without details, \(coverProblems) covers not fetched (listed in the snapshot)."
+    let shelfProblems = library.problems.filter { $0.kind == .shelfDetails }.count
+    // Only what there is: "0 books without details" is not a gap.
+    let parts = [(shelfProblems, counted(shelfProblems, "shelf page not fetched", "shelf pages not fetched")),
+                 (incomplete, counted(incomplete, "book without details", "books without details")),
+                 (coverProblems, counted(coverProblems, "cover not fetched", "covers not fetched"))].filter { $0.0 > 0 }.map(\.1)
+    let gaps = "Written with gaps: \(parts.joined(separator: ", ")) (listed in the snapshot)."
     // Gaps that were there last night too are not news: --quiet prints nothing for them.
     if outcome.newGaps > 0 { logger.warning("\(gaps)") } else { logger.info("\(gaps)") }
     return ExitCode(ExitCodes.writtenWithGaps)

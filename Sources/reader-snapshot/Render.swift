@@ -1,10 +1,6 @@
 import ArgumentParser
-import Crawl
 import Export
 import Foundation
-import LibraryArchive
-import Notes
-import ReaderAPI
 import Site
 import SnapshotStore
 import Support
@@ -25,6 +21,8 @@ struct Render: AsyncParsableCommand, CheckedCommand {
     var output: String?
 
     @OptionGroup var site: SiteArguments
+
+    @OptionGroup(title: "What a copy for friends leaves out") var privacy: PrivacyArguments
 
     @OptionGroup var console: ConsoleArguments
 
@@ -84,14 +82,13 @@ struct Render: AsyncParsableCommand, CheckedCommand {
 
     func run() async throws {
         let logger = console.makeLogger()
-        let identity = try await resolving(logger: logger) { try await site.resolve(logger: logger) }
+        let formats = try site.formats()
         Interruption.install(logger: logger, live: nil)
-        let formats = identity.formats
         let outputURL = URL(fileURLWithPath: output ?? "")
         let archive = try Self.archive(from ?? "")
         do {
             try WritableFolders.check(output: outputURL)
-            let catalog = try await Exporter.render(from: archive, to: outputURL, site: identity, logger: logger)
+            let catalog = try await Exporter.render(from: archive, to: outputURL, site: site, privacy: privacy.resolve(), logger: logger)
             logger.info("Rendered \(catalog.count) books from \(archive.path)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
         } catch {
@@ -123,7 +120,7 @@ struct CopyTemplates: ParsableCommand, CheckedCommand {
         let destination = destination ?? ""
         guard let source = TemplateSet.bundledDirectory else {
             // As export and render say it, with their exit code.
-            FileHandle.standardError.write(Data("error: \(SnapshotError(.templatesMissing, path: "the bundled templates"))\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("error: \(SnapshotError(.templatesMissing, path: "the bundled templates"))\n".utf8))
             throw ExitCode(ExitCodes.templatesBroken)
         }
         let target = URL(fileURLWithPath: destination)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Support
 import Vault
 
 /// What `--markdown-into` did, said the way the run says everything: what needs the user's eye
@@ -12,7 +13,7 @@ func reportVault(_ report: Vault.Report, in vault: Vault, logger: Logger) {
     logger.info("Markdown kept in \(vault.root.path): \(parts.joined(separator: ", ")).")
     if !report.conflicts.isEmpty {
         logger.warning("""
-            \(report.conflicts.count) notes you edited in \(vault.root.path) changed on the server too; yours are kept, \
+            \(counted(report.conflicts.count, "note you edited", "notes you edited")) in \(vault.root.path) changed on the server too; yours are kept, \
             the server's versions are beside them: \(report.conflicts.joined(separator: ", "))
             """)
     }

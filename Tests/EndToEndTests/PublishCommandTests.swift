@@ -1,0 +1,271 @@
+import Foundation
+import SampleServer
+import TestSupport
+import Testing
+
+/// `publish` and `export --publish` against real hosts on loopback, through rclone: an S3 API
+/// (moto's server), a WebDAV server (rclone's own), one that refuses writes, and one not there.
+@Suite(.serialized)
+struct PublishCommandTests {
+    /// A snapshot of the bundled library, exported from the sample server.
+    static func exportBundled(to output: URL, extra: [String] = [], environment: [String: String] = [:],
+                              server: RunningSampleServer? = nil) async throws -> ToolRun {
+        let running: RunningSampleServer
+        if let server { running = server } else { running = try await EndToEndTests.startServer() }
+        let run = try await EndToEndTests.export(running, to: output, extra: extra,
+                                                 environment: NightlyTests.epoch.merging(environment) { _, new in new },
+                                                 removing: PublishHost.removing)
+        if server == nil { await running.stop() }
+        return run
+    }
+
+    static func count(_ word: String, in output: String) -> Int? {
+        guard let range = output.range(of: #"(\d+) "# + word, options: .regularExpression) else { return nil }
+        return Int(output[range].split(separator: " ")[0])
+    }
+
+    @Test func aFirstPublishIsTheSnapshotsVisitorFilesByteForByteAndASecondSendsNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books")
+        #expect(try await Self.exportBundled(to: output).status == 2)
+        let host = try await PublishHost.s3()
+        do {
+            let first = try await host.run(["publish", output.path, "\(host.remote):site/books"])
+            #expect(first.status == 0, "\(first.output)")
+            let local = SiteInspector(root: output).contents()
+            #expect(first.stderr.contains("Published: \(local.count) uploaded, 0 deleted, 0 unchanged"), "\(first.output)")
+            // In the order a live site needs: what pages link before the pages, the index last.
+            let waves = ["covers, thumbnails and assets", "book pages", "shelf, author and year pages", "the index, lists, feeds"]
+                .map { first.stderr.range(of: $0)?.lowerBound }
+            #expect(waves.allSatisfy { $0 != nil } && waves.map { $0! } == waves.map { $0! }.sorted(), "\(first.output)")
+
+            let remote = try await host.files(under: "site/books")
+            #expect(remote.keys.sorted() == local.keys.sorted())
+            #expect(remote == local, "the host holds the snapshot's bytes")
+            // What is private never leaves the machine: no hidden file, no state, no login, no server.
+            #expect(!remote.keys.contains { $0.hasPrefix(".") || $0.contains("/.") })
+            for (path, bytes) in remote {
+                let text = String(decoding: bytes, as: UTF8.self)
+                #expect(!text.contains(SampleLibrary.demoEmail) && !text.contains("127.0.0.1:"), "\(path)")
+            }
+            // Headers by kind: a page changes any night, a cover never under its name.
+            let page = try await host.rclone(["lsjson", "-M", "\(host.remote):site/books/index.html"])
+            #expect(page.contains(#""content-type":"text/html; charset=utf-8""#) && page.contains(#""cache-control":"public, max-age=300""#), "\(page)")
+            let cover = try #require(local.keys.first { $0.hasPrefix("covers/") && $0.hasSuffix("-192.jpg") })
+            let coverHeaders = try await host.rclone(["lsjson", "-M", "\(host.remote):site/books/\(cover)"])
+            #expect(coverHeaders.contains("immutable") && coverHeaders.contains(#""content-type":"image/jpeg""#), "\(coverHeaders)")
+            let feed = try await host.rclone(["lsjson", "-M", "\(host.remote):site/books/opds/index.xml"])
+            #expect(feed.contains("application/atom+xml;profile=opds-catalog;kind=navigation"), "\(feed)")
+
+            let second = try await host.run(["publish", output.path, "\(host.remote):site/books"])
+            #expect(second.status == 0 && second.stderr.contains("Published: 0 uploaded, 0 deleted, \(local.count) unchanged, 0 B"), "\(second.output)")
+            let quiet = try await host.run(["publish", output.path, "\(host.remote):site/books", "--quiet"])
+            #expect(quiet.status == 0 && quiet.output.isEmpty, "\(quiet.output)")
+        } catch {
+            await host.stop()
+            throw error
+        }
+        await host.stop()
+    }
+
+    @Test func nightlyExportWithPublishSendsOnlyWhatChangedAndNothingOnAQuietNight() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books")
+        let server = try await EndToEndTests.startServer()
+        let host = try await PublishHost.s3()
+        do {
+            let publish = ["--publish", "\(host.remote):site/books"]
+            let first = try await Self.exportBundled(to: output, extra: publish, environment: host.environment, server: server)
+            #expect(first.status == 2, "\(first.output)")
+            #expect(first.stderr.contains("Published: \(SiteInspector(root: output).contents().count) uploaded"), "\(first.output)")
+
+            let quiet = try await Self.exportBundled(to: output, extra: publish + ["--quiet"], environment: host.environment, server: server)
+            #expect(quiet.status == 2 && !quiet.output.contains("Publish"), "\(quiet.output)")
+            let second = try await Self.exportBundled(to: output, extra: publish, environment: host.environment, server: server)
+            #expect(second.stderr.contains("Publish: nothing new since the last publish"), "\(second.output)")
+
+            let before = SiteInspector(root: output).contents()
+            server.server.update { library in
+                library.updateBook(id: 101) { $0.comments = "<div class=\"trix-content\">\n  <div>Read again in winter.</div>\n</div>\n" }
+                library.books.removeAll { $0.id == 103 }
+            }
+            let edited = try await Self.exportBundled(to: output, extra: publish, environment: host.environment, server: server)
+            let after = SiteInspector(root: output).contents()
+            let changed = after.filter { before[$0.key] != $0.value }.count
+            let gone = before.keys.filter { after[$0] == nil }.count
+            #expect(changed > 0 && gone > 0)
+            #expect(edited.stderr.contains("Published: \(changed) uploaded, \(gone) deleted, \(after.count - changed) unchanged"), "\(edited.output)")
+            #expect(try await host.files(under: "site/books") == after)
+        } catch {
+            await server.stop()
+            await host.stop()
+            throw error
+        }
+        await server.stop()
+        await host.stop()
+    }
+
+    @Test func aPublishKilledMidwayIsFinishedByTheNextAndTheHostEqualsTheSnapshot() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books"), served = folder.path("dav")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        #expect(try await Self.exportBundled(to: output).status == 2)
+        let host = try await PublishHost.webdav(serving: served)
+        do {
+            // Killed as a power cut would: the tool and its rclone, once the book pages are going up.
+            let process = Process()
+            process.executableURL = ToolRunner.executable
+            process.arguments = ["publish", output.path, "\(host.remote):site"]
+            var environment = ProcessInfo.processInfo.environment.merging(host.environment) { _, new in new }
+            environment["RCLONE_TRANSFERS"] = "1"
+            process.environment = environment
+            let pipe = Pipe()
+            process.standardError = pipe
+            process.standardOutput = FileHandle.nullDevice
+            let said = PublishCommandTests.Said()
+            pipe.fileHandleForReading.readabilityHandler = { said.append($0.availableData) }
+            try process.run()
+            for _ in 0..<600 where !said.text.contains("book pages") && process.isRunning {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
+            kill(process.processIdentifier, SIGKILL)
+            for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGKILL) }
+            await ToolRunner.wait(for: process)
+            pipe.fileHandleForReading.readabilityHandler = nil
+            #expect(process.terminationReason == .uncaughtSignal, "the publish ended before it was killed: \(said.text)")
+            let local = SiteInspector(root: output).contents()
+            #expect(try await host.files(under: "site") != local, "the kill left the host half done")
+
+            let again = try await host.run(["publish", output.path, "\(host.remote):site"])
+            #expect(again.status == 0, "\(again.output)")
+            #expect(try await host.files(under: "site") == local)
+            let once = try await host.run(["publish", output.path, "\(host.remote):site"])
+            #expect(once.stderr.contains("Published: 0 uploaded, 0 deleted, \(local.count) unchanged"), "\(once.output)")
+        } catch {
+            await host.stop()
+            throw error
+        }
+        await host.stop()
+    }
+
+    final class Said: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        func append(_ more: Data) { lock.withLock { data.append(more) } }
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    }
+
+    @Test func aHostThatRefusesOrIsNotThereGetsAClearErrorAndNothingIsDeleted() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books")
+        #expect(try await Self.exportBundled(to: output).status == 2)
+        let requests = PublishHost.Requests()
+        let refusing = try await PublishHost.refusingWrites(requests: requests)
+        let refused = try await refusing.run(["publish", output.path, "\(refusing.remote):site"])
+        await refusing.stop()
+        #expect(refused.status == 74, "\(refused.output)")
+        #expect(refused.stderr.contains("rclone failed while uploading") && refused.stderr.contains("403"), "\(refused.output)")
+        #expect(refused.stderr.contains("Nothing was deleted on the host"), "\(refused.output)")
+        #expect(requests["PUT"] > 0 && requests["DELETE /site/old.html"] == 0, "the old file there was not deleted")
+
+        let gone = try PublishHost.unreachable()
+        let unreachable = try await gone.run(["publish", output.path, "\(gone.remote):site"])
+        #expect(unreachable.status == 74, "\(unreachable.output)")
+        #expect(unreachable.stderr.contains("connection refused"), "\(unreachable.output)")
+    }
+
+    @Test func aPublishToTheWrongPathOfAFullBucketIsRefusedBeforeAnythingIsSent() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books")
+        #expect(try await Self.exportBundled(to: output).status == 2)
+        let host = try await PublishHost.s3()
+        do {
+            #expect(try await host.run(["publish", output.path, "\(host.remote):site/books"]).status == 0)
+            let before = try await host.rclone(["lsf", "-R", "--files-only", "\(host.remote):site"])
+            // The bucket's top instead of its books/ folder: every file of books/ would go.
+            let wrong = try await host.run(["publish", output.path, "\(host.remote):site"])
+            #expect(wrong.status == 65, "\(wrong.output)")
+            #expect(wrong.stderr.contains("more than --max-deletes 256 allows; nothing was uploaded or deleted"), "\(wrong.output)")
+            #expect(try await host.rclone(["lsf", "-R", "--files-only", "\(host.remote):site"]) == before)
+
+            let dry = try await host.run(["publish", output.path, "\(host.remote):site", "--dry-run", "--force"])
+            #expect(dry.status == 0 && dry.stderr.contains("Would delete") && dry.stderr.contains("nothing was sent"), "\(dry.output)")
+            #expect(try await host.rclone(["lsf", "-R", "--files-only", "\(host.remote):site"]) == before)
+        } catch {
+            await host.stop()
+            throw error
+        }
+        await host.stop()
+    }
+
+    @Test func withKeepTheLatestSnapshotIsWhatIsPublished() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        #expect(try await Self.exportBundled(to: output, extra: ["--keep", "3"]).status == 2)
+        let host = try await PublishHost.s3()
+        do {
+            let run = try await host.run(["publish", output.path, "\(host.remote):site/books"])
+            #expect(run.status == 0, "\(run.output)")
+            let latest = SiteInspector(root: output.appendingPathComponent("latest").resolvingSymlinksInPath()).contents()
+            let remote = try await host.files(under: "site/books")
+            #expect(!latest.isEmpty && remote == latest)
+        } catch {
+            await host.stop()
+            throw error
+        }
+        await host.stop()
+    }
+
+    @Test func publishingNeedsRcloneAKnownRemoteAndASnapshot() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books")
+        #expect(try await Self.exportBundled(to: output).status == 2)
+        let environment = ["RCLONE_CONFIG": "/nonexistent/rclone.conf"]
+
+        let noRclone = try await ToolRunner.run(["publish", output.path, "s3:bucket"], environment: ["PATH": "/nonexistent"])
+        #expect(noRclone.status == 68 && noRclone.stderr.contains("publishing needs rclone"), "\(noRclone.output)")
+        let unknown = try await ToolRunner.run(["publish", output.path, "nosuch:bucket"], environment: environment)
+        #expect(unknown.status == 68 && unknown.stderr.contains("no remote named 'nosuch'"), "\(unknown.output)")
+        #expect(unknown.stderr.contains("RCLONE_CONFIG_NOSUCH_TYPE"), "\(unknown.output)")
+        let local = try await ToolRunner.run(["publish", output.path, "/var/www/books"], environment: environment)
+        #expect(local.status == 64 && local.stderr.contains("takes an rclone remote and a path"), "\(local.output)")
+        let notOurs = try await ToolRunner.run(["publish", folder.url.path, "s3:bucket"],
+                                               environment: environment.merging(["RCLONE_CONFIG_S3_TYPE": "s3"]) { _, new in new })
+        #expect(notOurs.status == 64 && notOurs.stderr.contains("not a snapshot written by reader-snapshot"), "\(notOurs.output)")
+        let stray = try await ToolRunner.run(["export", "--server", "http://127.0.0.1:9", "--email", "a@b.c", "--output", output.path, "--force"],
+                                             environment: ["READER_PASSWORD": "x"])
+        #expect(stray.status == 64 && stray.stderr.contains("--max-deletes and --force go with --publish"), "\(stray.output)")
+    }
+
+    @Test func aPublishedCatalogWorksOverHTTPFromTheHost() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books"), served = folder.path("dav")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        #expect(try await Self.exportBundled(to: output).status == 2)
+        let host = try await PublishHost.webdav(serving: served)
+        do {
+            let run = try await host.run(["publish", output.path, "\(host.remote):public/books"])
+            #expect(run.status == 0, "\(run.output)")
+            let base = try #require(host.environment["RCLONE_CONFIG_\(host.remote.uppercased())_URL"]) + "/public/books/"
+            let (status, printed) = try await ToolRunner.runChecker("/usr/bin/python3", [
+                URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .appendingPathComponent("browser/check_published.py").path,
+                base, "prejudice", "Pride and Prejudice"])
+            #expect(status == 0, "\(printed)")
+            #expect(printed.contains("published site: 1 passed"), "\(printed)")
+        } catch {
+            await host.stop()
+            throw error
+        }
+        await host.stop()
+    }
+}

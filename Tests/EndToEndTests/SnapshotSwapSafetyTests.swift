@@ -1,0 +1,172 @@
+import Foundation
+import SampleServer
+import TestSupport
+import Testing
+
+/// Nothing lost in everyday use: a forgotten or an extra `--keep` is refused before anything is
+/// replaced, the output folder keeps its mode and owner across the swap, and a run stopped by
+/// Ctrl-C or SIGTERM says so, removes its staging folder and leaves the last snapshot as it was.
+@Suite(.serialized)
+struct SnapshotSwapSafetyTests {
+    static func export(_ server: RunningSampleServer, to output: URL, extra: [String] = [], day: Int = 0) async throws -> ToolRun {
+        try await EndToEndTests.export(server, to: output, extra: extra,
+                                       environment: ["SOURCE_DATE_EPOCH": String(1_700_000_000 + day * 86_400)])
+    }
+
+    /// The staging folders a run left beside `output`.
+    static func stagingFolders(of output: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: output.deletingLastPathComponent().path)
+            .filter { $0.hasPrefix(".\(output.lastPathComponent).staging-") }
+    }
+
+    /// The files added, removed or changed between two fingerprints of a folder: a short list to print.
+    static func changed(_ before: [String: SiteInspector.Fingerprint], _ after: [String: SiteInspector.Fingerprint]) -> [String] {
+        Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted()
+    }
+
+    static func mode(_ url: URL) throws -> (permissions: Int, owner: Int, group: Int) {
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        return ((attributes[.posixPermissions] as? Int) ?? -1, (attributes[.ownerAccountID] as? Int) ?? -1,
+                (attributes[.groupOwnerAccountID] as? Int) ?? -1)
+    }
+
+    @Test func aRunWithoutKeepRefusesAFolderOfDatedSnapshots() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        for day in 1...2 {
+            let run = try await Self.export(server, to: output, extra: ["--keep", "3"], day: day)
+            #expect(run.status == 2, "\(run.output)")
+        }
+        // The dated snapshots, what the user keeps them for (the run's private state is not looked at here).
+        let snapshots = output.appendingPathComponent("snapshots")
+        let before = SiteInspector(root: snapshots).fingerprints()
+        let plain = try await Self.export(server, to: output, day: 3)
+        await server.stop()
+
+        #expect(plain.status == 73, "\(plain.output)")
+        #expect(plain.stderr.contains("error: \(output.path): cannot write the snapshot: it holds dated snapshots (made with --keep); run with --keep N to add to them, or choose another folder"),
+                "\(plain.stderr)")
+        let changed = Self.changed(before, SiteInspector(root: snapshots).fingerprints())
+        #expect(changed.isEmpty, "the dated snapshots changed: \(changed.prefix(10))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("snapshots").path).sorted()
+                == ["2023-11-15", "2023-11-16"])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: output.appendingPathComponent("latest").path) == "snapshots/2023-11-16")
+        #expect(try Self.stagingFolders(of: output).isEmpty)
+    }
+
+    @Test func keepRefusesAFolderHoldingAPlainSnapshot() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        #expect(try await Self.export(server, to: output).status == 2)
+        let before = SiteInspector(root: output).fingerprints()
+        let dated = try await Self.export(server, to: output, extra: ["--keep", "3"], day: 1)
+        await server.stop()
+
+        #expect(dated.status == 73, "\(dated.output)")
+        #expect(dated.stderr.contains("error: \(output.path): cannot write the snapshot: it holds a snapshot made without --keep; run without --keep to replace it, or choose another folder"),
+                "\(dated.stderr)")
+        let changed = Self.changed(before, SiteInspector(root: output).fingerprints())
+        #expect(changed.isEmpty, "the snapshot changed: \(changed.prefix(10))")
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("snapshots").path))
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("latest").path))
+    }
+
+    @Test func theOutputKeepsItsModeAndOwnerAcrossTheSwap() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer {
+            _ = chmod(folder.path("library").path, 0o755)
+            folder.remove()
+        }
+        let output = folder.path("library")
+        #expect(try await Self.export(server, to: output).status == 2)
+        // Only root may give a folder to another user: elsewhere the owner is this user's, as before.
+        let asRoot = getuid() == 0
+        if asRoot { #expect(chown(output.path, 65534, 65534) == 0) }
+        let owner = try Self.mode(output)
+        for permissions in [0o700, 0o555] {
+            #expect(chmod(output.path, mode_t(permissions)) == 0)
+            let inode = try FileManager.default.attributesOfItem(atPath: output.path)[.systemFileNumber] as? Int
+            // --full renders every page again: a new folder is swapped in, even with nothing changed.
+            let run = try await Self.export(server, to: output, extra: ["--full"])
+            #expect(run.status == 2, "\(run.output)")
+            #expect(try FileManager.default.attributesOfItem(atPath: output.path)[.systemFileNumber] as? Int != inode,
+                    "no new folder was swapped in")
+            let after = try Self.mode(output)
+            #expect(after.permissions == permissions, "mode \(String(after.permissions, radix: 8)) after a swap of a \(String(permissions, radix: 8)) folder")
+            #expect(after.owner == owner.owner && after.group == owner.group)
+            #expect(try Self.stagingFolders(of: output).isEmpty, "the old snapshot was left beside the output")
+        }
+        await server.stop()
+    }
+
+    /// A snapshot, a second run of it under way against a slowed server, the signal, and what the
+    /// run printed and left.
+    static func interruptedRun(by signal: Int32, extra: [String] = []) async throws -> (run: ToolRun, reason: Process.TerminationReason) {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        let first = try await Self.export(server, to: output, extra: extra)
+        #expect(first.status == 2, "\(first.output)")
+        if extra.contains("--history") {
+            #expect(FileManager.default.fileExists(atPath: historyFolder(of: output).appendingPathComponent("HEAD").path), "no history to keep")
+        }
+        let before = SiteInspector(root: output).fingerprints()
+        let historyBefore = SiteInspector(root: historyFolder(of: output)).fingerprints()
+        server.server.setLatency(.milliseconds(60))
+        let requestsBefore = server.server.counters.apiRequests
+
+        let process = Process()
+        process.executableURL = ToolRunner.executable
+        process.arguments = ["export", "--server", server.url, "--email", SampleLibrary.demoEmail, "--output", output.path,
+                             "--connect-timeout", ToolRunner.connectTimeout, "--concurrency", "2", "--quiet", "--full"] + extra
+        var environment = ProcessInfo.processInfo.environment
+        environment["READER_PASSWORD"] = SampleLibrary.demoPassword
+        environment["SOURCE_DATE_EPOCH"] = "1700000000"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let outData = PipeReader(out), errData = PipeReader(err)
+        try process.run()
+        // Signalled once the run is at work: logged in, its staging folder made, books being read.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try server.server.counters.apiRequests < requestsBefore + 4 || Self.stagingFolders(of: output).isEmpty,
+              ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(process.isRunning, "the export ended before it could be signalled")
+        #expect(try !Self.stagingFolders(of: output).isEmpty, "the run had no staging folder to remove")
+        kill(process.processIdentifier, signal)
+        await ToolRunner.wait(for: process)
+        await server.stop()
+        let run = ToolRun(status: process.terminationStatus, stdout: String(decoding: outData.wait(), as: UTF8.self),
+                          stderr: String(decoding: errData.wait(), as: UTF8.self))
+
+        #expect(run.stderr.contains("error: interrupted; the last snapshot is kept"), "\(run.stderr)")
+        #expect(try Self.stagingFolders(of: output).isEmpty, "the staging folder was left")
+        let changed = Self.changed(before, SiteInspector(root: output).fingerprints())
+        #expect(changed.isEmpty, "the last snapshot changed: \(changed.prefix(10))")
+        let historyChanged = Self.changed(historyBefore, SiteInspector(root: historyFolder(of: output)).fingerprints())
+        #expect(historyChanged.isEmpty, "the history changed: \(historyChanged.prefix(10))")
+        return (run, process.terminationReason)
+    }
+
+    @Test func ctrlCEndsTheRunWith130AndKeepsTheLastSnapshot() async throws {
+        let (run, reason) = try await Self.interruptedRun(by: SIGINT)
+        #expect(reason == .exit, "the signal ended the process before the tool could")
+        #expect(run.status == 130, "\(run.output)")
+    }
+
+    @Test func sigtermEndsTheRunWith143AndKeepsTheLastSnapshotAndItsHistory() async throws {
+        // With --history: the output's .git is part of what must be left as it was.
+        let (run, reason) = try await Self.interruptedRun(by: SIGTERM, extra: ["--history"])
+        #expect(reason == .exit, "the signal ended the process before the tool could")
+        #expect(run.status == 143, "\(run.output)")
+    }
+}

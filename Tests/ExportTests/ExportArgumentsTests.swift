@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SampleServer
+import TestSupport
+import Testing
+@testable import Export
+import ShareCards
+@testable import Site
+@testable import SnapshotStore
+@testable import Support
+
+/// The export's command line, resolved once into the values its steps take: the environment is
+/// read from the dictionary given, the place, the site's identity and the date come out as values.
+@Suite struct ExportArgumentsTests {
+    static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    static func resolve(_ arguments: [String], environment: [String: String] = [:]) async throws -> ExportSettings {
+        try await ExportArguments.parse(arguments).resolve(environment: environment, logger: quiet)
+    }
+
+    @Test func settingsComeFromTheLineAndTheEnvironmentGiven() async throws {
+        let settings = try await Self.resolve(
+            ["--output", "/tmp/books", "--email", "me@example.org", "--keep", "3", "--no-notes", "--max-note-kb", "8",
+             "--language", "de", "--site-url", "https://books.example.org/mine/", "--timeout", "2.5", "--full"],
+            environment: ["READER_SERVER": "https://reader.example.com", "READER_PASSWORD": "secret", "SOURCE_DATE_EPOCH": "1700000000"])
+        #expect(settings.server.description == "https://reader.example.com")
+        guard case .password(let email, let password) = settings.credentials else { Issue.record("not a password"); return }
+        #expect(email == "me@example.org" && password == "secret")
+        #expect(settings.date == SnapshotDate(seconds: 1_700_000_000))
+        #expect(settings.place.folder(for: settings.date).path == "/tmp/books/snapshots/2023-11-14")
+        #expect(settings.place.gitDirectory.path == "/tmp/.books.history.git")
+        #expect(settings.place.stateFolder.path == "/tmp/.books.reader-snapshot")
+        #expect(settings.place.shown.path == "/tmp/books/latest")
+        #expect(!settings.content.privacy.notes && settings.content.privacy.isActive)
+        #expect(settings.content.noteLimit == 8 << 10 && !settings.content.reuseUnchanged)
+        #expect(settings.network.timeout == .milliseconds(2500))
+        #expect(settings.site.siteURL?.absoluteString == "https://books.example.org/mine/")
+        // No --title: the pages' and the cards' name is the language's word for a library.
+        #expect(settings.site.givenTitle == nil && settings.site.title == "Bibliothek")
+        #expect(settings.site.drawsShareCards)
+    }
+
+    @Test func aPlainSnapshotKeepsItsHistoryAndStateWhereTheyWere() async throws {
+        let settings = try await Self.resolve(["--output", "/srv/library", "--server", "http://127.0.0.1:9", "--email", "a@b.c",
+                                               "--cache-dir", "/var/cache/rs", "--format", "markdown"],
+                                              environment: ["READER_PASSWORD": "x"])
+        #expect(settings.place.dated == nil && !settings.place.stateBesideRoot)
+        #expect(settings.place.folder(for: settings.date).path == "/srv/library")
+        #expect(settings.place.gitDirectory.path == "/srv/.library.history.git")
+        #expect(settings.place.stateFolder.path == "/var/cache/rs")
+        #expect(settings.site.formats == [.markdown] && !settings.site.drawsShareCards)
+        #expect(settings.site.title == "Library")
+    }
+
+    /// Only the environment handed to `resolve` counts: the process's own is not read again.
+    @Test(arguments: [
+        ([String](), [String: String](), "Missing expected argument '--output <dir>'"),
+        (["--output", "/tmp/x"], [:], "Give the Reader server"),
+        (["--output", "/tmp/x", "--server", "https://r.example"], [:], "Give --email"),
+        (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c"], [:], "No password"),
+        (["--output", "/tmp/x", "--email", "a@b.c"], ["READER_SERVER": "https://r.example", "READER_API_KEY": "k"], "An api key needs --user-id"),
+        (["--output", "/tmp/x", "--server", "http://r.example", "--require-https", "--email", "a@b.c"], ["READER_PASSWORD": "p"], "--require-https"),
+        (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--language", "../x"], ["READER_PASSWORD": "p"], "--language must be"),
+        (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--format", "pdf"], ["READER_PASSWORD": "p"], "Unknown format 'pdf'"),
+        (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--restore"], ["READER_PASSWORD": "p"], "--restore goes with --markdown-into"),
+    ])
+    func aMistakeIsToldAsAUsageError(_ arguments: [String], _ environment: [String: String], _ message: String) async throws {
+        do {
+            _ = try await Self.resolve(arguments, environment: environment)
+            Issue.record("resolved: \(arguments)")
+        } catch let error as ValidationError {
+            #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+
+    /// The catalog's name takes one route to the pages and to the cards the crawl draws.
+    @Test func theTitleIsResolvedInThePagesLanguage() async throws {
+        let german = try await TemplateSet.bundled(language: "de")
+        #expect(SiteIdentity(templates: german).title == "Bibliothek")
+        #expect(SiteIdentity(templates: german, givenTitle: "").title == "Bibliothek")
+        #expect(SiteIdentity(templates: german, givenTitle: "Meine Bücher").title == "Meine Bücher")
+        #expect(SiteIdentity(templates: try await TemplateSet.bundled()).title == "Library")
+    }
+}

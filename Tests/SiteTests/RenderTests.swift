@@ -1,0 +1,188 @@
+import Foundation
+import SampleServer
+import TestSupport
+import Testing
+@testable import LibraryArchive
+@testable import Notes
+@testable import Site
+@testable import SnapshotStore
+@testable import Support
+
+/// Rendering a small Library with the bundled templates, no network.
+struct RenderTests {
+    @Test func rendersEveryPageWithTextEscaped() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let templates = try await TemplateSet.bundled()
+        try SiteRenderer(templates: templates).render(SmallLibrary.hostile(), into: SnapshotWriter(root: folder.url))
+        let site = SiteInspector(root: folder.url)
+        let files = site.files()
+        #expect(files.contains("index.html") && files.contains("books.html") && files.contains("library.json"))
+        #expect(files.contains("shelves/1-sci-fi-b-more-b.html") && files.contains("shelves/2.html"))
+        #expect(files.contains("books/7-dune-script-alert-1-script.html") && files.contains("books/9-lost.html"))
+        #expect(files.contains("markdown/books/8-not-a-heading.md") && files.contains("assets/style.css"))
+
+        let book = try #require(site.text("books/7-dune-script-alert-1-script.html"))
+        #expect(!book.contains("<script>"))
+        #expect(book.contains("Dune &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;"))
+        #expect(book.contains("<p>Loved <em>it</em>.</p>"))
+        #expect(book.contains("<a href=\"\">x</a>"))
+        let shelf = try #require(site.text("shelves/1-sci-fi-b-more-b.html"))
+        #expect(shelf.contains("Sci-Fi &lt;b&gt;&amp; more&lt;/b&gt;"))
+        let index = try #require(site.text("index.html"))
+        #expect(index.contains("Not on any shelf") && index.contains("books/9-lost.html"))
+        #expect(index.contains("2024-05-06 07:08 UTC"))
+
+        let markdown = try #require(site.text("markdown/books/8-not-a-heading.md"))
+        #expect(markdown.hasPrefix("---\nid: 8\ntitle: \"# Not: a heading\\n---\"\nauthor: null\n"))
+        #expect(markdown.contains("\n# \\# Not: a heading ---\n"), "\(markdown)")
+        let markdownIndex = try #require(site.text("markdown/index.md"))
+        #expect(markdownIndex.hasPrefix("# Library of me+\\<img src=x onerror=alert(1)\\>@example.com\n"), "\(markdownIndex.prefix(80))")
+        let lost = try #require(site.text("markdown/books/9-lost.md"))
+        #expect(lost.contains("could not be read"))
+    }
+
+    /// Rendering from `library.json` reads each book again from the file: every format must come
+    /// out byte for byte as it does from the library in memory.
+    /// `SmallLibrary.hostile()` and 30 books more, on both shelves, by four authors and none, over nine months.
+    static func libraryOfThirtyThree() -> Library {
+        var library = SmallLibrary.hostile()
+        for id in 10..<40 {
+            library.books.append(Book(id: id, title: "Book \(40 - id) ü", author: id % 3 == 0 ? nil : "Author \(id % 4)", shelfID: id % 2 == 0 ? 1 : 2,
+                                      createdAt: "2024-0\(id % 9 + 1)-01T00:00:00.000Z",
+                                      note: Note(receiving: id % 2 == 0 ? "<div>Note <strong>\(id)</strong></div>" : nil)))
+            library.shelves[id % 2 == 0 ? 0 : 1].bookIDs.append(id)
+        }
+        return library
+    }
+
+    /// Pages of many books (a year's at 100,000 books) are made one after another in one job, not
+    /// two at once: the same pages, whichever way they are made.
+    @Test func bigPagesMadeOneAfterAnotherAreTheSamePages() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let library = Self.libraryOfThirtyThree()
+        var renderer = SiteRenderer(templates: try await TemplateSet.bundled(), siteURL: URL(string: "https://books.example.org/"))
+        try renderer.render(library, into: SnapshotWriter(root: folder.path("apart")))
+        // Every shelf's, author's and year's page is big now.
+        renderer.bigPageBooks = 0
+        try renderer.render(library, into: SnapshotWriter(root: folder.path("together")))
+        let apart = SiteInspector(root: folder.path("apart")), together = SiteInspector(root: folder.path("together"))
+        #expect(apart.files() == together.files())
+        for kind in ["years/", "authors/", "shelves/", "markdown/years/", "markdown/authors/", "markdown/shelves/"] {
+            #expect(apart.files().contains { $0.hasPrefix(kind) }, "\(kind)")
+        }
+        for path in apart.files() {
+            #expect(apart.data(path) == together.data(path), "\(path)")
+        }
+    }
+
+    @Test func aLibraryReadFromItsFileRendersTheSameFiles() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let templates = try await TemplateSet.bundled()
+        let library = Self.libraryOfThirtyThree()
+        var previous = library
+        previous.books.removeLast(3)
+        previous.generatedAt = "2024-05-01T00:00:00Z"
+        let changes = ChangeReport.compare(previous: previous, current: library)
+        let renderer = SiteRenderer(templates: templates, siteURL: URL(string: "https://books.example.org/mine/"))
+        try renderer.render(library, changes: changes, into: SnapshotWriter(root: folder.path("memory")))
+        let catalog = try Catalog.read(from: folder.path("memory").appendingPathComponent("library.json"))
+        #expect(Array(catalog.entries) == library.books.map(BookEntry.init))
+        #expect(try catalog.library() == library)
+        try renderer.render(catalog, changes: changes, into: SnapshotWriter(root: folder.path("file")))
+
+        let memory = SiteInspector(root: folder.path("memory")), file = SiteInspector(root: folder.path("file"))
+        #expect(memory.files() == file.files())
+        #expect(memory.files().count > 80)
+        for path in memory.files() {
+            #expect(memory.data(path) == file.data(path), "\(path)")
+        }
+    }
+
+    @Test func theListOfAllBooksIsSplitIntoPages() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var renderer = SiteRenderer(templates: try await TemplateSet.bundled(), siteURL: URL(string: "https://books.example.org/"))
+        renderer.booksPerPage = 2
+        try renderer.render(SmallLibrary.hostile(), into: SnapshotWriter(root: folder.url))
+        let site = SiteInspector(root: folder.url)
+        #expect(site.files().filter { $0.hasPrefix("books") && $0.hasSuffix(".html") && !$0.contains("/") } == ["books-2.html", "books.html"])
+        let first = try #require(site.text("books.html")), second = try #require(site.text("books-2.html"))
+        let links = { (html: String) in SiteInspector.links(inHTML: html).filter { $0.hasPrefix("books/") } }
+        // Every book once, in title order, across the pages.
+        #expect(links(first) == ["books/8-not-a-heading.html", "books/7-dune-script-alert-1-script.html"])
+        #expect(links(second) == ["books/9-lost.html"])
+        #expect(first.contains("href=\"books-2.html\" rel=\"next\"") && !first.contains("rel=\"prev\""))
+        #expect(second.contains("href=\"books.html\" rel=\"prev\"") && second.contains("<span aria-current=\"page\">2</span>"))
+        #expect(second.contains("Books 3–3 on page 2 of 2"))
+        let sitemap = try #require(site.text("sitemap.xml"))
+        #expect(sitemap.contains("<loc>https://books.example.org/books-2.html</loc>"))
+    }
+
+    @Test func missingAndBrokenTemplatesAreNamed() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        await #expect(throws: SnapshotError.self) { try await TemplateSet.load(from: folder.path("nowhere")) }
+
+        let bundled = try #require(TemplateSet.bundledDirectory)
+        let copy = folder.path("copy")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        for part in ["html", "markdown", "assets"] {
+            try FileManager.default.copyItem(at: bundled.appendingPathComponent(part), to: copy.appendingPathComponent(part))
+        }
+        try FileManager.default.removeItem(at: copy.appendingPathComponent("markdown/shelf.mustache"))
+        do {
+            _ = try await TemplateSet.load(from: copy)
+            Issue.record("a missing template was accepted")
+        } catch let error as SnapshotError {
+            #expect(error.description.contains("markdown/shelf.mustache is missing"))
+        }
+        try "line one\nline {{#two}} open\n".write(to: copy.appendingPathComponent("markdown/shelf.mustache"), atomically: true, encoding: .utf8)
+        do {
+            _ = try await TemplateSet.load(from: copy)
+            Issue.record("a broken template was accepted")
+        } catch let error as SnapshotError {
+            #expect(error.description.contains("markdown/shelf.mustache:"), "\(error)")
+        }
+    }
+
+    @Test func writesStayInsideTheSnapshot() throws {
+        let writer = SnapshotWriter(root: URL(fileURLWithPath: "/tmp/snapshot-root"))
+        for bad in ["../x", "a/../../x", "/etc/passwd", "", "a//b", "./x", "a/", "a/.", "a/..", "/", "x\0y", "a/./b", "..", "."] {
+            #expect(throws: SnapshotError.self, "\(bad)") { _ = try writer.url(for: bad) }
+            #expect(throws: SnapshotError.self, "\(bad)") { try writer.write(Data("x".utf8), to: bad) }
+        }
+        #expect(try writer.url(for: "books/1-dune.html").path == "/tmp/snapshot-root/books/1-dune.html")
+        for good in ["...", ".hidden", "a..b", "a/.../b", "é.́/x"] {
+            #expect(try writer.path(for: good) == "/tmp/snapshot-root/" + good)
+        }
+    }
+
+    /// The search index reads a note only as far as its first characters: the same text as the
+    /// whole note's, cut, however characters join (combining marks, flags, an escape before one).
+    @Test func searchTextStopsAtItsLimitWithTheSameCharacters() {
+        let pieces = ["a", "é", "e\u{301}", "\u{301}", "🇫", "🇷", "*", "\\", "\n", "\r\n", "🤷‍♂️", "#", "`", " ", "\\\u{301}"]
+        var generator = SplitMix64(seed: 17)
+        for _ in 0..<400 {
+            let length = Int.random(in: 0...60, using: &generator)
+            let note = (0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let whole = MarkdownPlainText.text(note)
+            for limit in [0, 1, 2, 5, 10, 30, 100] {
+                #expect(MarkdownPlainText.text(note, upTo: limit) == String(whole.prefix(limit)), "\(Array(note.unicodeScalars)) \(limit)")
+            }
+        }
+        #expect(MarkdownPlainText.text("**Bold** and \\*kept\\*\nnext", upTo: 12) == "Bold and *ke")
+    }
+
+    @Test func libraryJSONRoundTrips() throws {
+        let library = SmallLibrary.hostile()
+        let data = try library.jsonData()
+        let decoded = try JSONDecoder().decode(Library.self, from: data)
+        #expect(decoded == library)
+        #expect(try decoded.jsonData() == data)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains("\"schema_version\" : 1"))
+    }
+}

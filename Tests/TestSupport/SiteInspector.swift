@@ -1,0 +1,104 @@
+import Foundation
+
+/// Reads a written snapshot back, independently of the code that wrote it.
+package struct SiteInspector {
+    package let root: URL
+
+    package init(root: URL) {
+        self.root = root
+    }
+
+    /// Every file under the snapshot, as relative paths.
+    package func files() -> [String] {
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        var result: [String] = []
+        for case let url as URL in enumerator {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                result.append(String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1)))
+            }
+        }
+        return result.sorted()
+    }
+
+    package func text(_ relativePath: String) -> String? {
+        (try? Data(contentsOf: root.appendingPathComponent(relativePath))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    package func data(_ relativePath: String) -> Data? {
+        try? Data(contentsOf: root.appendingPathComponent(relativePath))
+    }
+
+    /// What a visitor can be sent: every file with no hidden part in its path, with its bytes.
+    package func contents() -> [String: Data] {
+        var result: [String: Data] = [:]
+        for file in files() where !file.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+            result[file] = data(file)
+        }
+        return result
+    }
+
+    /// The targets of href= and src= in an HTML page.
+    package static func links(inHTML html: String) -> [String] {
+        matches(of: #"(?:href|src)="([^"]*)""#, in: html)
+    }
+
+    /// The targets of Markdown links and images: ](target)
+    package static func links(inMarkdown markdown: String) -> [String] {
+        matches(of: #"\]\(<?([^)>\s]+)>?\)"#, in: markdown)
+    }
+
+    package static func matches(of pattern: String, in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        let range = NSRange(text.startIndex..., in: text)
+        return regex.matches(in: text, range: range).compactMap { match in
+            Range(match.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+
+    /// Visible text of HTML: tags dropped, the common entities decoded (a second, simple reading).
+    package static func visibleText(ofHTML html: String) -> String {
+        var text = html.replacingOccurrences(of: #"<!--.*?-->"#, with: " ", options: .regularExpression)
+        text = text.replacingOccurrences(of: #"<[^>]*>"#, with: " ", options: .regularExpression)
+        return decodeEntities(text)
+    }
+
+    package static func decodeEntities(_ text: String) -> String {
+        var result = text
+        for (entity, value) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"),
+                                ("&nbsp;", "\u{00A0}"), ("&amp;", "&")] {
+            result = result.replacingOccurrences(of: entity, with: value)
+        }
+        return result
+    }
+
+    /// Markdown text with backslash escapes undone.
+    package static func unescapedMarkdown(_ markdown: String) -> String {
+        markdown.replacingOccurrences(of: #"\\([!-/:-@\[-`{-~])"#, with: "$1", options: .regularExpression)
+    }
+
+    /// The words of a text: runs of letters and digits.
+    package static func words(_ text: String) -> [String] {
+        text.components(separatedBy: CharacterSet.alphanumerics.inverted).filter { !$0.isEmpty }
+    }
+}
+
+extension SiteInspector {
+    /// Each file's inode, modification time and bytes: equal fingerprints mean the file was not touched.
+    package struct Fingerprint: Equatable {
+        package var inode: Int
+        package var modified: Date
+        package var bytes: Data
+    }
+
+    package func fingerprints() -> [String: Fingerprint] {
+        var result: [String: Fingerprint] = [:]
+        for file in files() {
+            let url = root.appendingPathComponent(file)
+            let attributes = (try? FileManager.default.attributesOfItem(atPath: url.path)) ?? [:]
+            result[file] = Fingerprint(inode: (attributes[.systemFileNumber] as? Int) ?? -1,
+                                       modified: (attributes[.modificationDate] as? Date) ?? .distantPast,
+                                       bytes: (try? Data(contentsOf: url)) ?? Data())
+        }
+        return result
+    }
+}
