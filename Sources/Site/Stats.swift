@@ -44,6 +44,8 @@ struct StatsPage {
     var site: SiteView
     var shelfBars: [Bar]
     var shelfChartHeight: Int
+    /// The longest shelf's count: each shelf's bar is its share of it.
+    var shelfMost: Int
     var yearBars: [Bar]
     var yearChartWidth: Int
     var hasYears: Bool
@@ -71,6 +73,7 @@ struct StatsPage {
                        labelX: labelWidth - 8, labelY: y + 16, countX: labelWidth + width + 6, countY: y + 16)
         }
         shelfChartHeight = max(1, shelves.count * (Self.barThickness + 8))
+        shelfMost = most
 
         var perYear: [String: Int] = [:]
         for book in model.catalog.entries {
@@ -116,6 +119,7 @@ extension StatsPage: MustacheParent {
         case "site": return Ref(site)
         case "shelfBars": return shelfBars
         case "shelfChartHeight": return shelfChartHeight
+        case "shelfMost": return shelfMost
         case "yearBars": return yearBars
         case "yearChartWidth": return yearChartWidth
         case "hasYears": return hasYears

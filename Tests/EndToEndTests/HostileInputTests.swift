@@ -12,7 +12,7 @@ struct HostileInputTests {
         "html", "head", "meta", "title", "link", "body", "header", "nav", "main", "footer", "section", "article",
         "h1", "h2", "h3", "h4", "h5", "h6", "p", "a", "ul", "ol", "li", "dl", "dt", "dd", "div", "span", "img",
         "strong", "em", "del", "code", "pre", "blockquote", "br", "hr", "table", "thead", "tbody", "tr", "th", "td", "input",
-        "form", "label", "button", "svg", "rect", "text", "desc", "time", "bdi",
+        "form", "label", "button", "svg", "rect", "text", "desc", "time", "bdi", "meter",
     ]
 
     @Test func hostileLibraryExportsSafely() async throws {

@@ -8,6 +8,7 @@ missing file among them), or when axe-core finds a serious or critical accessibi
 in the light colour scheme or the dark one. Run with Debian's Python (it has Selenium):
 /usr/bin/python3 check_site.py SNAPSHOT_DIR
 """
+import glob
 import json
 import os
 import shutil
@@ -172,6 +173,43 @@ def check_sort(driver, root):
     return []
 
 
+def check_phone(driver, root):
+    """At a phone's width: the stats chart's shelf names are text at a readable size, inside the
+    page; a book's cover does not touch the breadcrumb; no title runs out of its cover placeholder."""
+    problems = []
+    driver.set_window_size(390, 900)
+    try:
+        stats = os.path.join(root, "stats.html")
+        if os.path.exists(stats):
+            driver.get("file://" + os.path.abspath(stats))
+            labels = driver.execute_script(
+                "return Array.from(document.querySelectorAll('.bar-chart .bar-label')).map(e => {"
+                " const r = e.getBoundingClientRect(); return [e.textContent, parseFloat(getComputedStyle(e).fontSize), r.left, r.right]; })")
+            if not labels:
+                problems.append("stats.html: no shelf in the chart")
+            for text, size, left, right in labels:
+                if size < 12:
+                    problems.append(f"stats.html: the shelf name {text!r} is {size:.1f} px at 390 px wide")
+                if left < 0 or right > 390:
+                    problems.append(f"stats.html: the shelf name {text!r} runs off the page ({left:.0f}–{right:.0f} px)")
+        books = sorted(glob.glob(os.path.join(root, "books", "*.html")))
+        for book in books:
+            driver.get("file://" + os.path.abspath(book))
+            gap = driver.execute_script(
+                "const b = document.querySelector('.breadcrumb'), c = document.querySelector('.book-cover');"
+                " return b && c ? c.getBoundingClientRect().top - b.getBoundingClientRect().bottom : null")
+            if gap is not None and gap < 8:
+                problems.append(f"{os.path.relpath(book, root)}: the cover is {gap:.0f} px from the breadcrumb at 390 px wide")
+            spilled = driver.execute_script(
+                "return Array.from(document.querySelectorAll('.cover.placeholder'))"
+                ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40))")
+            for title in spilled:
+                problems.append(f"{os.path.relpath(book, root)}: the title {title!r} runs out of its cover placeholder")
+    finally:
+        driver.set_window_size(1200, 900)
+    return problems
+
+
 def main():
     arguments = sys.argv[1:]
     searches = []
@@ -214,11 +252,12 @@ def main():
                     print(f"FAIL {os.path.relpath(page, root)}: {problem}")
             else:
                 passed += 1
-        for problems in ([] if only_search else [check_sort(driver, root)]):
+        for name, check in ([] if only_search else [("sort", check_sort), ("phone", check_phone)]):
+            problems = check(driver, root)
             if problems:
                 failed += 1
                 for problem in problems:
-                    print(f"FAIL sort: {problem}")
+                    print(f"FAIL {name}: {problem}")
             else:
                 passed += 1
         for query, expected in searches:
