@@ -40,7 +40,7 @@ enum ExitCodes {
         (badUsage, "bad usage", Set(Command.allCases)),
         (tooManyDeletions, "publishing would delete more than --max-deletes files on the host (nothing sent)", [.export, .publish]),
         (publishNotSetUp, "publishing not set up: rclone missing, or no such remote", [.export, .publish]),
-        (serverUnavailable, "server unreachable or failing (nothing published)", [.export]),
+        (serverUnavailable, "server unreachable, failing, or stopped answering during the crawl (nothing published)", [.export]),
         (outputNotWritable, "output not writable", [.export, .render, .demo]),
         (publishFailed, "the host refused an upload or could not be reached (nothing deleted there)", [.export, .publish]),
         (credentialsRejected, "credentials rejected", [.export]),
@@ -60,7 +60,22 @@ enum ExitCodes {
         let header = command == nil ? "Exit codes (each command's --help lists its own):" : "Exit codes:"
         return ([header] + rows.map { row in
             let code = "\(row.code)"
-            return "  " + code + String(repeating: " ", count: max(1, 4 - code.count)) + row.meaning
+            return "  " + code + String(repeating: " ", count: max(1, 4 - code.count)) + wrapped(row.meaning)
         }).joined(separator: "\n")
+    }
+
+    /// A meaning wrapped before argument-parser's 80 columns, under itself: argument-parser
+    /// wraps a longer line at column 0, in the middle of the list.
+    static func wrapped(_ meaning: String, width: Int = 72) -> String {
+        var lines: [String] = [], line = ""
+        for word in meaning.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n      ")
     }
 }

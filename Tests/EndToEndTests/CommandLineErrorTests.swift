@@ -211,6 +211,9 @@ struct CommandLineErrorTests {
             let listed = lines[(start + 1)...].prefix { !$0.isEmpty }
                 .compactMap { $0.split(separator: " ").first.flatMap { Int($0) } }
             #expect(listed == codes, "\(command) --help lists \(listed)")
+            // A long meaning wraps under itself, not at column 0 in the middle of the list.
+            let list = lines[(start + 1)...].prefix { !$0.isEmpty }
+            #expect(list.allSatisfy { $0.hasPrefix("  ") }, "\(command): \(list)")
         }
         let top = try await ToolRunner.run(["--help"])
         #expect(top.stdout.contains("Exit codes (each command's --help lists its own):"), "\(top.output)")
