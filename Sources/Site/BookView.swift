@@ -130,6 +130,8 @@ final class BookView: Sendable {
     var isbnYAML: String { YAML.quoted(isbn) }
     var coverPathYAML: String { YAML.quoted(cover.map { "../../" + $0.src }) }
     var shelfNameYAML: String { YAML.quoted(shelfName) }
+    /// The day the book was added, as YAML reads a date (`2024-01-03`), for a vault's queries by date.
+    var addedYAML: String { createdAt.flatMap(SiteModel.day) ?? "null" }
     /// Keys for sorting in the page: folded case and accents in English (`Language.browserSortKey`).
     var sortTitle: String { language.browserSortKey(title) }
     var sortAuthor: String { language.browserSortKey(author.map(GoodreadsCSV.lastFirst) ?? "") }

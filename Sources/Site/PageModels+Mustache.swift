@@ -88,6 +88,7 @@ extension BookView: MustacheParent {
         case "coverPathYAML": return Text(self.coverPathYAML)
         case "shelf": return self.shelf.map(Ref.init)
         case "shelfNameYAML": return Text(self.shelfNameYAML)
+        case "addedYAML": return Text(self.addedYAML)
         case "missingShelfName": return self.missingShelfName.map(Text.init)
         case "createdAt": return self.createdAt.map(Text.init)
         case "createdAtLabel": return self.createdAt.map { Text(language.day($0)) }

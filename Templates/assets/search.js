@@ -12,7 +12,9 @@
   var status = document.getElementById("search-status");
   var root = form.getAttribute("data-root") || "";
   var base = root + "assets/search/";
-  var limit = 20;
+  var more = document.getElementById("search-more");
+  // Results are shown twenty at a time; "Show more" adds twenty.
+  var step = 20, limit = step, lastFound = null, lastQuery = "";
   var manifest = null, split = {}, shards = {}, chunks = {}, loading = {}, sequence = 0;
 
   // The status line's words come from the page, in its language (the templates' strings files);
@@ -89,7 +91,16 @@
     return result;
   }
 
+  // The books of the results shown, loaded.
+  function withBooks(found) {
+    var needed = {};
+    found.slice(0, limit).forEach(function (number) { needed[Math.floor(number / manifest.chunk)] = true; });
+    return Promise.all(Object.keys(needed).map(function (first) { return load("b-" + first + ".js"); })).then(function () { return found; });
+  }
+
   function render(found, query) {
+    lastFound = found;
+    lastQuery = query;
     list.textContent = "";
     // What the results answer: a query typed on may show them a moment before its own.
     list.setAttribute("data-query", query);
@@ -123,11 +134,14 @@
     status.textContent = found.length === 0 ? said("no-match", "No book matches.") :
       found.length > limit ? counted("shown", found.length, "{count} books match; the first {limit} are shown.") :
       counted("matches", found.length, "{count} books match.");
+    if (more) more.hidden = found.length <= limit;
   }
 
   function show(query) {
     var current = ++sequence;
     var wanted = words(query);
+    limit = step;
+    if (more) more.hidden = true;
     if (!wanted.length) {
       list.textContent = "";
       status.textContent = query.trim() ? said("too-short", "Type at least two letters.") : "";
@@ -140,9 +154,7 @@
       if (current !== sequence) return null;
       var found = booksFor(wanted[0]);
       for (var i = 1; i < wanted.length && found.length; i++) found = intersect(found, booksFor(wanted[i]));
-      var needed = {};
-      found.slice(0, limit).forEach(function (number) { needed[Math.floor(number / manifest.chunk)] = true; });
-      return Promise.all(Object.keys(needed).map(function (first) { return load("b-" + first + ".js"); })).then(function () { return found; });
+      return withBooks(found);
     }).then(function (found) {
       if (found && current === sequence) render(found, query);
     }).catch(function () {
@@ -150,6 +162,18 @@
     });
   }
 
+  if (more) more.addEventListener("click", function () {
+    if (!lastFound) return;
+    var current = sequence, from = limit;
+    limit += step;
+    withBooks(lastFound).then(function (found) {
+      if (current !== sequence) return;
+      render(found, lastQuery);
+      // On to the first of the new results, for the keyboard and screen readers.
+      var next = list.querySelectorAll("a")[from];
+      if (next) next.focus();
+    });
+  });
   form.hidden = false;
   input.addEventListener("input", function () { show(input.value); });
   form.addEventListener("submit", function (event) {

@@ -39,6 +39,10 @@ struct EndToEndTests {
         let site = SiteInspector(root: output)
         let files = site.files()
 
+        // The Markdown's front matter dates the book as its page does, for a vault's queries by date.
+        let markdown = try #require(site.text("markdown/books/101-pride-and-prejudice.md"))
+        #expect(markdown.contains("\nshelf: \"Currently Reading 📖\"\nadded: 2024-01-03\n"), "\(markdown.prefix(300))")
+
         // The pages name the version `--version` prints, for a bug report to quote.
         let version = try await ToolRunner.run(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!version.isEmpty)
@@ -119,11 +123,12 @@ struct EndToEndTests {
         #expect(keyLeaks == 0)
 
         // As a reader sees it: every page in headless Chromium, no console error, no broken link,
-        // and the search box finding books by author, a word of a note, an ISBN and a shelf.
+        // and the search box finding books by author, a word of a note, an ISBN and a shelf, and
+        // showing more than its first twenty results when asked.
         try await HostileInputTests.checkInBrowser(output, searches: [
             ("stoker", "Dracula"), ("ungeziefer", "Die Verwandlung"), ("9780141439600", "A Tale of Two Cities"),
             ("favourites sherlock", "The Adventures of Sherlock Holmes"), ("Brontë wuthering", "Wuthering Heights"),
-        ])
+        ], more: ["the"])
         try await HostileInputTests.validateHTML(output)
     }
 

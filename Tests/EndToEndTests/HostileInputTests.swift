@@ -194,7 +194,8 @@ struct HostileInputTests {
     /// Every page opened from file:// in headless Chromium (Tests/browser/check_site.py), the
     /// all-books page sorted, and `searches` — (query, the title that must show up) — typed into
     /// the search box of index.html.
-    static func checkInBrowser(_ snapshot: URL, searches: [(String, String)] = [], accessibility: Bool = true, onlySearch: Bool = false) async throws {
+    static func checkInBrowser(_ snapshot: URL, searches: [(String, String)] = [], more: [String] = [], accessibility: Bool = true,
+                               onlySearch: Bool = false) async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("browser/check_site.py")
         #if os(Linux)
@@ -205,9 +206,12 @@ struct HostileInputTests {
         #else
         guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else { return }
         #endif
-        let (status, output) = try await ToolRunner.runChecker(
-            "/usr/bin/python3", [script.path] + (accessibility ? [] : ["--no-accessibility"]) + (onlySearch ? ["--only-search"] : [])
-                + searches.flatMap { ["--search", $0.0, $0.1] } + [snapshot.path])
+        var arguments = [script.path]
+        if !accessibility { arguments.append("--no-accessibility") }
+        if onlySearch { arguments.append("--only-search") }
+        for (query, title) in searches { arguments += ["--search", query, title] }
+        for query in more { arguments += ["--more", query] }
+        let (status, output) = try await ToolRunner.runChecker("/usr/bin/python3", arguments + [snapshot.path])
         #expect(status == 0, "\(output)")
         #expect(output.contains(" passed, 0 failed"), "\(output)")
     }

@@ -11,6 +11,7 @@ in the light colour scheme or the dark one. Run with Debian's Python (it has Sel
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -173,6 +174,43 @@ def check_sort(driver, root):
     return []
 
 
+def check_more(driver, root, query):
+    """A query with more than twenty results shows twenty, and "Show more" twenty more each time."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    driver.get("file://" + os.path.abspath(os.path.join(root, "index.html")))
+    box = driver.find_element(By.ID, "search-query")
+    box.send_keys(query)
+    def shown(d):
+        return len(d.find_elements(By.CSS_SELECTOR, "#search-results a"))
+    try:
+        WebDriverWait(driver, 5).until(lambda d: d.find_element(By.ID, "search-results").get_attribute("data-query") == query and shown(d) > 0)
+    except Exception:
+        return [f"searching {query!r} showed nothing"]
+    problems = []
+    more = driver.find_element(By.ID, "search-more")
+    if shown(driver) != 20 or not more.is_displayed():
+        return [f"searching {query!r} showed {shown(driver)} results, the more button {'shown' if more.is_displayed() else 'hidden'}"]
+    # How many match, as the status line says it first ("1,062 books match; …"), separators aside.
+    before = driver.find_element(By.ID, "search-status").text
+    total = int(re.sub(r"\D", "", re.search(r"\d[\d.,\u00a0\u202f]*", before).group(0)))
+    expected = min(40, total)
+    more.click()
+    try:
+        WebDriverWait(driver, 5).until(lambda d: shown(d) == expected)
+    except Exception:
+        problems.append(f"'Show more' for {query!r} showed {shown(driver)} results, not {expected}")
+    status = driver.find_element(By.ID, "search-status").text
+    if str(expected) not in status or more.is_displayed() != (total > 40):
+        problems.append(f"after 'Show more' the status says {status!r}, the button {'shown' if more.is_displayed() else 'hidden'}")
+    focused = driver.switch_to.active_element
+    links = driver.find_elements(By.CSS_SELECTOR, "#search-results a")
+    if len(links) > 20 and focused != links[20]:
+        problems.append("after 'Show more' the focus is not on the first new result")
+    print(f"search {query!r}: 20 shown, then {expected} ({status})")
+    return problems
+
+
 def check_phone(driver, root):
     """At a phone's width: the stats chart's shelf names are text at a readable size, inside the
     page; a book's cover does not touch the breadcrumb; no title runs out of its cover placeholder."""
@@ -213,11 +251,16 @@ def check_phone(driver, root):
 def main():
     arguments = sys.argv[1:]
     searches = []
+    mores = []
     only_search = False
     # The hostile library's pages are made huge on purpose (a 10 MB note, a 1 MB title): axe takes
     # minutes on them. Its pages are checked for safety; the sample library's, of every kind, for access.
     accessibility = True
-    while arguments and arguments[0] in ("--search", "--only-search", "--no-accessibility"):
+    while arguments and arguments[0] in ("--search", "--only-search", "--no-accessibility", "--more"):
+        if arguments[0] == "--more":
+            mores.append(arguments[1])
+            arguments = arguments[2:]
+            continue
         if arguments[0] == "--only-search":
             only_search = True
             arguments = arguments[1:]
@@ -258,6 +301,14 @@ def main():
                 failed += 1
                 for problem in problems:
                     print(f"FAIL {name}: {problem}")
+            else:
+                passed += 1
+        for query in mores:
+            problems = check_more(driver, root, query)
+            if problems:
+                failed += 1
+                for problem in problems:
+                    print(f"FAIL more: {problem}")
             else:
                 passed += 1
         for query, expected in searches:
