@@ -170,7 +170,28 @@ def check_sort(driver, root):
         return ["sorting by author did not order the books by author"]
     if driver.find_element(By.CSS_SELECTOR, 'button[data-sort="author"]').get_attribute("aria-pressed") != "true":
         return ["the author button is not marked pressed"]
-    print(f"sort by author: {len(keys)} books in order")
+    # One author's books (or none's) in title order.
+    pairs = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#all-books .book-list > li')).map(li => [li.dataset.author || '\uffff', li.dataset.title || ''])")
+    for (author, title), (next_author, next_title) in zip(pairs, pairs[1:]):
+        if author == next_author and title > next_title:
+            return [f"books by one author are not in title order: {title!r} before {next_title!r}"]
+    # A second click reverses, and the order is kept in the address for Back.
+    driver.find_element(By.CSS_SELECTOR, 'button[data-sort="author"]').click()
+    reversed_keys = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#all-books .book-list > li')).map(li => li.dataset.author || '\uffff')")
+    if reversed_keys != sorted(keys, reverse=True):
+        return ["a second click on the author button did not reverse the order"]
+    if not driver.current_url.endswith("#sort=author-reversed"):
+        return [f"the order is not kept in the address: {driver.current_url}"]
+    first = driver.execute_script("return document.querySelector('#all-books .book-list > li a').getAttribute('href')")
+    driver.find_element(By.CSS_SELECTOR, "#all-books .book-list > li a").click()
+    driver.back()
+    again = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#all-books .book-list > li')).map(li => li.dataset.author || '\uffff')")
+    if again != reversed_keys:
+        return [f"after Back the order is lost (first link was {first})"]
+    print(f"sort by author: {len(keys)} books in order, reversed by a second click, kept on Back")
     return []
 
 
