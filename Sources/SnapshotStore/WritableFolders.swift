@@ -39,12 +39,14 @@ package enum WritableFolders {
             return
         }
         let failure = errno
-        guard [EACCES, EPERM, EROFS].contains(failure) else { return }
+        // ENOENT for a folder that is there: a file system that takes no new folders (/proc, /sys).
+        guard [EACCES, EPERM, EROFS, ENOENT].contains(failure) else { return }
+        let detail = failure == ENOENT ? "no folder can be made in it (a system folder?)" : String(cString: strerror(failure))
         let told: SnapshotError.FolderPurpose
         switch purpose {
         case .markdown: told = purpose // its message names the Reader/ folder, whichever folder refused
         default: told = existing.path == folder.path ? purpose : .making(folder: folder.path)
         }
-        throw SnapshotError(.folderNotWritable(purpose: told, detail: String(cString: strerror(failure))), path: existing.path)
+        throw SnapshotError(.folderNotWritable(purpose: told, detail: detail), path: existing.path)
     }
 }

@@ -66,6 +66,13 @@ struct CommandLineErrorTests {
         #expect(!unknown.output.contains("Error:"), "\(unknown.output)")
         let history = try await ToolRunner.run(["history", "/nonexistent-folder"])
         Self.expectUsageError(history, "/nonexistent-folder: no such folder", usage: "history <dir>")
+        #if os(Linux)
+        // A folder that takes no new folders is named as such, before the server is asked.
+        let proc = try await ToolRunner.run(["export", "--server", "http://127.0.0.1:9", "--output", "/proc/rs", "--email", "a@b.c"],
+                                            environment: ["READER_PASSWORD": "p"])
+        #expect(proc.status == 73 && proc.stderr.contains("/proc is not writable") && proc.stderr.contains("no folder can be made in it"),
+                "\(proc.output)")
+        #endif
     }
 
     @Test func renderTakesTheSnapshotFolderAndSaysWhyAFileCannotBeRead() async throws {
