@@ -119,13 +119,14 @@ extension Crawler {
         }
 
         /// The provenance of a book with `sources`; `previousExists` says whether there is a previous
-        /// snapshot to reuse from, and `wholeInLast` is the book's place in the last snapshot when it
-        /// was whole there.
-        static func provenance(of sources: BookSources, previousExists: Bool, wholeInLast: Int?) -> Provenance {
+        /// snapshot to reuse from, and `wholeInLast` gives the book's place in the last snapshot when
+        /// it was whole there (asked only for a book without details tonight: a lookup for every book
+        /// would be work on the path every book takes).
+        static func provenance(of sources: BookSources, previousExists: Bool, wholeInLast: () -> Int?) -> Provenance {
             if let place = sources.reused, previousExists { return .reused(place: place) }
             if let details = sources.details { return .read(details) }
             let state: DetailsState = sources.failure.map { .failed($0) } ?? .missing
-            if let place = wholeInLast { return .keptFromLast(place: place, state: state) }
+            if let place = wholeInLast() { return .keptFromLast(place: place, state: state) }
             return .listed(state: state)
         }
 
@@ -165,9 +166,11 @@ extension Crawler {
         func make(_ sources: BookSources, encoder: JSONEncoder, decoder: JSONDecoder) throws -> Made? {
             let bytes = ListedBytes(listed: try sources.listed.map { try spill.read($0.fields) },
                                     shelved: try sources.onShelf.map { try spill.read($0.fields) })
-            let wholeInLast = last.flatMap { last in last.places[sources.id].flatMap { last.catalog.entries[$0].complete ? $0 : nil } }
             let built: Built
-            switch Self.provenance(of: sources, previousExists: previous != nil, wholeInLast: wholeInLast) {
+            let provenance = Self.provenance(of: sources, previousExists: previous != nil) {
+                last.flatMap { last in last.places[sources.id].flatMap { last.catalog.entries.isComplete(at: $0) ? $0 : nil } }
+            }
+            switch provenance {
             case .reused(let place):
                 built = try reusedBook(sources.id, at: place, bytes: bytes, decoder: decoder)
             case .read(let details):

@@ -145,7 +145,7 @@ package struct Crawler: Sendable {
         // The exporter hands over only a snapshot of this same server and account.
         guard let previous = last.previous else { return [:] }
         var places: [Int: Int] = [:]
-        for place in previous.entries.indices where previous.entries[place].complete { places[previous.entries.id(at: place)] = place }
+        for place in previous.entries.indices where previous.entries.isComplete(at: place) { places[previous.entries.id(at: place)] = place }
         return places
     }
 

@@ -66,7 +66,6 @@ extension Crawler {
 
         // What privacy leaves out is known from the shelves, before any book is written.
         let plan = privacy.isActive ? privacy.plan(shelves: shelves) : nil
-        for name in plan?.unmatched ?? [] { warnings.append("--exclude-shelf \(name): no shelf has that name or id") }
         return Frame(shelves: shelves, problems: problems, order: order, onShelves: onShelves, plan: plan,
                      shelfNames: shelfNames, warnings: warnings)
     }

@@ -71,8 +71,6 @@ package struct Privacy: Sendable, Equatable {
         var excludedShelves: Set<Int>
         /// Books that an excluded shelf lists.
         var droppedBooks: Set<Int>
-        /// Names that matched no shelf.
-        var unmatched: [String]
 
         func drops(_ book: Book) -> Bool {
             droppedBooks.contains(book.id) || book.shelfID.map(excludedShelves.contains) == true
@@ -81,10 +79,10 @@ package struct Privacy: Sendable, Equatable {
 
     func plan(shelves: [Shelf]) -> Plan {
         let excluded = Set(shelves.filter { excludes(id: $0.id, name: $0.name) }.map(\.id))
-        let unmatched = excludedShelves.filter { wanted in !shelves.contains { Self.names(wanted, id: $0.id, name: $0.name) } }
         var droppedBooks = Set<Int>()
         for shelf in shelves where excluded.contains(shelf.id) { droppedBooks.formUnion(shelf.bookIDs) }
-        return Plan(excludedShelves: excluded, droppedBooks: droppedBooks, unmatched: unmatched)
+        // A name that matches no shelf was refused before (`check`): nothing is left to say of it here.
+        return Plan(excludedShelves: excluded, droppedBooks: droppedBooks)
     }
 
     /// The same leaving-out over a library already written (`render --from` a private snapshot for

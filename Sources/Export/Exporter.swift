@@ -188,7 +188,7 @@ extension Exporter {
         do {
             try FileManager.default.moveItem(at: inside.gitDirectory, to: history.gitDirectory)
         } catch {
-            throw SnapshotError(.notWritable(detail: "could not move the history out of the snapshot, to \(history.gitDirectory.path): \(error.localizedDescription)"),
+            throw SnapshotError(.notWritable(detail: "could not move the history out of the snapshot, to \(history.gitDirectory.path): \(SnapshotWriter.describe(error))"),
                                 path: inside.gitDirectory.path)
         }
         logger.info("The history moved beside the snapshot, out of what may be shared: \(history.gitDirectory.path)")

@@ -183,6 +183,9 @@ package struct EntryList: RandomAccessCollection, Sendable {
     /// Without making the entry.
     package func id(at place: Int) -> Int { ids[slot(place)] }
 
+    /// Whether the book had its details, without making the entry (its text is not decoded).
+    package func isComplete(at place: Int) -> Bool { flags[slot(place)] & Flag.complete != 0 }
+
     /// The shelf the entry at `place` names, without making the whole entry.
     package func shelfID(at place: Int) -> Int? {
         let id = shelfIDs[slot(place)]

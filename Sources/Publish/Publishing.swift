@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import SnapshotStore
+import Support
 
 /// One publish: a snapshot's visitor files onto a static host, step by step. Nothing is deleted on
 /// the host before every upload has succeeded, and nothing at all when the plan would delete more
@@ -83,7 +84,7 @@ package struct Publishing: Sendable {
             let batches = plan.batches.filter { $0.wave == wave }
             guard !batches.isEmpty else { continue }
             let count = batches.reduce(0) { $0 + $1.files.count }, bytes = batches.reduce(0) { $0 + $1.bytes }
-            logger.info("Uploading \(count) \(count == 1 ? "file" : "files"): \(wave.words) (\(Self.formatBytes(bytes)))")
+            logger.info("Uploading \(counted(count, "file", "files")): \(wave.words) (\(Self.formatBytes(bytes)))")
             for batch in batches {
                 try await rclone.copy(batch.files.map(\.file.path), from: snapshot, to: target, headers: batch.headers)
                 for file in batch.files { record.entries[file.file.path] = Self.entry(file) }
@@ -91,7 +92,7 @@ package struct Publishing: Sendable {
             }
         }
         if !plan.deletions.isEmpty {
-            logger.info("Deleting \(plan.deletions.count) \(plan.deletions.count == 1 ? "file" : "files") the snapshot no longer has")
+            logger.info("Deleting \(counted(plan.deletions.count, "file", "files")) the snapshot no longer has")
             try await rclone.delete(plan.deletions, at: target)
         }
         let paths = Set(local.map(\.path))

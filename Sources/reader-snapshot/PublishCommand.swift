@@ -110,11 +110,11 @@ func reportPublish(_ outcome: Publishing.Outcome, to target: RemoteTarget, dryRu
     for wave in Wave.allCases {
         let files = plan.batches.filter { $0.wave == wave }.flatMap(\.files)
         guard !files.isEmpty else { continue }
-        logger.info("Would upload \(files.count) \(files.count == 1 ? "file" : "files"): \(wave.words) (\(formatBytes(files.reduce(0) { $0 + $1.file.size })))")
+        logger.info("Would upload \(counted(files.count, "file", "files")): \(wave.words) (\(formatBytes(files.reduce(0) { $0 + $1.file.size })))")
         for file in files { logger.debug("  upload \(file.file.path)") }
     }
     if !plan.deletions.isEmpty {
-        logger.info("Would delete \(plan.deletions.count) \(plan.deletions.count == 1 ? "file" : "files"), last:")
+        logger.info("Would delete \(counted(plan.deletions.count, "file", "files")), last:")
         let shown = plan.deletions.prefix(logger.logLevel <= .debug ? plan.deletions.count : 10)
         for path in shown { logger.info("  delete \(path)") }
         if shown.count < plan.deletions.count { logger.info("  … and \(plan.deletions.count - shown.count) more (--verbose lists them all)") }

@@ -76,7 +76,7 @@ private func thumbnailed(_ network: ClientMetrics.Reading) -> String {
 /// The change report's word on the vault: the notes edited there that changed on the server too.
 private func vaultConflicts(_ outcome: Exporter.Outcome) -> String {
     guard let count = outcome.vault?.conflicts.count, count > 0 else { return "" }
-    return "; \(count) \(count == 1 ? "file" : "files") in conflict with your edits in the Markdown folder (yours kept, the server's beside them)"
+    return "; \(counted(count, "file", "files")) in conflict with your edits in the Markdown folder (yours kept, the server's beside them)"
 }
 
 func formatBytes(_ bytes: Int) -> String {

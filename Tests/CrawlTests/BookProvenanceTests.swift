@@ -26,7 +26,7 @@ struct BookProvenanceTests {
     }
 
     static func decide(_ sources: Crawler.BookSources, previousExists: Bool = true, wholeInLast: Int? = nil) -> String {
-        name(Assembly.provenance(of: sources, previousExists: previousExists, wholeInLast: wholeInLast))
+        name(Assembly.provenance(of: sources, previousExists: previousExists) { wholeInLast })
     }
 
     @Test func anUnchangedBookIsReusedOnlyWhenThereIsAPreviousSnapshot() {

@@ -8,7 +8,7 @@ import Testing
 @testable import ReaderAPI
 @testable import Support
 
-/// `--exclude-shelf`: one rule for what a value names, whether it excludes or warns.
+/// `--exclude-shelf`: one rule for what a value names, whether it excludes or is refused.
 @Suite struct ShelfExclusionTests {
     static let shelves = [
         Shelf(id: 5, name: "Sci-Fi", bookCount: 2, bookIDs: [1, 2]),
@@ -17,9 +17,19 @@ import Testing
         Shelf(id: 7, name: "Poetry", bookCount: 1, bookIDs: [5]),
     ]
 
-    static func excluded(_ values: [String]) -> (shelves: Set<Int>, books: Set<Int>, unmatched: [String]) {
+    static func excluded(_ values: [String]) -> (shelves: Set<Int>, books: Set<Int>) {
         let plan = Privacy(excludedShelves: values).plan(shelves: shelves)
-        return (plan.excludedShelves, plan.droppedBooks, plan.unmatched)
+        return (plan.excludedShelves, plan.droppedBooks)
+    }
+
+    /// What `check` refuses, in its words; nil when every value names a shelf.
+    static func refused(_ values: [String]) -> String? {
+        do {
+            try Privacy(excludedShelves: values).check(shelves.map { ShelfSummary(id: $0.id, name: $0.name) })
+            return nil
+        } catch {
+            return "\(error)"
+        }
     }
 
     @Test func anIdWithOrWithoutLeadingZerosNamesTheShelf() {
@@ -27,7 +37,7 @@ import Testing
         #expect(Self.excluded(["05"]).shelves == [5])
         #expect(Self.excluded([" 05 "]).shelves == [5])
         #expect(Self.excluded(["05"]).books == [1, 2])
-        #expect(Self.excluded(["05"]).unmatched.isEmpty)
+        #expect(Self.refused(["05"]) == nil)
     }
 
     @Test func aNameInAnyCaseNamesTheShelf() {
@@ -42,9 +52,11 @@ import Testing
         #expect(Self.excluded(["12"]).shelves == [12])
     }
 
-    @Test func aValueThatNamesNothingExcludesNothingAndIsReported() {
-        let result = Self.excluded(["6", "Poems", "5"])
-        #expect(result.shelves == [5])
-        #expect(result.unmatched == ["6", "Poems"])
+    @Test func aValueThatNamesNothingIsRefusedWithTheClosestNames() throws {
+        let refused = try #require(Self.refused(["6", "Poems", "5", "sci fi"]))
+        #expect(refused.contains("--exclude-shelf 6: no shelf has that name or id\n"), "\(refused)")
+        #expect(refused.contains("--exclude-shelf Poems: no shelf has that name or id"), "\(refused)")
+        #expect(refused.contains(#"--exclude-shelf sci fi: no shelf has that name or id; the closest: "Sci-Fi" (id 5)"#), "\(refused)")
+        #expect(!refused.contains("--exclude-shelf 5"), "\(refused)")
     }
 }
