@@ -8,11 +8,12 @@ APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev libxml2-dev libvips
 # jing: the OPDS feeds against the OPDS 1.2 RelaxNG schema (the schemas in ../shared/schemas).
 # rclone: `publish` uploads through it; the tests publish to an S3 API (moto's server, from PyPI)
 # and to rclone's own WebDAV server, both on loopback.
-TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git jing rclone
+# groff: the manual page is read with every warning on (man-check).
+TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git jing rclone groff-base
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local
-.PHONY: all deps test-deps apt-install build release man completions install demo test bench bench-100k sample-server clean
+.PHONY: all deps test-deps apt-install build release man man-check completions install demo test bench bench-100k sample-server clean
 
 all: build
 
@@ -60,10 +61,21 @@ release: deps
 # The page's date is the last commit's, so that the same source gives the same page.
 MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 SHARE := .build/share
+# argument-parser writes a paragraph break as an empty line, which mdoc warns of ("Empty input
+# line"): .Pp is mdoc's own.
+MAN_PAGE := .build/plugins/GenerateManual/outputs/reader-snapshot/reader-snapshot.1
 man: release
 	$(SWIFT) package generate-manual --configuration release --date $(MAN_DATE)
 	install -d $(SHARE)/man/man1
-	install -m 644 .build/plugins/GenerateManual/outputs/reader-snapshot/reader-snapshot.1 $(SHARE)/man/man1/
+	sed 's/^$$/.Pp/' $(MAN_PAGE) >$(SHARE)/man/man1/reader-snapshot.1
+	chmod 644 $(SHARE)/man/man1/reader-snapshot.1
+
+# The same page from the debug build, read by groff with every warning on: none may show.
+man-check:
+	$(SWIFT) package generate-manual --configuration debug --date $(MAN_DATE)
+	@sed 's/^$$/.Pp/' $(MAN_PAGE) >.build/reader-snapshot-check.1
+	@warnings=$$(groff -mandoc -z -ww .build/reader-snapshot-check.1 2>&1); \
+	  if [ -n "$$warnings" ]; then echo "The manual page has warnings:"; echo "$$warnings"; exit 1; fi
 
 completions: release
 	install -d $(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
@@ -94,6 +106,7 @@ demo: build
 
 test: test-deps
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory man-check
 	$(SWIFT) test --skip-build
 
 # Issue 30's goals, each printed beside its figure: the render of every default output against Hugo's,

@@ -38,8 +38,6 @@ struct CrawlLedger {
 
     /// Requests not sent yet: covers before the rest.
     private(set) var queue = RequestQueue()
-    /// Every request queued since the crawl began, the shelves included.
-    private(set) var queued = 0
 
     private(set) var shelfPages: [Int: Result<Crawler.KeptShelf, ReaderAPIError>] = [:]
     /// Shelves whose page was asked for. The list of books says where each book is: a shelf's page
@@ -81,6 +79,11 @@ struct CrawlLedger {
     private(set) var frame: Crawler.Frame?
     /// Books with all they need, to be made while requests are still in flight.
     private var readyBooks = WorkQueue<Int>()
+    /// For the progress: books asked for whose details and cover are in (or failed), each counted
+    /// once, of the books asked for (nil before the list). Books unchanged since the last snapshot,
+    /// and those waiting for a later run, are not counted: nothing is fetched for them.
+    private(set) var booksFetched = 0
+    private(set) var booksToFetch: Int?
 
     init(shelves: [ShelfSummary], privacy: Privacy, wantCovers: Bool, reusable: [Int: Int], retry: Crawler.Retry = Crawler.Retry(),
          coverStored: @escaping (String) -> Bool) {
@@ -100,7 +103,6 @@ struct CrawlLedger {
 
     private mutating func enqueue(_ work: Work) {
         queue.append(work)
-        queued += 1
     }
 
     /// Whether the cover at `url` came, or failed, in this run.
@@ -160,7 +162,10 @@ struct CrawlLedger {
         guard queue.isEmpty, listing != nil else { return }
         for page in shelfPages.values {
             guard case .success(let answer) = page else { continue }
-            for id in answer.ids where asked.insert(id).inserted && reused[id] == nil { enqueue(.detail(id)) }
+            for id in answer.ids where asked.insert(id).inserted && reused[id] == nil {
+                enqueue(.detail(id))
+                booksToFetch = (booksToFetch ?? 0) + 1
+            }
         }
     }
 
@@ -229,6 +234,7 @@ struct CrawlLedger {
                 toFetch += 1
             }
         }
+        booksToFetch = (booksToFetch ?? 0) + toFetch
         try frameIfComplete(coverAddress: coverAddress)
         return toFetch
     }
@@ -239,7 +245,10 @@ struct CrawlLedger {
         case .success(let detail):
             details[id] = detail.place
             if case .held = detail.place { detailsHeld += 1 }
-            if !wantCover(detail.imageURL, for: id), frame != nil { readyBooks.append(id) }
+            if !wantCover(detail.imageURL, for: id) {
+                booksFetched += 1
+                if frame != nil { readyBooks.append(id) }
+            }
         case .failure(let error):
             try detailsFailed(id, error, coverAddress: coverAddress)
         }
@@ -249,6 +258,8 @@ struct CrawlLedger {
     /// requests, rather than after them all.
     mutating func detailsFailed(_ id: Int, _ error: ReaderAPIError, coverAddress: CoverAddress) rethrows {
         detailFailures[id] = error
+        // Its cover, if one is found, comes after; the book is made at the end either way.
+        if !detailsWaiting.contains(id) { booksFetched += 1 }
         // The list gives no cover: the book's shelf page does, as it gives the other books'.
         if let shelf = listed[id]?.shelfID, shelfIDs.contains(shelf), !shelvesAsked.contains(shelf),
            let summary = shelves.first(where: { $0.id == shelf }) {
@@ -261,8 +272,10 @@ struct CrawlLedger {
     /// waited for it can be made (a book whose details failed waits for the end, where it is reported).
     mutating func coverCame(_ url: String, problem: CoverProblem?) {
         if let problem { coverFailures[url] = problem }
-        if let waiting = coverWaiting.removeValue(forKey: url), frame != nil {
-            for id in waiting where detailFailures[id] == nil { readyBooks.append(id) }
+        guard let waiting = coverWaiting.removeValue(forKey: url) else { return }
+        for id in waiting where detailFailures[id] == nil {
+            if reused[id] == nil { booksFetched += 1 }
+            if frame != nil { readyBooks.append(id) }
         }
     }
 

@@ -164,8 +164,12 @@ extension CrawlRun {
         let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
         let known = crawler.last.knownGaps
         let batchSize = 512
+        // The network is done: its rate would only fall from here.
+        crawler.live?.unwatch()
+        crawler.live?.begin("Making books", total: order.count)
         for start in stride(from: 0, to: order.count, by: batchSize) {
             let batch = order[start..<min(order.count, start + batchSize)]
+            defer { crawler.live?.step(by: batch.count) }
             let sources = batch.filter { !madeBooks.isSettled($0) }.map(ledger.sources)
             let late = try await worker.run { try assembly.make(sources) }
             var nextLate = 0

@@ -48,8 +48,7 @@ final class CrawlRun {
     let coverRecords: CoverRecords
     /// Reads the answers and makes the books, off the threads the answers resume on.
     let worker = WorkerThread(name: "crawl worker")
-    let progress: ProgressLog
-    private var progressQueued: Int
+    private var progress: ProgressLog
     /// How far the crawl got, for the message if the server stops answering: books whose details
     /// were read tonight, and how many the list named.
     private var detailsRead = 0
@@ -96,8 +95,7 @@ final class CrawlRun {
                              reusable: crawler.reusableBooks(), retry: crawler.last.retry, coverStored: { coverRecords[$0] != nil })
         ledger.lastAddresses = crawler.last.addresses
         scheduler = RequestScheduler(level: AdaptiveConcurrency(ceiling: crawler.concurrency, mode: crawler.concurrencyMode))
-        progressQueued = ledger.queued
-        progress = ProgressLog("Crawl", total: ledger.queued + 1, logger: crawler.logger, live: crawler.live)
+        progress = ProgressLog("Crawl", logger: crawler.logger, live: crawler.live)
         shareCards = crawler.shareCardTitle.map(BookShareCards.init)
     }
 
@@ -127,7 +125,7 @@ final class CrawlRun {
                 if let stopped = crawler.client.serverStopped { throw outage(stopped) }
                 if scheduler.inFlight == 0 { ledger.askForBooksOnlyShelvesList() }
                 noteFrame()
-                reportQueued()
+                progress.update(done: ledger.booksFetched, total: ledger.booksToFetch)
             }
         }
         // The last requests all unanswered: the server stopped near the end, and its last books
@@ -200,7 +198,6 @@ final class CrawlRun {
 
     private func listCame(_ answer: Crawler.ListedBooks) throws {
         scheduler.listingAnswered(now: now)
-        progress.step()
         logger.info("Books listed: \(answer.books.count)")
         MemoryUsage.release()
         if let memory = MemoryUsage.summary() { logger.debug("After the list of books: \(memory)") }
@@ -210,10 +207,9 @@ final class CrawlRun {
         if !ledger.reused.isEmpty { logger.info("Book details: \(ledger.reused.count) unchanged since the last snapshot, \(toFetch) to fetch") }
     }
 
-    /// A request came back: the level learns from it, and the progress line moves.
+    /// A request came back: the level learns from it.
     private func answered(_ kind: AdaptiveConcurrency.RequestKind, _ finished: Finished) {
         scheduler.answered(kind, seconds: finished.elapsed.seconds, requests: finished.requests, alone: finished.alone, now: now)
-        progress.step()
         if finished.requests > 0 {
             answerTimes[kind, default: (0, 0)].seconds += finished.elapsed.seconds
             answerTimes[kind, default: (0, 0)].requests += finished.requests
@@ -328,11 +324,6 @@ final class CrawlRun {
         }
         assembly = crawler.assembly(shelfNames: frame.shelfNames, plan: frame.plan, spill: spill,
                                     covers: ledger.wantCovers ? coverRecords : nil)
-    }
-
-    private func reportQueued() {
-        progress.expect(ledger.queued - progressQueued)
-        progressQueued = ledger.queued
     }
 
     /// For --verbose: how long each kind of answer took, and the level the crawl ended at.

@@ -21,6 +21,15 @@ package struct Privacy: Sendable, Equatable {
 
     package var isActive: Bool { !excludedShelves.isEmpty || !notes || !covers }
 
+    /// The options in one line, kept in the private state: a change report compares tonight's
+    /// library with the last one as both look under tonight's options. Empty when none is given.
+    package var summary: String {
+        var parts = excludedShelves.map { "--exclude-shelf " + $0.lowercased() }.sorted()
+        if !notes { parts.append("--no-notes") }
+        if !covers { parts.append("--no-covers") }
+        return parts.joined(separator: " ")
+    }
+
     /// The one rule for what `--exclude-shelf VALUE` names: the shelf whose id is VALUE as a whole
     /// number ("05" is shelf 5), and any shelf whose name is VALUE in any case. A name that looks
     /// like a number ("2024") names both that shelf and the shelf with that id.
@@ -88,9 +97,11 @@ package struct Privacy: Sendable, Equatable {
     /// The same leaving-out over a library already written (`render --from` a private snapshot for
     /// friends): refused as the crawl refuses a shelf that matches none, and with the covers' files
     /// and what was said of them gone too, since no cover is shown.
-    package func apply(to library: inout Library) throws {
+    /// Without `checking`, a shelf that matches none is let be: the last snapshot's library, seen
+    /// as tonight's options would have written it, may not have tonight's shelves.
+    package func apply(to library: inout Library, checking: Bool = true) throws {
         guard isActive else { return }
-        try check(library.shelves.map { ShelfSummary(id: $0.id, name: $0.name) })
+        if checking { try check(library.shelves.map { ShelfSummary(id: $0.id, name: $0.name) }) }
         let plan = plan(shelves: library.shelves)
         var dropped = Set<Int>()
         library.books = library.books.compactMap { book in

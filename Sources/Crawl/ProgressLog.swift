@@ -1,55 +1,42 @@
 import Foundation
-import LibraryArchive
 import Logging
-import Notes
-import ReaderAPI
-import SnapshotStore
 import Support
 
-/// One log line at every tenth of a long phase ("Book details: 2000 of 10000"), so that a run
-/// over a big library shows it is moving without flooding a cron mail.
-final class ProgressLog: @unchecked Sendable {
-    private let lock = NSLock()
+/// The crawl's progress in the books it fetches: one log line at every tenth of many ("Crawl: 2000
+/// of 10000 books"), so that a run shows it is moving without flooding a cron mail, or the live
+/// line on a terminal. The total is known once the list is in, and the books unchanged since the
+/// last snapshot are not in it: a count of requests grew while the crawl learnt what to ask for,
+/// and a quiet night counted thousands of covers it took from the last snapshot as work.
+struct ProgressLog {
     private let label: String
-    private var total: Int
     private let logger: Logger
-    private var done = 0
-    private var nextReport: Int
+    private let live: LiveProgress?
+    private var nextReport = 0
 
-    /// Phases shorter than this say only their start and end.
+    /// Fewer books to fetch than this say only the crawl's start and end.
     static let minimumTotal = 200
 
-    private let live: LiveProgress?
-
-    init(_ label: String, total: Int, logger: Logger, live: LiveProgress? = nil) {
+    init(_ label: String, logger: Logger, live: LiveProgress? = nil) {
         self.label = label
-        self.total = total
         self.logger = logger
         self.live = live
-        self.nextReport = max(1, total / 10)
-        live?.begin(label, total: total)
+        live?.begin(label, total: 0)
     }
 
-    /// More steps than first thought: a pipeline learns its work as it goes.
-    func expect(_ more: Int) {
-        guard more > 0 else { return }
-        live?.expect(more)
-        lock.withLock {
-            total += more
-            nextReport = max(nextReport, done + 1)
+    /// Books done of `total` (nil before the list is in). At most one line a call, however far
+    /// the count moved.
+    mutating func update(done: Int, total: Int?) {
+        guard let total else { return }
+        let done = min(done, total)
+        if let live {
+            live.set(done: done, total: total)
+            return
         }
-    }
-
-    func step() {
-        live?.step()
-        // The live line shows the count on a terminal; log lines are for logs.
-        guard live == nil else { return }
-        let report: (Int, Int)? = lock.withLock {
-            done += 1
-            guard total >= Self.minimumTotal, done >= nextReport, done < total else { return nil }
-            nextReport = done + max(1, total / 10)
-            return (done, total)
-        }
-        if let (done, total) = report { logger.info("\(label): \(done) of \(total)") }
+        guard total >= Self.minimumTotal, done < total else { return }
+        if nextReport == 0 { nextReport = max(1, total / 10) }
+        guard done >= nextReport else { return }
+        let tenth = max(1, total / 10)
+        nextReport = (done / tenth + 1) * tenth
+        logger.info("\(label): \(done) of \(total) books")
     }
 }

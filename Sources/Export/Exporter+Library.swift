@@ -138,6 +138,7 @@ extension Exporter {
         let last = try Self.found(night.last, "the last snapshot")
         let crawled = try Self.found(night.crawled, "the crawl")
         var library = try Self.found(night.library, "the library")
+        live?.unwatch()
         live?.begin("Open Library", total: 0)
         var cache = OpenLibraryCache.read(from: output.place.stateFolder)
         let asRead = cache
@@ -201,21 +202,44 @@ extension Exporter {
         }
         // The gaps the last snapshot listed (of this same account): a gap still open is not news.
         let knownGaps = last.libraryLater == nil ? Set((last.library?.frame.problems ?? []).map(\.gapKey)) : []
-        guard let previous = last.library, try library.sameContent(as: previous) else {
-            return (try ChangeReport.compare(previous: last.library, current: library), false, knownGaps)
+        let samePrivacy = try seeingAsTonight(&last)
+        let lastReport = place.swap.previous.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
+            .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
+        // Other options than last night's: the snapshot is made again whatever the comparison says
+        // (the last one shows what tonight's options leave out).
+        guard samePrivacy, let previous = last.library, try library.sameContent(as: previous) else {
+            var report = try ChangeReport.compare(previous: last.library, current: library)
+            if samePrivacy, !report.firstRun { report.earlier = ChangeReport.earlier(carriedFrom: lastReport) }
+            return (report, false, knownGaps)
         }
         library.frame.generatedAt = previous.frame.generatedAt
-        let kept = place.swap.previous.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
-            .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
-        return (try kept ?? ChangeReport.compare(previous: previous, current: library), true, knownGaps)
+        return (try lastReport ?? ChangeReport.compare(previous: previous, current: library), true, knownGaps)
+    }
+
+    /// The last library as tonight's privacy options would have written it, when it was written
+    /// under others: compared as it was, a shelf left out tonight had its books listed as removed
+    /// on the Changes page, by title. Returns whether the options are the same as last night's
+    /// (only then are the nights before carried on the Changes page).
+    private func seeingAsTonight(_ last: inout LastSnapshot) throws -> Bool {
+        let privacy = settings.content.privacy
+        // A state written before the options were kept says only whether its library was whole.
+        let lastPrivacy = last.state.privacy ?? (last.state.noteLimit != nil ? "" : nil)
+        if lastPrivacy == privacy.summary { return true }
+        if privacy.isActive, let previous = last.library {
+            var library = try previous.library()
+            try privacy.apply(to: &library, checking: false)
+            last.library = Catalog(library)
+        }
+        return false
     }
 
     /// Every page, on a thread of its own: the threads answers resume on are the network's.
     /// Returns the book and shelf pages' digests, for the next run.
     func render(_ library: Catalog, changes: ChangeReport, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
         logger.info("Rendering \(settings.site.formats.sorted().map(\.rawValue).joined(separator: ", "))")
-        live?.begin("Rendering", total: 0)
+        live?.unwatch()
         var renderer = SiteRenderer(site: settings.site)
+        renderer.progress = live
         renderer.pages = pages
         let ready = renderer
         let rendered = try await EveryCore.onThreadOfItsOwn("render") { try ready.render(library, changes: changes, into: writer) }

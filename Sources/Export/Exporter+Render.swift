@@ -12,12 +12,12 @@ extension Exporter {
     /// read from the file as their pages are made. The pages keep the snapshot's language unless
     /// `--language` says otherwise; `privacy` leaves out of them what it names.
     package static func render(from archive: URL, to output: URL, site: SiteArguments, privacy: Privacy = Privacy(),
-                               logger: Logger) async throws -> Catalog {
+                               logger: Logger, live: LiveProgress? = nil) async throws -> Catalog {
         // On a thread of its own: the threads answers resume on are the network's.
         let read = try await EveryCore.onThreadOfItsOwn("read") { try readArchive(archive, privacy: privacy) }
         let identity = try await site.resolve(logger: logger, otherwise: read.frame.language)
         return try await EveryCore.onThreadOfItsOwn("render") {
-            try renderNow(read, from: archive, to: output, site: identity, logger: logger)
+            try renderNow(read, from: archive, to: output, site: identity, changesKept: !privacy.isActive, logger: logger, live: live)
         }
     }
 
@@ -44,7 +44,8 @@ extension Exporter {
         return catalog
     }
 
-    private static func renderNow(_ catalog: Catalog, from archive: URL, to output: URL, site: SiteIdentity, logger: Logger) throws -> Catalog {
+    private static func renderNow(_ catalog: Catalog, from archive: URL, to output: URL, site: SiteIdentity, changesKept: Bool,
+                                  logger: Logger, live: LiveProgress?) throws -> Catalog {
         var catalog = catalog
         MemoryUsage.release()
         // --title names the catalog anew; without it, the archive's own name stands.
@@ -59,7 +60,8 @@ extension Exporter {
             }
         }
         if refused > 0 { logger.warning("\(refused) cover paths in library.json are not of the form covers/<hash>.<ext>; those covers are left out") }
-        let changes = (try? Data(contentsOf: source.appendingPathComponent("changes.json")))
+        // A report made without tonight's privacy options names what they leave out: it is left out.
+        let changes = !changesKept ? nil : (try? Data(contentsOf: source.appendingPathComponent("changes.json")))
             .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
         let swap = try SnapshotSwap(output: output)
         do {
@@ -100,7 +102,9 @@ extension Exporter {
                 }
             }
             if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-            try SiteRenderer(site: site).render(catalog, changes: changes, into: writer)
+            var renderer = SiteRenderer(site: site)
+            renderer.progress = live
+            try renderer.render(catalog, changes: changes, into: writer)
             try swap.swapIn()
         } catch {
             swap.discard()

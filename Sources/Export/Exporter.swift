@@ -227,6 +227,7 @@ extension Exporter {
         state.origin = SnapshotOrigin(server: settings.server.description, userID: client.session?.userID)
         state.addresses = crawled.addresses
         state.noteLimit = privacy.isActive ? nil : settings.content.noteLimit
+        state.privacy = privacy.summary
         state.renderedWith = RenderDigest.digest(settings.site)
         state.writtenBy = RenderDigest.thisBuild
         return state

@@ -33,13 +33,40 @@ package struct ChangeReport: Codable, Sendable, Equatable {
     package var removed: [Entry] = []
     package var moved: [Move] = []
     package var edited: [Edit] = []
+    /// The reports of the nights before that found changes, newest first (each without its own
+    /// `earlier`): the Changes page shows a month, not one night. Absent on a first snapshot, and
+    /// when the privacy options changed since (a report made without them may name what they
+    /// now leave out).
+    package var earlier: [ChangeReport]?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", firstRun = "first_run", previousGeneratedAt = "previous_generated_at"
-        case generatedAt = "generated_at", added, removed, moved, edited
+        case generatedAt = "generated_at", added, removed, moved, edited, earlier
     }
 
     package var isEmpty: Bool { added.isEmpty && removed.isEmpty && moved.isEmpty && edited.isEmpty }
+
+    var entryCount: Int { added.count + removed.count + moved.count + edited.count }
+
+    /// Nights kept in `earlier`, and the books they may name in all: a page of a month of ordinary
+    /// nights, which a night that changed thousands of books does not make huge.
+    package static let earlierNights = 30
+    package static let earlierEntries = 5_000
+
+    /// Tonight's `earlier`: the last report, then the nights it carried, without first snapshots and
+    /// nights without changes, up to the bounds above.
+    package static func earlier(carriedFrom last: ChangeReport?) -> [ChangeReport]? {
+        guard let last else { return nil }
+        var nights: [ChangeReport] = []
+        var entries = 0
+        for var night in [last] + (last.earlier ?? []) where !night.firstRun && !night.isEmpty {
+            guard nights.count < earlierNights, entries + night.entryCount <= earlierEntries else { break }
+            night.earlier = nil
+            entries += night.entryCount
+            nights.append(night)
+        }
+        return nights.isEmpty ? nil : nights
+    }
 
     package var summary: String {
         if firstRun { return "first snapshot" }

@@ -6,6 +6,12 @@ package struct PublishError: Error, Sendable, CustomStringConvertible {
         case rcloneMissing
         /// The remote's name is not one rclone knows (no config section, no RCLONE_CONFIG_NAME_TYPE).
         case remoteUnknown(name: String, known: [String])
+        /// A folder of this machine to publish into that is not there: it is not made, since a
+        /// mistyped path would be.
+        case folderMissing
+        /// A folder of this machine to publish into that holds the snapshot, its private state or
+        /// its history, or lies in them: its files not in the snapshot would be deleted.
+        case folderOverlaps(snapshot: String)
         /// The folder is not a snapshot reader-snapshot wrote: publishing it could upload anything.
         case notASnapshot
         /// The dated snapshots' folder has no `latest` snapshot yet.
@@ -34,6 +40,10 @@ package struct PublishError: Error, Sendable, CustomStringConvertible {
         case .remoteUnknown(let name, let known):
             let list = known.isEmpty ? "rclone knows no remote yet" : "rclone knows " + known.map { "\($0):" }.joined(separator: ", ")
             return "\(path): rclone has no remote named '\(name)' (\(list)): set one up with 'rclone config', or with RCLONE_CONFIG_\(Self.environmentName(name))_TYPE and its other variables (docs/publishing.md)"
+        case .folderMissing:
+            return "\(path): no such folder on this machine: make it first (publish makes none, so that a mistyped path publishes nowhere)"
+        case .folderOverlaps(let snapshot):
+            return "\(path): holds or lies in \(snapshot), what it publishes and what it keeps: a publish there would delete its own files. Choose a folder apart"
         case .notASnapshot:
             return "\(path): not a snapshot written by reader-snapshot (no .reader-snapshot marker, no latest link): nothing is published from a folder it did not write"
         case .noLatestSnapshot:

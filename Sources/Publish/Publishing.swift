@@ -55,9 +55,13 @@ package struct Publishing: Sendable {
     package func run() async throws -> Outcome {
         let target = options.target
         guard let rclone = Rclone.find() else { throw PublishError(.rcloneMissing, path: target.description) }
-        let known = try await rclone.remotes()
-        guard known.contains(target.name) else {
-            throw PublishError(.remoteUnknown(name: target.name, known: known), path: target.description)
+        if target.isLocalFolder {
+            try Self.checkFolder(target, apartFrom: options.place)
+        } else {
+            let known = try await rclone.remotes()
+            guard known.contains(target.name) else {
+                throw PublishError(.remoteUnknown(name: target.name, known: known), path: target.description)
+            }
         }
         let snapshot = try VisitorFiles.snapshot(in: options.place)
         let state = options.place.stateFolder
@@ -100,6 +104,24 @@ package struct Publishing: Sendable {
         record.finished = true
         save(record)
         return outcome
+    }
+
+    /// A folder of this machine is published into only when it is there and apart from the
+    /// snapshot: not it, not in it, and not around it, its private state or its history (the
+    /// publish deletes what the snapshot does not have).
+    static func checkFolder(_ target: RemoteTarget, apartFrom place: SnapshotPlace) throws {
+        let folder = URL(fileURLWithPath: target.path).resolvingSymlinksInPath().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw PublishError(.folderMissing, path: target.path)
+        }
+        func within(_ inner: String, _ outer: String) -> Bool { inner == outer || inner.hasPrefix(outer == "/" ? "/" : outer + "/") }
+        for kept in [place.root, place.stateFolder, place.gitDirectory] {
+            let kept = kept.resolvingSymlinksInPath().path
+            if within(folder, kept) || within(kept, folder) {
+                throw PublishError(.folderOverlaps(snapshot: place.root.path), path: target.path)
+            }
+        }
     }
 
     private static func entry(_ file: CheckedFile) -> PublishRecord.Entry {

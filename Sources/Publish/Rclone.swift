@@ -36,7 +36,7 @@ package struct Rclone: Sendable {
     /// Whether the remote keeps an MD5 of each file (S3 and most object stores do; WebDAV and SFTP
     /// servers mostly do not).
     package func keepsMD5(_ target: RemoteTarget) async throws -> Bool {
-        let printed = try await run(["backend", "features", "\(target.name):"], step: "asking what the remote keeps", target: target.description)
+        let printed = try await run(["backend", "features", target.backend], step: "asking what the remote keeps", target: target.description)
         struct Features: Decodable { var Hashes: [String]? }
         let features = try? JSONDecoder().decode(Features.self, from: Data(printed.utf8))
         return features?.Hashes?.contains { $0.lowercased() == "md5" } ?? false

@@ -242,8 +242,11 @@ extension ChangesView: MustacheParent {
         case "firstRun": return self.firstRun
         case "hasChanges": return self.hasChanges
         case "noChanges": return self.noChanges
+        case "date": return self.date.map(Text.init)
         case "previousDate": return self.previousDate.map(Text.init)
         case "summary": return Text(self.summary)
+        case "earlier": return self.earlier.map(Ref.init)
+        case "hasEarlier": return !self.earlier.isEmpty
         case "added": return self.added.map(Ref.init)
         case "removed": return self.removed.map(Ref.init)
         case "moved": return self.moved.map(Ref.init)

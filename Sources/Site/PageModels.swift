@@ -304,17 +304,24 @@ final class ChangesView: Sendable {
     let firstRun: Bool
     let hasChanges: Bool
     let noChanges: Bool
+    /// When the snapshot that found these changes was taken.
+    let date: String?
     let previousDate: String?
     let summary: String
     let added: [ChangeItemView]
     let removed: [ChangeItemView]
     let moved: [ChangeItemView]
     let edited: [ChangeItemView]
+    /// The nights before that found changes, newest first.
+    let earlier: [ChangesView]
 
-    init(firstRun: Bool, hasChanges: Bool, noChanges: Bool, previousDate: String? = nil, summary: String, added: [ChangeItemView], removed: [ChangeItemView], moved: [ChangeItemView], edited: [ChangeItemView]) {
+    init(firstRun: Bool, hasChanges: Bool, noChanges: Bool, date: String? = nil, previousDate: String? = nil, summary: String,
+         added: [ChangeItemView], removed: [ChangeItemView], moved: [ChangeItemView], edited: [ChangeItemView], earlier: [ChangesView] = []) {
         self.firstRun = firstRun
         self.hasChanges = hasChanges
         self.noChanges = noChanges
+        self.date = date
+        self.earlier = earlier
         self.previousDate = previousDate
         self.summary = summary
         self.added = added

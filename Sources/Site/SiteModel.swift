@@ -95,27 +95,33 @@ struct SiteModel {
                                generatedAt: nil, bookCount: site.bookCount, shelfCount: site.shelfCount, noteCount: site.noteCount,
                                coverCount: site.coverCount, unshelvedCount: site.unshelvedCount, problemCount: site.problemCount,
                                hasProblems: site.hasProblems, hasChanges: site.hasChanges, hasFeed: site.hasFeed, hasOPDS: site.hasOPDS, language: language)
-        changesView = changes.map { report in
-            func item(_ id: Int, _ title: String, detail: String?) -> ChangeItemView {
-                let file = placeByID[id].map { fileNames[$0] }
-                return ChangeItemView(title: title, titleMarkdown: Markdown.text(title), href: file.map { "books/\($0).html" },
-                                      markdownHref: file.map { "books/\($0).md" }, detail: detail, detailMarkdown: detail.map(Markdown.text))
-            }
-            return ChangesView(
-                firstRun: report.firstRun, hasChanges: !report.isEmpty, noChanges: !report.firstRun && report.isEmpty,
-                previousDate: report.previousGeneratedAt.map(language.dateTime), summary: Self.summary(of: report, in: language),
-                added: report.added.map { item($0.id, $0.title, detail: nil) },
-                removed: report.removed.map { ChangeItemView(title: $0.title, titleMarkdown: Markdown.text($0.title), href: nil,
-                                                             markdownHref: nil, detail: nil, detailMarkdown: nil) },
-                moved: report.moved.map { move in
-                    // The report says "no shelf" in English (changes.json); the page in its language.
-                    func names(_ shelves: [String]) -> String {
-                        shelves == ["no shelf"] ? language.text("noShelfLower") : shelves.joined(separator: ", ")
-                    }
-                    return item(move.id, move.title, detail: "\(names(move.from)) → \(names(move.to))")
-                },
-                edited: report.edited.map { item($0.id, $0.title, detail: $0.fields.map { language.text("field." + $0) }.joined(separator: ", ")) })
+        changesView = changes.map { [placeByID, fileNames] report in
+            Self.changesView(of: report, language: language, fileOf: { placeByID[$0].map { fileNames[$0] } })
         }
+    }
+
+    /// A change report as the pages show it, with the nights before it; `fileOf` gives the file
+    /// name of a book still in the library, by id, for a link to its page.
+    static func changesView(of report: ChangeReport, language: Language, fileOf: (Int) -> String?) -> ChangesView {
+        func item(_ id: Int?, _ title: String, detail: String?) -> ChangeItemView {
+            let file = id.flatMap(fileOf)
+            return ChangeItemView(title: title, titleMarkdown: Markdown.text(title), href: file.map { "books/\($0).html" },
+                                  markdownHref: file.map { "books/\($0).md" }, detail: detail, detailMarkdown: detail.map(Markdown.text))
+        }
+        // The report says "no shelf" in English (changes.json); the page in its language.
+        func names(_ shelves: [String]) -> String {
+            shelves == ["no shelf"] ? language.text("noShelfLower") : shelves.joined(separator: ", ")
+        }
+        return ChangesView(
+            firstRun: report.firstRun, hasChanges: !report.isEmpty, noChanges: !report.firstRun && report.isEmpty,
+            date: language.dateTime(report.generatedAt), previousDate: report.previousGeneratedAt.map(language.dateTime),
+            summary: Self.summary(of: report, in: language),
+            added: report.added.map { item($0.id, $0.title, detail: nil) },
+            // A removed book has no page to link to.
+            removed: report.removed.map { item(nil, $0.title, detail: nil) },
+            moved: report.moved.map { item($0.id, $0.title, detail: "\(names($0.from)) → \(names($0.to))") },
+            edited: report.edited.map { item($0.id, $0.title, detail: $0.fields.map { language.text("field." + $0) }.joined(separator: ", ")) },
+            earlier: (report.earlier ?? []).map { changesView(of: $0, language: language, fileOf: fileOf) })
     }
 
     /// The catalog's name: `--title`, or a neutral one. A snapshot written before `--title` existed

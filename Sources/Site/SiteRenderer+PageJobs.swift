@@ -118,7 +118,11 @@ extension SiteRenderer {
         let shared = BookPageJobs(renderer: self, model: model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, writer: writer)
         let count = model.books.count
         return stride(from: 0, to: count, by: Self.booksPerJob).map { start in
-            { for index in start..<min(start + Self.booksPerJob, count) { try shared.make(shared.model.books[index]) } }
+            {
+                let end = min(start + Self.booksPerJob, count)
+                for index in start..<end { try shared.make(shared.model.books[index]) }
+                shared.renderer.progress?.step(by: end - start)
+            }
         }
     }
 

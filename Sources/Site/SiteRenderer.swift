@@ -27,6 +27,8 @@ package struct SiteRenderer: Sendable {
     package var pages = PageDigests()
     /// With `siteURL`, each page's link preview gets a share card of its own (`cards/`).
     package var shareCards = true
+    /// The live line on a terminal: the book pages made, then the other pages.
+    package var progress: LiveProgress?
 
     /// What a render did: its book and shelf pages' digests, for the next run, and how many of
     /// those pages were linked from the last snapshot rather than rendered.
@@ -92,6 +94,7 @@ package struct SiteRenderer: Sendable {
                 shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
             }
         }
+        progress?.begin("Rendering book pages", total: formats.isDisjoint(with: [.html, .markdown]) ? 0 : catalog.count)
         let first = PendingJobs(jobs)
         jobs = []
         try first.run()
@@ -109,7 +112,8 @@ package struct SiteRenderer: Sendable {
         }
         // The big pages first, in one job: the other core has the rest to do meanwhile.
         let big = bigPages
-        let then = PendingJobs((big.isEmpty ? [] : [{ for job in big { try job() } }]) + shelves)
+        let then = PendingJobs((big.isEmpty ? [] : [{ for job in big { try job() } }]) + shelves, progress: progress)
+        progress?.begin("Rendering shelves and lists", total: then.count)
         (bigPages, shelves) = ([], [])
         try then.run()
         let takenOut = cards.removeOthers()
@@ -149,15 +153,18 @@ package struct SiteRenderer: Sendable {
     /// OPDS feeds' summaries, a book's place), rather than all of them when the last is.
     private final class PendingJobs: @unchecked Sendable {
         private let jobs: UnsafeMutableBufferPointer<Job?>
+        /// Moved a step a job, where the jobs are of one kind.
+        private let progress: LiveProgress?
 
-        init(_ jobs: [Job]) {
+        init(_ jobs: [Job], progress: LiveProgress? = nil) {
+            self.progress = progress
             self.jobs = .allocate(capacity: max(1, jobs.count))
             _ = self.jobs.initialize(from: jobs.lazy.map { Optional($0) })
             if jobs.isEmpty { self.jobs.initializeElement(at: 0, to: nil) }
             count = jobs.count
         }
 
-        private let count: Int
+        let count: Int
 
         deinit {
             jobs.deinitialize()
@@ -170,6 +177,7 @@ package struct SiteRenderer: Sendable {
                 let job = jobs[index]
                 jobs[index] = nil
                 try job?()
+                progress?.step()
             }
         }
     }

@@ -54,6 +54,9 @@ package struct SnapshotState: Sendable {
     package var noteLimit: Int?
     /// A digest of what the pages were rendered with (templates, formats, site URL, this tool).
     package var renderedWith: String?
+    /// The privacy options the kept library was written under (`Privacy.summary`, "" for none);
+    /// nil in a state written before they were kept.
+    package var privacy: String?
     /// The build of the tool that wrote the state and its library (`RenderDigest.thisBuild`).
     package var writtenBy: String?
     /// The covers' records still to be read, when the state was read without them.
@@ -91,10 +94,11 @@ package struct SnapshotState: Sendable {
         var writtenBy: String?
         var retry: RetrySchedule?
         var origin: SnapshotOrigin?
+        var privacy: String?
 
         enum CodingKeys: String, CodingKey {
             case schemaVersion = "schema_version", responses, noteLimit = "note_limit", renderedWith = "rendered_with"
-            case writtenBy = "written_by", retry, origin
+            case writtenBy = "written_by", retry, origin, privacy
         }
     }
 
@@ -119,6 +123,7 @@ package struct SnapshotState: Sendable {
         state.writtenBy = stored.writtenBy
         state.retry = stored.retry ?? RetrySchedule()
         state.origin = stored.origin
+        state.privacy = stored.privacy
         if let data = try? Data(contentsOf: folder.appendingPathComponent(addressesFile)),
            let addresses = try? CoverAddresses(json: data) {
             state.addresses = addresses
@@ -224,7 +229,7 @@ package struct SnapshotState: Sendable {
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
             try Self.makePrivateFolder(bodies)
             var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith,
-                                writtenBy: writtenBy, retry: retry.isEmpty ? nil : retry, origin: origin)
+                                writtenBy: writtenBy, retry: retry.isEmpty ? nil : retry, origin: origin, privacy: privacy)
             for (key, entry) in responses {
                 let body = try entry.body.data()
                 let file = Self.bodyFile(body)

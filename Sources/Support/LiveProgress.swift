@@ -50,6 +50,9 @@ package final class LiveProgress: @unchecked Sendable {
 
     package func watch(_ network: @escaping @Sendable () -> Network) { lock.withLock { self.network = network } }
 
+    /// The network's figures are the crawl's: a phase after it would show its rate falling.
+    package func unwatch() { lock.withLock { network = nil } }
+
     package func begin(_ phase: String, total: Int) {
         lock.withLock {
             self.phase = phase
@@ -59,9 +62,15 @@ package final class LiveProgress: @unchecked Sendable {
         }
     }
 
-    package func step() { lock.withLock { done += 1 } }
+    package func step(by count: Int = 1) { lock.withLock { done += count } }
 
-    package func expect(_ more: Int) { lock.withLock { total += more } }
+    /// The count as the phase knows it; a total of 0 is not known yet.
+    package func set(done: Int, total: Int) {
+        lock.withLock {
+            self.done = done
+            self.total = total
+        }
+    }
 
     /// Prints a log line above the progress line.
     package func print(_ text: String) {

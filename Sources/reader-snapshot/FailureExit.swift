@@ -66,7 +66,8 @@ extension HistoryError: ExitingError {
 extension PublishError: ExitingError {
     var exitCode: Int32 {
         switch reason {
-        case .rcloneMissing, .remoteUnknown: return ExitCodes.publishNotSetUp
+        case .rcloneMissing, .remoteUnknown, .folderMissing: return ExitCodes.publishNotSetUp
+        case .folderOverlaps: return ExitCodes.badUsage
         case .tooManyDeletions: return ExitCodes.tooManyDeletions
         case .notASnapshot, .noLatestSnapshot: return ExitCodes.badUsage
         case .rcloneFailed, .unreadable: return ExitCodes.publishFailed

@@ -23,7 +23,7 @@ struct PublishOptions: ParsableArguments {
             throw ValidationError("""
                 \(option) takes an rclone remote and a path, like mys3:my-bucket/books or dav:public/books \
                 (not '\(UntrustedText.displayable(text))'): the remote's name as 'rclone listremotes' shows it, a colon, \
-                and the folder on it.
+                and the folder on it; or a folder of this machine by its absolute path, like /var/www/books.
                 """)
         }
         return target
@@ -39,7 +39,8 @@ struct PublishCommand: AsyncParsableCommand, CheckedCommand {
         The remote is one of rclone's (S3 and S3-compatible stores, WebDAV, SFTP, FTP, Backblaze \
         B2, Google Cloud Storage, Azure, …), set up with 'rclone config' or RCLONE_CONFIG_NAME_* \
         variables: reader-snapshot never asks for, keeps or prints the host's credentials. See \
-        docs/publishing.md.
+        docs/publishing.md. A folder of this machine (a web server's, a USB stick's) is given by its \
+        absolute path, like /var/www/books: it must exist, apart from the snapshot.
 
         Files are compared by size and MD5 (where the host keeps one) and only those that differ \
         go up: covers, thumbnails and assets first, then book pages, then shelf, author and year \
@@ -54,7 +55,7 @@ struct PublishCommand: AsyncParsableCommand, CheckedCommand {
     @Argument(help: ArgumentHelp("The snapshot folder (export's --output; with --keep, the folder of dated snapshots).", valueName: "dir"))
     var folder: String
 
-    @Argument(help: ArgumentHelp("The rclone remote and the path on it, like mys3:my-bucket/books.", valueName: "remote:path"))
+    @Argument(help: ArgumentHelp("The rclone remote and the path on it, like mys3:my-bucket/books, or a folder's absolute path.", valueName: "remote:path"))
     var remote: String
 
     @OptionGroup var publishing: PublishOptions

@@ -81,14 +81,17 @@ struct Render: AsyncParsableCommand, CheckedCommand {
     }
 
     func run() async throws {
-        let logger = console.makeLogger()
+        let live = console.makeLiveProgress()
+        let logger = console.makeLogger(live: live)
         let formats = try site.formats()
-        Interruption.install(logger: logger, live: nil)
+        Interruption.install(logger: logger, live: live)
+        live?.start()
+        defer { live?.stop() }
         let outputURL = URL(fileURLWithPath: output ?? "")
         let archive = try Self.archive(from ?? "")
         do {
             try WritableFolders.check(output: outputURL)
-            let catalog = try await Exporter.render(from: archive, to: outputURL, site: site, privacy: privacy.resolve(), logger: logger)
+            let catalog = try await Exporter.render(from: archive, to: outputURL, site: site, privacy: privacy.resolve(), logger: logger, live: live)
             logger.info("Rendered \(catalog.count) books from \(archive.path)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
         } catch {

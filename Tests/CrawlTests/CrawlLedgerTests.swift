@@ -67,7 +67,40 @@ import Testing
         #expect(frame.shelves.map(\.bookIDs) == [[10, 11], [12]])
         #expect(frame.shelves.map(\.name) == ["Fiction", "Poetry"])
         #expect(frame.shelfNames == [1: "Fiction", 2: "Poetry"])
-        #expect(ledger.queued == 3)
+        #expect(ledger.booksToFetch == 3)
+        #expect(ledger.booksFetched == 0)
+    }
+
+    /// The progress counts the books it fetches, each once, of a total the list fixes: a book whose
+    /// cover is still to come is not done, one whose details failed is, an unchanged one is not
+    /// counted at all, and one only a shelf lists adds itself to the total when it is asked for.
+    @Test func progressCountsEachFetchedBookOnceWhenItsDetailsAndCoverAreIn() throws {
+        let shelves = [ShelfSummary(id: 1, name: "Fiction", bookCount: 5)]
+        var ledger = Self.ledger(shelves)
+        #expect(ledger.booksToFetch == nil, "no total before the list")
+        var unchanged = Self.listed(5, shelf: 1)
+        unchanged.unchanged = 0
+        try ledger.listCame(Crawler.ListedBooks(books: [Self.listed(1, shelf: 1), Self.listed(2, shelf: 1), Self.listed(3, shelf: 1), unchanged]),
+                            coverAddress: Self.address([:]))
+        #expect(ledger.booksToFetch == 3)
+        try ledger.detailCame(1, Self.detail(cover: nil), coverAddress: Self.address([:]))
+        #expect(ledger.booksFetched == 1)
+        try ledger.detailCame(2, Self.detail(cover: "https://covers.example/2.jpg"), coverAddress: Self.address([:]))
+        #expect(ledger.booksFetched == 1, "book 2 waits for its cover")
+        try ledger.detailsFailed(3, Self.failure, coverAddress: Self.address([:]))
+        #expect(ledger.booksFetched == 2)
+        ledger.queueReusedCovers { _ in "https://covers.example/5.jpg" }
+        ledger.coverCame("https://covers.example/2.jpg", problem: nil)
+        ledger.coverCame("https://covers.example/5.jpg", problem: CoverProblem(message: "HTTP 404"))
+        #expect(ledger.booksFetched == 3, "the unchanged book is not counted")
+        // The shelf names a sixth book the list left out.
+        try ledger.shelfCame(shelves[0], Self.page(shelves[0], [1, 2, 3, 5, 6]), coverAddress: Self.address([:]))
+        _ = Self.drain(&ledger)
+        ledger.askForBooksOnlyShelvesList()
+        #expect(Self.drain(&ledger) == [.detail(6)])
+        #expect(ledger.booksToFetch == 4)
+        try ledger.detailCame(6, Self.detail(cover: nil), coverAddress: Self.address([:]))
+        #expect(ledger.booksFetched == 4)
     }
 
     @Test func aShelfWhoseCountTheListDoesNotMakeUpIsAskedForAndItsExtraBookToo() throws {

@@ -123,6 +123,37 @@ struct NightlyTests {
         await server.stop()
     }
 
+    /// The crawl's progress counts the books it fetches, of a total the list gives, which does not
+    /// move; a night that fetches a few prints no count (it would count work it did not do).
+    @Test func progressCountsTheBooksFetchedOfAFixedTotalAndAQuietNightCountsNothing() async throws {
+        let server = try await SampleServer.startSynthetic(books: 600, seed: 5)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("progress")
+        func counts(_ run: ToolRun) -> [(done: Int, total: Int)] {
+            run.stderr.split(separator: "\n").compactMap { line in
+                guard line.hasPrefix("Crawl: "), line.hasSuffix(" books") else { return nil }
+                let words = line.split(separator: " ")
+                guard words.count == 5, let done = Int(words[1]), let total = Int(words[3]) else { return nil }
+                return (done, total)
+            }
+        }
+        let extra = ["--format", "json", "--no-thumbnails"]
+        for (night, more) in [(1, [String]()), (3, ["--full"])] {
+            let run = try await EndToEndTests.export(server, to: output, extra: extra + more)
+            #expect(run.status == 2, "night \(night): \(run.output)")
+            let seen = counts(run)
+            #expect(seen.count >= 5, "night \(night): \(run.stderr)")
+            #expect(seen.allSatisfy { $0.total == 600 && $0.done < 600 }, "night \(night): \(seen)")
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.done < $1.done }, "night \(night): \(seen)")
+            if night == 1 {
+                let quiet = try await EndToEndTests.export(server, to: output, extra: extra)
+                #expect(quiet.stderr.contains(" unchanged since the last snapshot, ") && counts(quiet).isEmpty, "\(quiet.stderr)")
+            }
+        }
+        await server.stop()
+    }
+
     @Test func onlyBooksWhoseDateMovedAreAskedForAgainAndFullAsksForAll() async throws {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()

@@ -235,14 +235,43 @@ struct PublishCommandTests {
         let unknown = try await ToolRunner.run(["publish", output.path, "nosuch:bucket"], environment: environment)
         #expect(unknown.status == 68 && unknown.stderr.contains("no remote named 'nosuch'"), "\(unknown.output)")
         #expect(unknown.stderr.contains("RCLONE_CONFIG_NOSUCH_TYPE"), "\(unknown.output)")
-        let local = try await ToolRunner.run(["publish", output.path, "/var/www/books"], environment: environment)
-        #expect(local.status == 64 && local.stderr.contains("takes an rclone remote and a path"), "\(local.output)")
+        let relative = try await ToolRunner.run(["publish", output.path, "www/books"], environment: environment)
+        #expect(relative.status == 64 && relative.stderr.contains("or a folder of this machine by its absolute path"), "\(relative.output)")
         let notOurs = try await ToolRunner.run(["publish", folder.url.path, "s3:bucket"],
                                                environment: environment.merging(["RCLONE_CONFIG_S3_TYPE": "s3"]) { _, new in new })
         #expect(notOurs.status == 64 && notOurs.stderr.contains("not a snapshot written by reader-snapshot"), "\(notOurs.output)")
         let stray = try await ToolRunner.run(["export", "--server", "http://127.0.0.1:9", "--email", "a@b.c", "--output", output.path, "--force"],
                                              environment: ["READER_PASSWORD": "x"])
         #expect(stray.status == 64 && stray.stderr.contains("--max-deletes and --force go with --publish"), "\(stray.output)")
+    }
+
+    /// A folder of this machine, as rclone takes one: the snapshot's visitor files byte for byte,
+    /// nothing sent again; a folder that is not there is not made, and one around the snapshot or
+    /// its private state is refused (its own files would be deleted).
+    @Test func aFolderOfThisMachineIsPublishedIntoOnlyWhenItIsThereAndApart() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books")
+        #expect(try await Self.exportBundled(to: output).status == 2)
+        let environment = ["RCLONE_CONFIG": "/nonexistent/rclone.conf"]
+        let site = folder.path("www/books")
+
+        let missing = try await ToolRunner.run(["publish", output.path, site.path], environment: environment)
+        #expect(missing.status == 68 && missing.stderr.contains("no such folder on this machine"), "\(missing.output)")
+        #expect(!FileManager.default.fileExists(atPath: site.path), "publish made the folder")
+        for around in [folder.url, output, output.appendingPathComponent("books")] {
+            try? FileManager.default.createDirectory(at: around, withIntermediateDirectories: true)
+            let refused = try await ToolRunner.run(["publish", output.path, around.path], environment: environment)
+            #expect(refused.status == 64 && refused.stderr.contains("a publish there would delete its own files"), "\(around.path): \(refused.output)")
+        }
+
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        let first = try await ToolRunner.run(["publish", output.path, site.path], environment: environment)
+        #expect(first.status == 0, "\(first.output)")
+        let local = SiteInspector(root: output).contents()
+        #expect(SiteInspector(root: site).contents() == local, "the folder holds the snapshot's visitor files, and nothing else")
+        let second = try await ToolRunner.run(["publish", output.path, site.path], environment: environment)
+        #expect(second.status == 0 && second.stderr.contains("0 uploaded, 0 deleted, \(local.count) unchanged"), "\(second.output)")
     }
 
     @Test func aPublishedCatalogWorksOverHTTPFromTheHost() async throws {

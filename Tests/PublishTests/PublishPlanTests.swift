@@ -107,7 +107,12 @@ struct PublishPlanTests {
         #expect(RemoteTarget("sftp:/var/www/books/")?.path == "/var/www/books")
         #expect(RemoteTarget("s3:bucket/books")?.description == "s3:bucket/books")
         #expect(RemoteTarget("my-dav.2:")?.path == "")
-        for wrong in ["/var/www/books", "books", ":s3:bucket", "-x:y", "s3:bucket/../etc", "s3:a\nb", "a/b:c"] {
+        // A folder of this machine: by its absolute path only, never the root itself.
+        #expect(RemoteTarget("/var/www//books/")?.isLocalFolder == true)
+        #expect(RemoteTarget("/var/www//books/")?.description == "/var/www/books")
+        #expect(RemoteTarget("/srv/a:b")?.path == "/srv/a:b")
+        #expect(RemoteTarget("s3:bucket")?.isLocalFolder == false)
+        for wrong in ["books", "./books", "/", "//", "/var/../etc", "/var/./www", "/a\tb", ":s3:bucket", "-x:y", "s3:bucket/../etc", "s3:a\nb", "a/b:c"] {
             #expect(RemoteTarget(wrong) == nil, "\(wrong)")
         }
     }
