@@ -30,7 +30,7 @@ add(106, "Jane Eyre", "Charlotte Brontë", "9780141441146", 4, d("03-09"),
     W("Reader, I married him."), disk("jane-eyre.png"))
 add(107, "Wuthering Heights", "Emily Brontë", "9780141439556", 4, d("03-21"),
     '<div class="trix-content">\n  \n</div>\n', disk("wuthering-heights.jpg"))
-add(108, "Great Expectations", "Charles Dickens", "9780141439563", 2, d("04-04"),
+add(108, "Great Expectations", "Charles Dickens", "978-0-14-143956-3", 2, d("04-04"),
     W("Quote from the opening, kept as typed:<br></div><pre>My father's family name being Pirrip, and my Christian name Philip,\nmy infant tongue could make of both names nothing longer or more explicit than Pip.</pre><div>Pip &lt;3 Estella? Not quite."), disk("great-expectations.webp"))
 add(109, "War and Peace", "Leo Tolstoy", "9781400079988", 3, d("04-20"),
     W("Character list for the first 300 pages:<br></div><ol><li>Pierre Bezukhov</li><li>Prince Andrei Bolkonsky</li><li>Natasha Rostova</li></ol><div>"), disk("war-and-peace.gif"))
@@ -56,7 +56,7 @@ add(119, "The Scarlet Letter", None, "9780142437261", 2, d("09-23"),
     W("Author missing in my import — it is Hawthorne."), disk("scarlet-letter.jpg"))
 add(120, "Adventures of Huckleberry Finn", "Mark Twain", "9780142437179", 2, d("10-01"),
     W("Second read.<br>Notes on dialect:<br></div><ul><li>the introductory note lists <em>seven</em> dialects</li><li>see <a href=\"https://www.marktwainproject.org/\">the Mark Twain Project</a></li></ul><div><br><br>"), disk("huckleberry-finn.png"))
-add(121, "The Adventures of Sherlock Holmes", "Arthur Conan Doyle", "9780140439076", 4, d("10-10"),
+add(121, "The Adventures of Sherlock Holmes", "Arthur Conan Doyle", "0140439072", 4, d("10-10"),
     W("Order to reread: <strong>A Scandal in Bohemia</strong>, <em>The Red-Headed League</em>, The Speckled Band."), disk("sherlock-holmes.jpg"))
 add(122, "The Iliad", "Homer", "9780140275360", 2, d("10-28"),
     W("Same cover scan as my old copy."), disk("iliad.jpg"))

@@ -13,6 +13,13 @@ package enum ISBN {
         return (nil, nil)
     }
 
+    /// What "do I have this book?" looks a book up by: the first twelve digits of its ISBN-13, the
+    /// check digit left out, so that a number stored with a wrong one is still found. From any form
+    /// the server stores: hyphens or spaces, ISBN-10, ISBN-13, or another 13-digit number.
+    package static func lookupKey(_ isbn: String?) -> String? {
+        forms(isbn).isbn13.map { String($0.prefix(12)) }
+    }
+
     static func isbn10(from isbn13: String) -> String {
         let core = Array(isbn13.dropFirst(3).prefix(9))
         let sum = core.enumerated().reduce(0) { $0 + (10 - $1.offset) * Int(String($1.element))! }

@@ -256,6 +256,16 @@ extension ChangesView: MustacheParent {
     }
 }
 
+extension PlainPage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "root": return Text(self.root)
+        case "site": return Ref(self.site)
+        default: return nil
+        }
+    }
+}
+
 extension ChangesPage: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {

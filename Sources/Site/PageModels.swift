@@ -331,6 +331,18 @@ final class ChangesView: Sendable {
     }
 }
 
+/// A page of the whole site with nothing of its own in its model: lookup.html, whose answers come
+/// from its script.
+final class PlainPage: Sendable {
+    let root: String
+    let site: SiteView
+
+    init(root: String, site: SiteView) {
+        self.root = root
+        self.site = site
+    }
+}
+
 final class ChangesPage: Sendable {
     let root: String
     let site: SiteView

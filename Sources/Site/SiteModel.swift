@@ -337,7 +337,7 @@ struct SiteModel {
     /// `sitemap.xml` (with --site-url): every page, absolute.
     func sitemap() -> String? {
         guard let base = site.url else { return nil }
-        var pages = ["index.html"] + (1...booksPageCount).map(Self.booksPageFile) + ["stats.html"]
+        var pages = ["index.html"] + (1...booksPageCount).map(Self.booksPageFile) + ["stats.html", "lookup.html"]
         if changesView != nil { pages.append("changes.html") }
         pages.append("authors.html")
         pages += shelves.map { "shelves/\($0.fileName).html" }

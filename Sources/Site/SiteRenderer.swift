@@ -203,8 +203,12 @@ package struct SiteRenderer: Sendable {
     /// The site's other pages of the whole library, first, so that they do not finish last alone.
     private func htmlJobs(_ model: SiteModel, cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
-        var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }]
+        var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }, { try LookupIndex.write(model, into: writer) }]
         jobs += [
+            {
+                let preview = model.listPreview("lookup.html", title: model.language.text("lookupTitle"), description: model.language.text("previewLookup"))
+                try writer.write(try templates.render(PlainPage(root: "", site: model.site), preview: preview, .html, template: "lookup"), to: "lookup.html")
+            },
             {
                 let preview = model.listPreview("stats.html", title: model.language.text("stats"),
                                                 description: model.language.text("previewStats", ["books": model.language.count("books", model.books.count)]))
@@ -225,12 +229,11 @@ package struct SiteRenderer: Sendable {
         }
         for asset in templates.assets {
             jobs.append {
-                let source = templates.directory.appendingPathComponent("assets").appendingPathComponent(asset)
                 let data: Data
-                do { data = try Data(contentsOf: source) } catch {
-                    throw SnapshotError(.templatesMissing, path: source.path)
+                do { data = try Data(contentsOf: asset.source) } catch {
+                    throw SnapshotError(.templatesMissing, path: asset.source.path)
                 }
-                try writer.write(data, to: "assets/" + asset)
+                try writer.write(data, to: "assets/" + asset.path)
             }
         }
         return jobs

@@ -18,7 +18,7 @@ package struct TemplateSet: Sendable {
     /// Pages added since templates were first copied: a set without them gets the bundled ones,
     /// which then use its own layout and partials.
     package static let addedTemplates: [OutputFormat: [String]] = [
-        .html: ["authors", "author", "year"],
+        .html: ["authors", "author", "year", "lookup"],
         .markdown: ["authors", "author", "year"],
     ]
 
@@ -35,8 +35,12 @@ package struct TemplateSet: Sendable {
     /// The kinds whose templates still look the language's words up as pages are made (a user's
     /// template with `{{#t.…}}`); the others had them written in when loaded.
     let wordsAtRuntime: Set<OutputFormat>
-    /// Relative paths of the files under `assets/`.
-    package let assets: [String]
+    /// Relative paths of the files under `assets/`, each with the file it is copied from.
+    package let assets: [(path: String, source: URL)]
+
+    /// Scripts added since templates were first copied, which the added pages need: a set
+    /// without them gets the bundled ones.
+    package static let addedAssets = ["lookup.js"]
 
     /// Whether `tag` has the form of a language tag ("de", "pt-BR").
     package static func isLanguageTag(_ tag: String) -> Bool { StringsFiles.isTag(tag) }
@@ -104,16 +108,20 @@ package struct TemplateSet: Sendable {
             }
         }
         let assetsDirectory = directory.appendingPathComponent("assets")
-        var assets: [String] = []
+        var assets: [(path: String, source: URL)] = []
         if let enumerator = FileManager.default.enumerator(atPath: assetsDirectory.path) {
             for case let file as String in enumerator {
                 var isDir: ObjCBool = false
                 if FileManager.default.fileExists(atPath: assetsDirectory.appendingPathComponent(file).path, isDirectory: &isDir), !isDir.boolValue {
-                    assets.append(file)
+                    assets.append((file, assetsDirectory.appendingPathComponent(file)))
                 }
             }
         }
-        return TemplateSet(directory: directory, language: language, libraries: libraries, rooted: rooted, wordsAtRuntime: wordsAtRuntime, assets: assets.sorted())
+        for added in addedAssets where !assets.contains(where: { $0.path == added }) {
+            if let bundled = bundledDirectory?.appendingPathComponent("assets").appendingPathComponent(added) { assets.append((added, bundled)) }
+        }
+        return TemplateSet(directory: directory, language: language, libraries: libraries, rooted: rooted, wordsAtRuntime: wordsAtRuntime,
+                           assets: assets.sorted { $0.path < $1.path })
     }
 
     func render<Page: MustacheParent & AnyObject>(_ page: Page, _ format: OutputFormat, template name: String) throws -> String {

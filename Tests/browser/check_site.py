@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
-from urllib.parse import unquote, urlparse
+from urllib.parse import quote, unquote, urlparse
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -269,6 +269,93 @@ def check_phone(driver, root):
     return problems
 
 
+def ean_check(twelve):
+    return str((10 - sum((1 if i % 2 == 0 else 3) * int(c) for i, c in enumerate(twelve)) % 10) % 10)
+
+
+def isbn10(key):
+    """The ISBN-10 of a 978 lookup key, hyphenated as a reader might type it."""
+    core = key[3:12]
+    check = (11 - sum((10 - i) * int(c) for i, c in enumerate(core)) % 11) % 11
+    digits = core + ("X" if check == 10 else str(check))
+    return f"{digits[0]}-{digits[1:4]}-{digits[4:9]}-{digits[9]}"
+
+
+def check_lookup(driver, root, axe):
+    """lookup.html: how an ISBN is read (both forms, hyphens, 979, a barcode that is not a book's,
+    a mistyped digit), every book of the index found by its ISBN-10 or ISBN-13 through
+    lookup.html?isbn=, each copy shown, an ISBN the library lacks said to be missing, a number typed
+    into the field answered; axe-core on an answer, light and dark."""
+    from selenium.webdriver.common.by import By
+    problems = []
+    page = os.path.join(root, "lookup.html")
+    shards = glob.glob(os.path.join(root, "assets", "lookup", "l-*.js"))
+    if not os.path.exists(page):
+        return problems
+    books = {}
+    for shard in shards:
+        text = open(shard, encoding="utf-8").read()
+        entries = json.loads(text[text.index(",") + 1:text.rindex(")")])
+        for entry in entries:
+            books.setdefault(entry[0], []).append(entry)
+    url = "file://" + os.path.abspath(page)
+
+    def answer(isbn):
+        driver.get(url + "?isbn=" + quote(isbn))
+        for _ in range(100):
+            state = driver.execute_script("return document.getElementById('lookup').getAttribute('data-answer')")
+            if state:
+                return state
+            time.sleep(0.05)
+        return None
+
+    driver.get(url)
+    cases = [("978-0-14-143951-8", "978014143951"), (" 978 0 14 143951 8 ", "978014143951"), ("ISBN 9780141439518", "978014143951"),
+             ("0-8044-2957-X", "978080442957"), ("080442957x", "978080442957"), ("979-10-90636-07-1", "979109063607"),
+             ("5901234123457", "notBook"), ("9780141439519", "check"), ("0-8044-2957-1", "check"), ("978014143951", "length"),
+             ("97801414395188", "length"), ("abc", "length"), ("08044X9571", "length"), ("", "empty")]
+    for text, expected in cases:
+        parsed = driver.execute_script("return READER_LOOKUP.parse(arguments[0])", text)
+        got = parsed.get("key") or parsed.get("error")
+        if got != expected:
+            problems.append(f"lookup: {text!r} read as {got!r}, not {expected!r}")
+    if not books:
+        problems.append("lookup: the index has no book")
+        return problems
+    # Every book of a small library; of a big one, the first fifty and every one held twice.
+    keys = sorted(books)
+    keys = sorted(set(keys[:50]) | {key for key in keys if len(books[key]) > 1})
+    for key in keys:
+        copies = books[key]
+        isbn = isbn10(key) if key.startswith("978") else key + ean_check(key)
+        if answer(isbn) != "found":
+            problems.append(f"lookup: {isbn} ({copies[0][1]!r}) is not found")
+            continue
+        shown = driver.execute_script("return Array.from(document.querySelectorAll('#lookup-answer a')).map(a => [a.textContent, a.href])")
+        if sorted(title for title, _ in shown) != sorted(copy[1] for copy in copies):
+            problems.append(f"lookup: {isbn} shows {shown}, not every copy of {[copy[1] for copy in copies]}")
+        for _, href in shown:
+            if not os.path.exists(unquote(urlparse(href).path)):
+                problems.append(f"lookup: {isbn} links to a page that is not there: {href}")
+    missing = next(key for key in (f"978{n:09d}" for n in range(10**8, 10**9)) if key not in books)
+    if answer(missing + ean_check(missing)) != "not-found":
+        problems.append("lookup: an ISBN the library lacks is not said to be missing")
+    # Typed, as a reader in a bookstore would, with hyphens: the answer follows the last digit.
+    driver.get(url)
+    key = sorted(books)[0]
+    field = driver.find_element(By.ID, "lookup-isbn")
+    field.send_keys(key[:3] + "-" + key[3:] + ean_check(key))
+    for _ in range(100):
+        if driver.execute_script("return document.getElementById('lookup').getAttribute('data-answer')") == "found":
+            break
+        time.sleep(0.05)
+    else:
+        problems.append("lookup: a number typed into the field is not answered")
+    if axe is not None:
+        problems += [f"lookup (an answer shown): {problem}" for problem in check_accessibility(driver, axe)]
+    return problems
+
+
 def main():
     arguments = sys.argv[1:]
     searches = []
@@ -316,7 +403,8 @@ def main():
                     print(f"FAIL {os.path.relpath(page, root)}: {problem}")
             else:
                 passed += 1
-        for name, check in ([] if only_search else [("sort", check_sort), ("phone", check_phone)]):
+        checks = [("sort", check_sort), ("phone", check_phone), ("lookup", lambda driver, root: check_lookup(driver, root, axe))]
+        for name, check in ([] if only_search else checks):
             problems = check(driver, root)
             if problems:
                 failed += 1

@@ -1,0 +1,71 @@
+import Foundation
+import LibraryArchive
+import SnapshotStore
+import Support
+
+/// `assets/lookup/`: "do I have this book?" by ISBN, for lookup.html, offline and at any size. A
+/// lookup loads the manifest and one shard, as scripts (they load from file:// too), each handing
+/// its part to `READER_LOOKUP` (assets/lookup.js):
+///
+/// - `manifest.js`: how many digits name a shard, and which shards there are;
+/// - `l-<digits>.js`: the books whose ISBN-13 has those digits before its check digit, each as
+///   its lookup key (`ISBN.lookupKey`), title, author, shelf, page, thumbnail (1× and 2×) and the
+///   note's first words.
+///
+/// The digits before the check digit spread books evenly: at 100,000 books, a thousand shards of
+/// about a hundred books each, well under the 30 kB a lookup may fetch.
+enum LookupIndex {
+    static let folder = "assets/lookup/"
+    /// What the answer shows of the note: its first words, as a reminder.
+    static let noteCharacters = 160
+
+    static func shardDigits(books: Int) -> Int {
+        books <= 2_000 ? 1 : books <= 20_000 ? 2 : 3
+    }
+
+    static func write(_ model: SiteModel, into writer: SnapshotWriter) throws {
+        let digits = shardDigits(books: model.books.count)
+        // The books by shard first (their keys only): the entries are made a shard at a time, and
+        // a big library's whole index is never held at once.
+        var keyed: [(shard: String, key: String, place: Int)] = []
+        for place in model.books {
+            guard let key = ISBN.lookupKey(model.catalog.entries[place].isbn) else { continue }
+            keyed.append((String(key.suffix(digits)), key, place))
+        }
+        keyed.sort { ($0.shard, $0.key, $0.place) < ($1.shard, $1.key, $1.place) }
+        var shards: [String] = []
+        var start = 0
+        while start < keyed.count {
+            let shard = keyed[start].shard
+            var end = start
+            var entries: [String] = []
+            while end < keyed.count, keyed[end].shard == shard {
+                entries.append(try entry(keyed[end].key, place: keyed[end].place, in: model))
+                end += 1
+            }
+            try writer.write("READER_LOOKUP.shard(\"\(shard)\",[\n" + entries.joined(separator: ",\n") + "]);\n", to: folder + "l-\(shard).js")
+            shards.append(shard)
+            start = end
+        }
+        let manifest = "{\"digits\":\(digits),\"books\":\(keyed.count),\"shards\":[" + shards.map(SiteModel.jsonString).joined(separator: ",") + "]}"
+        try writer.write("READER_LOOKUP.manifest(\(manifest));\n", to: folder + "manifest.js")
+    }
+
+    private static func entry(_ key: String, place: Int, in model: SiteModel) throws -> String {
+        let view = model.bookView(place)
+        // A link's words without its address: a reminder reads "the Penguin edition", not a URL.
+        let note = try model.catalog.noteMarkdown(at: place).replacingOccurrences(of: #"\]\([^)\n]*\)"#, with: "]", options: .regularExpression)
+        let fields = [key, view.title, view.author ?? "", model.shelfName(of: place) ?? "", view.href, view.cover?.list ?? "", view.cover?.list2x ?? "",
+                      excerpt(MarkdownPlainText.text(note, upTo: noteCharacters * 2))]
+        return "[" + fields.map(SiteModel.jsonString).joined(separator: ",") + "]"
+    }
+
+    /// The text's first `noteCharacters`, cut at a word with "…" when there is more.
+    static func excerpt(_ text: String) -> String {
+        let words = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard words.count > noteCharacters else { return words }
+        let cut = words.prefix(noteCharacters)
+        let atWord = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
+        return atWord + "…"
+    }
+}

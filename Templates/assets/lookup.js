@@ -1,0 +1,207 @@
+// "Do I have it?": an ISBN typed, pasted, scanned or given as lookup.html?isbn=…, looked up in
+// assets/lookup/ (written by reader-snapshot). A lookup loads the manifest and one small shard, as
+// scripts, so that it works opened from file:// too, and offline once the catalog is kept.
+// Without JavaScript the form stays hidden and the page says what is needed.
+(function () {
+  "use strict";
+
+  // The twelve digits a book is looked up by (its ISBN-13 without the check digit), or why the
+  // text is not an ISBN: "empty", "length", "check" or "notBook". Hyphens, spaces and an "ISBN"
+  // label are left out; an ISBN-10 becomes its ISBN-13.
+  function parse(text) {
+    var compact = String(text).toUpperCase().replace(/^\s*ISBN(-1[03])?:?/, "").replace(/[\s\-\u2010-\u2015.]/g, "");
+    if (!compact) return { error: "empty" };
+    var digits, sum, i;
+    if (/^[0-9]{9}[0-9X]$/.test(compact)) {
+      for (sum = 0, i = 0; i < 10; i++) sum += (10 - i) * (compact[i] === "X" ? 10 : +compact[i]);
+      if (sum % 11 !== 0) return { error: "check" };
+      digits = "978" + compact.slice(0, 9);
+      return { key: digits, isbn13: digits + checkDigit(digits) };
+    }
+    if (/^[0-9]{13}$/.test(compact)) {
+      if (compact.slice(0, 3) !== "978" && compact.slice(0, 3) !== "979") return { error: "notBook" };
+      if (checkDigit(compact.slice(0, 12)) !== compact[12]) return { error: "check" };
+      return { key: compact.slice(0, 12), isbn13: compact };
+    }
+    return { error: "length" };
+  }
+
+  // The EAN-13 check digit of twelve digits.
+  function checkDigit(twelve) {
+    for (var sum = 0, i = 0; i < 12; i++) sum += (i % 2 === 0 ? 1 : 3) * +twelve[i];
+    return String((10 - sum % 10) % 10);
+  }
+
+  var manifest = null, shards = {}, loading = {};
+  window.READER_LOOKUP = {
+    manifest: function (value) { manifest = value; },
+    shard: function (key, books) { shards[key] = books; },
+    parse: parse
+  };
+
+  var form = document.getElementById("lookup");
+  if (!form) return;
+  var input = document.getElementById("lookup-isbn");
+  var status = document.getElementById("lookup-status");
+  var answer = document.getElementById("lookup-answer");
+  var scan = document.getElementById("lookup-scan");
+  var camera = document.getElementById("lookup-camera");
+  var root = form.getAttribute("data-root") || "";
+  var base = root + "assets/lookup/";
+  var sequence = 0;
+
+  var plurals = window.Intl && Intl.PluralRules ? new Intl.PluralRules(document.documentElement.lang || "en") : null;
+  function said(name, fallback) { return form.getAttribute("data-" + name) || fallback; }
+  function counted(name, count, fallback) {
+    var category = plurals ? plurals.select(count) : (count === 1 ? "one" : "other");
+    var text = form.getAttribute("data-" + name + "-" + category) || form.getAttribute("data-" + name + "-other") || fallback;
+    return text.split("{count}").join(String(count));
+  }
+
+  // One script, once; resolves false when it is not there.
+  function load(file) {
+    if (!loading[file]) {
+      loading[file] = new Promise(function (resolve) {
+        var script = document.createElement("script");
+        script.src = base + file;
+        script.onload = function () { resolve(true); };
+        script.onerror = function () { delete loading[file]; resolve(false); };
+        document.head.appendChild(script);
+      });
+    }
+    return loading[file];
+  }
+
+  // The books whose key is `key`: every copy the library holds.
+  function find(key) {
+    return load("manifest.js").then(function () {
+      if (!manifest) throw new Error("the lookup index is missing");
+      var shard = key.slice(key.length - manifest.digits);
+      if (manifest.shards.indexOf(shard) === -1) return [];
+      return load("l-" + shard + ".js").then(function (loaded) {
+        if (!loaded || !shards[shard]) throw new Error("the lookup index is missing a shard");
+        return shards[shard].filter(function (book) { return book[0] === key; });
+      });
+    });
+  }
+
+  function item(book) {
+    // The cover's thumbnail, then the title (the link), its author and shelf, and the note's first words.
+    var li = document.createElement("li");
+    li.className = "lookup-book";
+    var image = document.createElement(book[5] ? "img" : "span");
+    image.className = book[5] ? "cover" : "cover placeholder";
+    if (book[5]) {
+      image.src = root + book[5];
+      if (book[6] && book[6] !== book[5]) image.srcset = root + book[5] + " 1x, " + root + book[6] + " 2x";
+      image.alt = "";
+    } else {
+      image.setAttribute("aria-hidden", "true");
+    }
+    li.appendChild(image);
+    var text = document.createElement("span");
+    text.className = "lookup-text";
+    var link = document.createElement("a");
+    link.href = root + book[4];
+    link.textContent = book[1];
+    text.appendChild(link);
+    var details = [book[2], book[3]].filter(Boolean).join(" · ");
+    if (details) {
+      var span = document.createElement("span");
+      span.className = "count";
+      span.textContent = details;
+      text.appendChild(span);
+    }
+    if (book[7]) {
+      var note = document.createElement("span");
+      note.className = "lookup-note";
+      note.textContent = book[7];
+      text.appendChild(note);
+    }
+    li.appendChild(text);
+    return li;
+  }
+
+  function show(text) {
+    var current = ++sequence;
+    var parsed = parse(text);
+    answer.textContent = "";
+    form.removeAttribute("data-answer");
+    if (parsed.error) {
+      status.textContent = parsed.error === "empty" ? "" : said(parsed.error === "notBook" ? "not-book" : parsed.error, "");
+      if (parsed.error !== "empty") form.setAttribute("data-answer", "error");
+      return;
+    }
+    // The address says what was looked up: Back, a bookmark or a shared link shows it again.
+    if (window.history && history.replaceState) {
+      try { history.replaceState(null, "", "?isbn=" + parsed.isbn13); } catch (error) { /* file:// in some browsers */ }
+    }
+    find(parsed.key).then(function (books) {
+      if (current !== sequence) return;
+      status.textContent = books.length ? counted("found", books.length, "In the library.") : said("not-found", "Not in the library.");
+      books.forEach(function (book) { answer.appendChild(item(book)); });
+      form.setAttribute("data-answer", books.length ? "found" : "not-found");
+    }).catch(function () {
+      if (current !== sequence) return;
+      status.textContent = said("failed", "The lookup index could not be loaded.");
+      form.setAttribute("data-answer", "error");
+    });
+  }
+
+  // A phone's camera reads the barcode where the browser has a detector for it; elsewhere the
+  // button is not shown.
+  var stream = null;
+  function stopCamera() {
+    if (stream) stream.getTracks().forEach(function (track) { track.stop(); });
+    stream = null;
+    camera.hidden = true;
+    scan.textContent = said("scan", "Scan");
+  }
+  if (scan && camera && "BarcodeDetector" in window && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
+    scan.hidden = false;
+    scan.addEventListener("click", function () {
+      if (stream) { stopCamera(); return; }
+      var detector = new window.BarcodeDetector({ formats: ["ean_13"] });
+      navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } }).then(function (opened) {
+        stream = opened;
+        camera.srcObject = opened;
+        camera.hidden = false;
+        scan.textContent = said("stop", "Stop the camera");
+        return camera.play();
+      }).then(function look() {
+        if (!stream) return null;
+        return detector.detect(camera).then(function (codes) {
+          var code = codes.map(function (found) { return found.rawValue; }).filter(function (value) { return !parse(value).error; })[0];
+          if (code) {
+            stopCamera();
+            input.value = code;
+            show(code);
+            return null;
+          }
+          return new Promise(function (resolve) { setTimeout(resolve, 200); }).then(look);
+        });
+      }).catch(function () {
+        stopCamera();
+        status.textContent = said("scan-failed", "The camera could not be used.");
+      });
+    });
+  }
+
+  form.hidden = false;
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    show(input.value);
+  });
+  input.addEventListener("input", function () {
+    // A whole number looks itself up as it is typed or pasted; a partial one waits.
+    if (!parse(input.value).error) show(input.value);
+    else if (!input.value.trim()) show("");
+  });
+  var given = /[?&]isbn=([^&#]*)/.exec(window.location.search);
+  if (given) {
+    try { input.value = decodeURIComponent(given[1].replace(/\+/g, " ")); } catch (error) { input.value = given[1]; }
+    show(input.value);
+  } else {
+    input.focus();
+  }
+})();

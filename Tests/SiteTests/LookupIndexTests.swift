@@ -1,0 +1,62 @@
+import Foundation
+import LibraryArchive
+import Notes
+import SnapshotStore
+import TestSupport
+import Testing
+@testable import Site
+
+/// `assets/lookup/`: every copy of a book under its ISBN's key, whatever form the server stored.
+@Suite struct LookupIndexTests {
+    /// The entries of each shard, as lookup.js receives them.
+    static func shards(in folder: URL) throws -> [String: [[String]]] {
+        let lookup = folder.appendingPathComponent("assets/lookup")
+        var shards: [String: [[String]]] = [:]
+        for file in try FileManager.default.contentsOfDirectory(atPath: lookup.path) where file.hasPrefix("l-") {
+            let text = try String(contentsOf: lookup.appendingPathComponent(file), encoding: .utf8)
+            let key = String(file.dropFirst(2).dropLast(3))
+            #expect(text.hasPrefix("READER_LOOKUP.shard(\"\(key)\",[") && text.hasSuffix("]);\n"))
+            let array = text[text.index(after: text.firstIndex(of: ",")!)..<text.lastIndex(of: ")")!]
+            shards[key] = try JSONDecoder().decode([[String]].self, from: Data(array.utf8))
+        }
+        return shards
+    }
+
+    @Test func everyCopyIsUnderItsKeyWhateverFormTheServerStored() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var library = SmallLibrary.hostile()
+        let long = String(repeating: "A long reminder of <a href=\"https://example.org/edition\">the edition</a> to buy. ", count: 10)
+        library.books += [
+            Book(id: 20, title: "Dune, the paperback", author: "Frank Herbert", isbn: "0-441-01359-7", shelfID: 1, note: Note(receiving: "<div>\(long)</div>")),
+            Book(id: 21, title: "Dune, stored wrongly", author: "Frank Herbert", isbn: "978 0441 013591", shelfID: 1),
+            Book(id: 22, title: "A 979 book", isbn: "979-10-90636-07-1", shelfID: 1),
+        ]
+        library.shelves[0].bookIDs += [20, 21, 22]
+        try SiteRenderer(templates: try await TemplateSet.bundled()).render(library, into: SnapshotWriter(root: folder.url))
+
+        let manifest = try String(contentsOf: folder.url.appendingPathComponent("assets/lookup/manifest.js"), encoding: .utf8)
+        let shards = try Self.shards(in: folder.url)
+        #expect(manifest == "READER_LOOKUP.manifest({\"digits\":1,\"books\":4,\"shards\":[\(shards.keys.sorted().map { "\"\($0)\"" }.joined(separator: ","))]});\n")
+        let entries = shards.values.flatMap { $0 }
+        let dune = entries.filter { $0[0] == "978044101359" }
+        #expect(Set(dune.map { $0[1] }) == ["Dune \"<script>alert(1)</script>\"", "Dune, the paperback", "Dune, stored wrongly"], "\(entries)")
+        #expect(shards["9"]?.count == 3, "a shard is named by the digit before the check digit")
+        #expect(entries.contains { $0[0] == "979109063607" && $0[1] == "A 979 book" })
+        // The note's first words, without the link's address, cut at a word.
+        let paperback = try #require(dune.first { $0[1] == "Dune, the paperback" })
+        #expect(paperback[7].hasPrefix("A long reminder of the edition to buy. A long") && paperback[7].hasSuffix("…"), "\(paperback[7])")
+        #expect(paperback[7].count <= LookupIndex.noteCharacters + 1 && !paperback[7].contains("https:"))
+        #expect(paperback[4].hasPrefix("books/20-") && FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(paperback[4]).path))
+        // What a page shows is escaped in its script as in JSON: a title cannot end the script.
+        let text = try String(contentsOf: folder.url.appendingPathComponent("assets/lookup/l-9.js"), encoding: .utf8)
+        #expect(!text.contains("</script>"))
+        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("lookup.html").path))
+    }
+
+    @Test func aShardIsNamedByMoreDigitsAsTheLibraryGrows() {
+        #expect(LookupIndex.shardDigits(books: 30) == 1)
+        #expect(LookupIndex.shardDigits(books: 10_000) == 2)
+        #expect(LookupIndex.shardDigits(books: 100_000) == 3)
+    }
+}
