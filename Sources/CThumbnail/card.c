@@ -323,21 +323,23 @@ static int draw_text(VipsImage *canvas, const set_text *text, const double colou
     return vips_draw_mask(canvas, (double *)colour, 3, text->mask, x + text->left, y + text->top, NULL);
 }
 
-/* The card's canvas, in memory so that the draw operations can paint on it. */
-static VipsImage *new_canvas(const double colour[3]) {
+/* A canvas of one colour, in memory so that the draw operations can paint on it: a card's, or an icon's. */
+static VipsImage *new_canvas_of(int width, int height, const double colour[3]) {
     VipsImage *base = vips_image_new();
     VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(base), 2);
     VipsImage *canvas = NULL;
-    if (!vips_black(&t[0], CARD_WIDTH, CARD_HEIGHT, "bands", 3, NULL)
+    if (!vips_black(&t[0], width, height, "bands", 3, NULL)
         && !vips_copy(t[0], &t[1], "interpretation", VIPS_INTERPRETATION_sRGB, NULL))
         canvas = vips_image_copy_memory(t[1]);
     g_object_unref(base);
-    if (canvas && vips_draw_rect(canvas, (double *)colour, 3, 0, 0, CARD_WIDTH, CARD_HEIGHT, "fill", TRUE, NULL)) {
+    if (canvas && vips_draw_rect(canvas, (double *)colour, 3, 0, 0, width, height, "fill", TRUE, NULL)) {
         g_object_unref(canvas);
         canvas = NULL;
     }
     return canvas;
 }
+
+static VipsImage *new_canvas(const double colour[3]) { return new_canvas_of(CARD_WIDTH, CARD_HEIGHT, colour); }
 
 /* How much of a shadow's strength reaches each of `count` positions across it, 0 to 65535: it rises
    from nothing to full over `2 * spread` positions at each end, along a smoothstep, whose half is on
@@ -740,5 +742,33 @@ int rt_row_card(const char *name, const char *line, const char *site_title, int 
     g_free(clean_name);
     g_free(clean_line);
     g_free(clean_site);
+    return result ? -1 : 0;
+}
+
+int rt_app_icon(const char *letter, int size, const double colour[3], rt_image *out, char *error, size_t error_length) {
+    memset(out, 0, sizeof *out);
+    if (size < 16 || size > 1024) {
+        card_error(error, error_length, "an icon's size is between 16 and 1024 pixels");
+        return -1;
+    }
+    VipsImage *canvas = new_canvas_of(size, size, colour);
+    int result = canvas ? 0 : -1;
+    char *clean = clean_text(letter, 1);
+    set_text text;
+    memset(&text, 0, sizeof text);
+    /* Half the icon high, centred on the ink itself: a letter's box holds room for accents and
+       descenders that it does not use. */
+    if (!result && clean && clean[0] && !render(clean, 1, size / 2, 0, VIPS_ALIGN_CENTRE, &text) && text.mask)
+        result = vips_draw_mask(canvas, (double *)WHITE, 3, text.mask, (size - text.width) / 2, (size - text.height) / 2, NULL);
+    release_text(&text);
+    g_free(clean);
+    if (!result) {
+        result = vips_pngsave_buffer(canvas, &out->data, &out->length, "compression", 9, "strip", TRUE, NULL);
+        out->width = size;
+        out->height = size;
+        out->is_png = 1;
+    }
+    if (result) card_error(error, error_length, "the icon could not be drawn");
+    if (canvas) g_object_unref(canvas);
     return result ? -1 : 0;
 }

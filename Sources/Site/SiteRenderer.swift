@@ -58,6 +58,7 @@ package struct SiteRenderer: Sendable {
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         var jobs: [Job] = [], shelves: [Job] = []
         var opds: SiteModel?
+        var html: SiteModel?
         var bigPages: [Job] = []
         let cards = RenderedCards(writer: writer)
         let gathered = PageDigests.Gathered()
@@ -75,6 +76,7 @@ package struct SiteRenderer: Sendable {
                 }
             }
             if formats.contains(.opds) { opds = model }
+            if formats.contains(.html) { html = model }
             jobs += authorsIndexJobs(model, into: writer)
             let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
             if formats.contains(.html) { jobs += htmlJobs(model, cards: cards, into: writer) }
@@ -117,7 +119,10 @@ package struct SiteRenderer: Sendable {
         (bigPages, shelves) = ([], [])
         try then.run()
         let takenOut = cards.removeOthers()
-        return Rendered(digests: gathered.take(), linked: gathered.linked, cardsTakenOut: takenOut)
+        let digests = gathered.take()
+        // Last: what the offline copy keeps is every other file, as written.
+        if let html { try WebApp.writeList(html, snapshot: catalog.frame.generatedAt, into: writer) }
+        return Rendered(digests: digests, linked: gathered.linked, cardsTakenOut: takenOut)
     }
 
     /// `changes.json` and `library.json`: the snapshot's data, beside its pages.
@@ -227,13 +232,17 @@ package struct SiteRenderer: Sendable {
                                  to: "changes.html")
             }
         }
+        jobs.append { try WebApp.writeManifest(model, into: writer) }
+        jobs.append { try WebApp.writeIcons(title: model.site.title, into: writer) }
         for asset in templates.assets {
+            // The worker's scope starts where its file is: it is written at the top.
+            let target = asset.path == WebApp.workerSource ? WebApp.workerSource : "assets/" + asset.path
             jobs.append {
                 let data: Data
                 do { data = try Data(contentsOf: asset.source) } catch {
                     throw SnapshotError(.templatesMissing, path: asset.source.path)
                 }
-                try writer.write(data, to: "assets/" + asset.path)
+                try writer.write(data, to: target)
             }
         }
         return jobs

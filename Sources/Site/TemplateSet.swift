@@ -40,7 +40,7 @@ package struct TemplateSet: Sendable {
 
     /// Scripts added since templates were first copied, which the added pages need: a set
     /// without them gets the bundled ones.
-    package static let addedAssets = ["lookup.js"]
+    package static let addedAssets = ["lookup.js", "offline.js", "sw.js"]
 
     /// Whether `tag` has the form of a language tag ("de", "pt-BR").
     package static func isLanguageTag(_ tag: String) -> Bool { StringsFiles.isTag(tag) }

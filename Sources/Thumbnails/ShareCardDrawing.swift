@@ -43,6 +43,15 @@ package enum ShareCardDrawing {
         }
     }
 
+    /// The web app's icon: the catalog's first letter in white on `colour` (red, green, blue,
+    /// 0–255), `size` pixels square. PNG.
+    package static func appIcon(letter: String, size: Int, colour: (Double, Double, Double)) -> Data? {
+        let channels = [colour.0, colour.1, colour.2]
+        return draw { out, error in
+            channels.withUnsafeBufferPointer { rt_app_icon(letter, Int32(size), $0.baseAddress, &out, error, 256) }
+        }
+    }
+
     private static func draw(_ call: (inout rt_image, UnsafeMutablePointer<CChar>) -> Int32) -> Data? {
         guard rt_start() == 0 else { return nil }
         var out = rt_image()

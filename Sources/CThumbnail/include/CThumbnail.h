@@ -56,6 +56,11 @@ int rt_row_card(const char *name, const char *line, const char *site_title, int 
                 const void *const *covers, const size_t *lengths, long long max_pixels,
                 rt_image *out, char *error, size_t error_length);
 
+/* The web app's icon: size x size, the catalog's first letter (plain text, one character) in white
+   on `colour` (0-255 each), set within the middle three fifths so that a launcher's mask of any
+   shape keeps it whole. PNG, the same bytes for the same inputs. 0: made; -1: error filled. */
+int rt_app_icon(const char *letter, int size, const double colour[3], rt_image *out, char *error, size_t error_length);
+
 /* The calling thread yields the cores to the process's other threads (nice 10; Linux only). */
 void rt_lower_thread_priority(void);
 

@@ -1,0 +1,103 @@
+import Crypto
+import Foundation
+import LibraryArchive
+import SnapshotStore
+import Support
+import Thumbnails
+
+/// The catalog as a web app a phone installs and keeps for offline use, on any static host:
+///
+/// - `manifest.webmanifest`: its name, colours, icons, and a start and scope relative to the
+///   manifest, so that the catalog works under any path. Linked by `assets/offline.js`, and only
+///   over http(s): opened from file://, a page is as it was.
+/// - `assets/icons/icon-<size>.png`: the catalog's first letter, drawn with libvips.
+/// - `sw.js` (the bundled `assets/sw.js`, at the top, where a worker's scope must start): keeps the
+///   catalog's files in the browser and answers from them.
+/// - `offline.json`: what the worker keeps, each file with a version, so that after the next
+///   night it fetches only what changed, into a new copy it switches to whole.
+enum WebApp {
+    static let manifestFile = "manifest.webmanifest"
+    static let listFile = "offline.json"
+    static let workerSource = "sw.js"
+    static let iconSizes = [192, 512]
+    /// The bundled style's accent and paper (style.css's --accent and --bg): the launcher's and
+    /// the splash screen's colours.
+    static let themeColour = "#8a3b12"
+    static let backgroundColour = "#fbfaf7"
+    /// Up to this many books, every book page and its cover are kept in the background after the
+    /// first visit (about 15 kB a book); above it, the pages are kept as they are visited, unless
+    /// the reader asks for them all.
+    static let keptWhole = 5_000
+
+    static func iconFile(_ size: Int) -> String { "assets/icons/icon-\(size).png" }
+
+    static func writeManifest(_ model: SiteModel, into writer: SnapshotWriter) throws {
+        let name = model.site.title
+        // A launcher shows about twelve characters under an icon.
+        let short = name.count <= 12 ? name : String(name.prefix(11)).trimmingCharacters(in: .whitespaces) + "…"
+        let icons = iconSizes.map { "{\"src\":\(SiteModel.jsonString(iconFile($0))),\"sizes\":\"\($0)x\($0)\",\"type\":\"image/png\",\"purpose\":\"any\"}" }
+        let manifest = """
+            {"name":\(SiteModel.jsonString(name)),"short_name":\(SiteModel.jsonString(short)),"lang":\(SiteModel.jsonString(model.language.tag)),\
+            "start_url":"index.html","scope":"./","display":"standalone","theme_color":"\(themeColour)","background_color":"\(backgroundColour)",\
+            "icons":[\(icons.joined(separator: ","))]}
+
+            """
+        try writer.write(manifest, to: manifestFile)
+    }
+
+    static func writeIcons(title: String, into writer: SnapshotWriter) throws {
+        let letter = title.first.map { String($0).uppercased() } ?? "L"
+        for size in iconSizes {
+            guard let png = ShareCardDrawing.appIcon(letter: letter, size: size, colour: (0x8a, 0x3b, 0x12)) else {
+                throw SnapshotError(.notWritable(detail: "the web app's icon could not be drawn (libvips)"), path: iconFile(size))
+            }
+            try writer.write(png, to: iconFile(size))
+        }
+    }
+
+    /// `offline.json`, once every other file is written: `shell`, kept at the first visit (the
+    /// pages of lists, the assets, the search's and the lookup's index, and up to `keptWhole` books
+    /// the lists' thumbnails); `pages`, each book's page with its cover, and the shelves', authors'
+    /// and years' pages, kept in the background up to `keptWhole` books. A file's version is a
+    /// digest of its bytes (read on both cores: the same pages give the same list, from an export
+    /// or from `render --from`); a cover's is empty, since its name is its content's.
+    static func writeList(_ model: SiteModel, snapshot: String, into writer: SnapshotWriter) throws {
+        let root = writer.root
+        let whole = model.books.count <= keptWhole
+        var lists = ["index.html", "authors.html", "stats.html", "lookup.html", manifestFile] + (1...model.booksPageCount).map(SiteModel.booksPageFile)
+        if model.changesView != nil { lists.append("changes.html") }
+        if let files = FileManager.default.enumerator(atPath: root.appendingPathComponent("assets").path) {
+            for case let file as String in files {
+                var isFolder: ObjCBool = false
+                let path = "assets/" + file
+                if FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isFolder), !isFolder.boolValue { lists.append(path) }
+            }
+        }
+        var pagePaths = model.shelves.map { "shelves/\($0.fileName).html" } + model.years.years.map { "years/\($0.year).html" }
+            + model.authors.authors.map { "authors/\($0.fileName).html" }
+        let firstBook = pagePaths.count
+        pagePaths += model.books.map { "books/\(model.fileNames[$0]).html" }
+        let paths = lists + pagePaths
+        let versions = try EveryCore.map(paths.count, itemsPerWorker: 64, worker: {}) { _, index in
+            let data = try Data(contentsOf: root.appendingPathComponent(paths[index]), options: .mappedIfSafe)
+            return SHA256.hash(data: data).prefix(8).hexString
+        }
+        func entry(_ path: String, _ version: String, _ more: String? = nil) -> String {
+            "[\(SiteModel.jsonString(path)),\(SiteModel.jsonString(version))" + (more.map { ",\(SiteModel.jsonString($0))" } ?? "") + "]"
+        }
+        var shell = zip(lists, versions).map { entry($0, $1) }
+        var pages = zip(pagePaths.prefix(firstBook), versions[lists.count...]).map { entry($0, $1) }
+        var thumbnails = Set<String>()
+        for (number, place) in model.books.enumerated() {
+            let cover = model.catalog.entries[place].cover
+            pages.append(entry(pagePaths[firstBook + number], versions[lists.count + firstBook + number], cover.map { $0.thumbnail(.page) ?? $0.path }))
+            if whole, let list = cover?.thumbnail(.list), thumbnails.insert(list).inserted { shell.append(entry(list, "")) }
+        }
+        let files = "\"shell\":[\n" + shell.joined(separator: ",\n") + "],\n\"pages\":[\n" + pages.joined(separator: ",\n") + "]}\n"
+        // The copy's identity is what it holds, not its date: two snapshots of one date (a fixed
+        // SOURCE_DATE_EPOCH) that differ are two copies.
+        let id = SHA256.hash(data: Data(files.utf8)).prefix(8).hexString
+        let text = "{\"id\":\"\(id)\",\"snapshot\":\(SiteModel.jsonString(snapshot)),\"books\":\(model.books.count),\"whole\":\(whole),\n" + files
+        try writer.write(text, to: listFile)
+    }
+}

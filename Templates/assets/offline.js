@@ -1,0 +1,98 @@
+// The catalog as an installable web app, kept for offline use, when it is served over http(s):
+// the page links the web app manifest and registers the catalog's service worker (sw.js), then
+// says in its footer what is kept, with a button to free it (and, for a big library, one to keep
+// every book). Opened from file://, nothing of this happens and the page is as it was.
+(function () {
+  "use strict";
+  var line = document.getElementById("offline");
+  if (!line || !/^https?:$/.test(location.protocol) || !("serviceWorker" in navigator) || !window.caches) return;
+  var root = line.getAttribute("data-root") || "";
+  var manifest = document.createElement("link");
+  manifest.rel = "manifest";
+  manifest.href = root + "manifest.webmanifest";
+  document.head.appendChild(manifest);
+
+  var lang = document.documentElement.lang || "en";
+  var plurals = window.Intl && Intl.PluralRules ? new Intl.PluralRules(lang) : null;
+  var numbers = window.Intl ? new Intl.NumberFormat(lang) : null;
+  function said(name) { return line.getAttribute("data-" + name) || ""; }
+  function counted(name, count) {
+    var category = plurals ? plurals.select(count) : (count === 1 ? "one" : "other");
+    var text = line.getAttribute("data-" + name + "-" + category) || line.getAttribute("data-" + name + "-other") || "";
+    return text.split("{count}").join(numbers ? numbers.format(count) : String(count));
+  }
+  function megabytes(bytes) {
+    var value = bytes / 1048576;
+    return (numbers ? new Intl.NumberFormat(lang, { maximumFractionDigits: value < 10 ? 1 : 0 }).format(value) : value.toFixed(1)) + " MB";
+  }
+  function day(iso) {
+    var date = new Date(iso);
+    if (isNaN(date)) return iso;
+    try { return new Intl.DateTimeFormat(lang, { day: "numeric", month: "long", timeZone: "UTC" }).format(date); } catch (error) { return iso.slice(0, 10); }
+  }
+
+  var text = document.createElement("span");
+  var free = document.createElement("button");
+  free.type = "button";
+  free.className = "offline-button";
+  free.textContent = said("free");
+  var everything = document.createElement("button");
+  everything.type = "button";
+  everything.className = "offline-button";
+  everything.textContent = said("everything");
+  everything.hidden = true;
+  line.appendChild(text);
+  line.appendChild(document.createTextNode(" "));
+  line.appendChild(everything);
+  line.appendChild(document.createTextNode(" "));
+  line.appendChild(free);
+
+  function show(status) {
+    if (!status || status.type !== "status" || !status.snapshot) return;
+    var usage = navigator.storage && navigator.storage.estimate ? navigator.storage.estimate() : Promise.resolve({});
+    usage.then(function (estimate) {
+      var books = counted("books", status.books);
+      var parts = [said(status.keeping ? "keeping" : "kept").split("{books}").join(books)
+        .split("{size}").join(estimate.usage ? megabytes(estimate.usage) : "").split("{date}").join(day(status.snapshot))];
+      text.textContent = parts.join("");
+      line.setAttribute("data-books", String(status.books));
+      line.setAttribute("data-snapshot", status.snapshot);
+      line.setAttribute("data-id", status.id);
+      if (status.ready) {
+        line.setAttribute("data-ready-id", status.readyID);
+        parts.push(" " + said("ready").split("{date}").join(day(status.ready)));
+        text.textContent = parts.join("");
+      }
+      everything.hidden = status.whole || status.everything;
+      line.hidden = false;
+      // While the pages are being kept, the count moves.
+      if (status.keeping) setTimeout(function () { ask("status"); }, 3000);
+    });
+  }
+
+  navigator.serviceWorker.addEventListener("message", function (event) {
+    if (event.data && event.data.type === "freed") {
+      text.textContent = said("freed");
+      free.hidden = everything.hidden = true;
+    } else {
+      show(event.data);
+    }
+  });
+  function ask(type) {
+    var worker = navigator.serviceWorker.controller;
+    if (worker) worker.postMessage({ type: type });
+  }
+  free.addEventListener("click", function () { ask("free"); });
+  everything.addEventListener("click", function () { everything.hidden = true; ask("everything"); });
+
+  navigator.serviceWorker.register(root + "sw.js").then(function () {
+    return navigator.serviceWorker.ready;
+  }).then(function () {
+    if (navigator.serviceWorker.controller) {
+      ask("status");
+      ask("check");
+    } else {
+      navigator.serviceWorker.addEventListener("controllerchange", function () { ask("status"); ask("check"); });
+    }
+  }).catch(function () { /* a host that serves no worker: the catalog stays online only */ });
+})();

@@ -1,0 +1,36 @@
+import Foundation
+import SampleServer
+import TestSupport
+import Testing
+
+/// The catalog as a web app, over HTTP on loopback in headless Chromium (Tests/browser/check_offline.py):
+/// installable, kept whole by its service worker and opened with the host gone, then brought up to
+/// the next night's snapshot by fetching only what changed.
+@Suite struct WebAppTests {
+    @Test func theCatalogIsInstallableWorksOfflineAndFetchesOnlyWhatChanged() async throws {
+        #if os(Linux)
+        guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else {
+            Issue.record("chromium-driver is missing: `make test` installs it (apt-get install chromium chromium-driver python3-selenium)")
+            return
+        }
+        #endif
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        let first = try await EndToEndTests.export(server, to: output, environment: ChangesPageTests.night(0))
+        #expect([0, 2].contains(first.status), "\(first.output)")
+        let before = folder.path("before")
+        try FileManager.default.copyItem(at: output, to: before)
+        let book = try #require(try ChangesPageTests.books(output).first { !$0.title.isEmpty })
+        server.server.update { $0.updateBook(id: book.id) { $0.comments += "<div>Edited for the offline copy.</div>" } }
+        let second = try await EndToEndTests.export(server, to: output, environment: ChangesPageTests.night(1))
+        #expect([0, 2].contains(second.status), "\(second.output)")
+        await server.stop()
+
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("browser/check_offline.py")
+        let (status, checked) = try await ToolRunner.runChecker("/usr/bin/python3", [script.path, before.path, output.path])
+        #expect(status == 0 && checked.contains("offline check: 1 passed, 0 failed"), "\(checked)")
+    }
+}

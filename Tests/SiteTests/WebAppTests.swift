@@ -1,0 +1,89 @@
+import Foundation
+import LibraryArchive
+import Notes
+import SnapshotStore
+import TestSupport
+import Testing
+@testable import Site
+
+/// What makes the catalog a web app: the manifest, its icons, the worker at the top, and the list
+/// of what the worker keeps, each file with the version it is fetched again by.
+@Suite struct WebAppTests {
+    static func object(_ text: String?) throws -> [String: Any] {
+        let text = try #require(text)
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func theManifestIconsWorkerAndOfflineListAreWrittenWithTheSite() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var library = RenderTests.libraryOfThirtyThree()
+        library.title = "Our \"books\" & more"
+        try SiteRenderer(templates: try await TemplateSet.bundled()).render(library, into: SnapshotWriter(root: folder.url))
+        let site = SiteInspector(root: folder.url)
+
+        let manifest = try Self.object(site.text("manifest.webmanifest"))
+        #expect(manifest["name"] as? String == "Our \"books\" & more")
+        #expect(manifest["short_name"] as? String == "Our \"books\"…", "at most twelve characters under an icon")
+        // Relative: the catalog works under any path of any host.
+        #expect(manifest["start_url"] as? String == "index.html" && manifest["scope"] as? String == "./" && manifest["display"] as? String == "standalone")
+        let icons = try #require(manifest["icons"] as? [[String: String]])
+        #expect(icons.map { $0["sizes"] } == ["192x192", "512x512"])
+        for icon in icons {
+            let source = try #require(icon["src"])
+            let png = try #require(site.data(source))
+            #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(icon)")
+            let side = Int(png[16..<20].reduce(0) { $0 << 8 | UInt32($1) })
+            #expect("\(side)x\(side)" == icon["sizes"])
+        }
+        #expect(site.text("sw.js")?.contains("addEventListener(\"fetch\"") == true, "the worker is at the top, where its scope starts")
+        #expect(site.text("assets/sw.js") == nil)
+        #expect(site.text("index.html")?.contains("assets/offline.js") == true)
+
+        let list = try Self.object(site.text("offline.json"))
+        #expect(list["snapshot"] as? String == library.generatedAt && list["books"] as? Int == 33 && list["whole"] as? Bool == true)
+        let shell = try #require(list["shell"] as? [[String]])
+        let pages = try #require(list["pages"] as? [[String]])
+        let shellPaths = Set(shell.map { $0[0] })
+        for path in ["index.html", "books.html", "authors.html", "stats.html", "lookup.html", "manifest.webmanifest", "assets/style.css",
+                     "assets/search.js", "assets/lookup.js", "assets/offline.js", "assets/search/manifest.js", "assets/lookup/manifest.js"] {
+            #expect(shellPaths.contains(path), "\(path) is not in the shell")
+        }
+        // Every file listed is there; every book's page is listed once, with its cover.
+        for entry in shell + pages {
+            #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(entry[0]).path), "\(entry[0])")
+            if entry.count > 2 { #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(entry[2]).path), "\(entry[2])") }
+        }
+        let bookPages = pages.filter { $0[0].hasPrefix("books/") }
+        #expect(bookPages.count == 33 && Set(bookPages.map { $0[0] }).count == 33)
+        #expect(bookPages.allSatisfy { !$0[1].isEmpty })
+        #expect(pages.contains { $0[0].hasPrefix("shelves/") } && pages.contains { $0[0].hasPrefix("authors/") } && pages.contains { $0[0].hasPrefix("years/") })
+    }
+
+    /// A page's version is what it was made from: the same library gives the same list, and one
+    /// note changed changes its book's version and not another book's.
+    @Test func versionsChangeWithWhatAPageShowsAndNothingElse() async throws {
+        let templates = try await TemplateSet.bundled()
+        func list(_ library: Library) throws -> [String: String] {
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            try SiteRenderer(templates: templates).render(library, into: SnapshotWriter(root: folder.url))
+            let list = try Self.object(SiteInspector(root: folder.url).text("offline.json"))
+            let pages = try #require(list["pages"] as? [[String]])
+            let shell = try #require(list["shell"] as? [[String]])
+            let entries = pages + shell
+            return Dictionary(entries.map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first })
+        }
+        let library = RenderTests.libraryOfThirtyThree()
+        let first = try list(library)
+        #expect(try list(library) == first)
+        var edited = library
+        let index = try #require(edited.books.firstIndex { $0.id == 12 })
+        edited.books[index].note = Note(receiving: "<div>A new thought.</div>")
+        let second = try list(edited)
+        let changed = Set(second.keys.filter { second[$0] != first[$0] })
+        let book = try #require(changed.first { $0.hasPrefix("books/12-") }, "\(changed.sorted())")
+        #expect(!changed.contains { $0.hasPrefix("books/") && $0 != book }, "\(changed.sorted())")
+        #expect(changed.count < 15, "\(changed.sorted())")
+    }
+}
