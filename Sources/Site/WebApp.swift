@@ -14,10 +14,12 @@ import Thumbnails
 /// - `sw.js` (the bundled `assets/sw.js`, at the top, where a worker's scope must start): keeps the
 ///   catalog's files in the browser and answers from them.
 /// - `offline.json`: what the worker keeps, each file with a version, so that after the next
-///   night it fetches only what changed, into a new copy it switches to whole.
+///   night it fetches only what changed, into a new copy it switches to whole; `offline-id.json`,
+///   the list's id alone, which the worker asks for at every page opened.
 enum WebApp {
     static let manifestFile = "manifest.webmanifest"
     static let listFile = "offline.json"
+    static let idFile = "offline-id.json"
     static let workerSource = "sw.js"
     static let iconSizes = [192, 512]
     /// The bundled style's accent and paper (style.css's --accent and --bg): the launcher's and
@@ -99,5 +101,7 @@ enum WebApp {
         let id = SHA256.hash(data: Data(files.utf8)).prefix(8).hexString
         let text = "{\"id\":\"\(id)\",\"snapshot\":\(SiteModel.jsonString(snapshot)),\"books\":\(model.books.count),\"whole\":\(whole),\n" + files
         try writer.write(text, to: listFile)
+        // What the worker asks for at every page opened: whether the list changed, in a few bytes.
+        try writer.write("{\"id\":\"\(id)\"}\n", to: idFile)
     }
 }

@@ -67,10 +67,12 @@ async function status() {
 }
 
 // A host that stops answering must not hold the update up for good: the next page asks again.
+// Past the browser's own cache: a host that says "not modified" by the second of a file's date
+// would hand back a file rewritten within that second as it was.
 function fetchWithin(url, seconds) {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), seconds * 1000);
-  return fetch(url, { cache: "no-cache", signal: controller.signal }).finally(() => clearTimeout(timer));
+  return fetch(url, { cache: "reload", signal: controller.signal }).finally(() => clearTimeout(timer));
 }
 
 // Everything kept, gone, and the worker with it: pages come from the host again.
@@ -88,10 +90,18 @@ function update() {
 }
 
 async function run() {
-  const response = await fetchWithin(SCOPE + "offline.json", 20);
+  // The copy's id first (a few bytes, at every page opened); the whole list only when it changed,
+  // or while the pages are still being kept.
+  await started;
+  const known = await readState();
+  const version = await fetchWithin(SCOPE + "offline-id.json", 20);
+  if (!version.ok) throw new Error("offline-id.json: " + version.status);
+  const id = (await version.json()).id;
+  const keeping = (known.whole || known.everything) && known.books < known.total;
+  if (id && (id === (known.ready && known.ready.id) || (id === known.id && !keeping))) return;
+  const response = await fetchWithin(SCOPE + "offline.json", 60);
   if (!response.ok) throw new Error("offline.json: " + response.status);
   const list = await response.json();
-  await started;
   let state = await readState();
   const fresh = state.id !== list.id;
   // Made already, waiting for the next visit.
@@ -160,7 +170,7 @@ self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || !request.url.startsWith(SCOPE)) return;
   const path = request.url.slice(SCOPE.length).split("#")[0].split("?")[0];
-  if (path === "offline.json" || path === "sw.js") return;
+  if (path === "offline.json" || path === "offline-id.json" || path === "sw.js") return;
   event.respondWith(answer(request, path === "" ? "index.html" : path));
 });
 

@@ -42,6 +42,9 @@ import Testing
 
         let list = try Self.object(site.text("offline.json"))
         #expect(list["snapshot"] as? String == library.generatedAt && list["books"] as? Int == 33 && list["whole"] as? Bool == true)
+        // The worker asks for the id alone at every page opened.
+        let id = try #require(list["id"] as? String)
+        #expect(id.count == 16 && site.text("offline-id.json") == "{\"id\":\"\(id)\"}\n")
         let shell = try #require(list["shell"] as? [[String]])
         let pages = try #require(list["pages"] as? [[String]])
         let shellPaths = Set(shell.map { $0[0] })

@@ -5,7 +5,8 @@ usage: check_offline.py BEFORE AFTER
 
 BEFORE and AFTER are two nights' snapshots of one library, AFTER with one note edited. Served
 BEFORE: Chromium finds the catalog installable (DevTools' Page.getInstallabilityErrors), the
-service worker keeps every book, and with the server stopped the index, a shelf, twenty book pages
+service worker keeps every book, axe-core finds the footer's offline line accessible (light and
+dark), and with the server stopped the index, a shelf, twenty book pages
 never visited, search results and lookups (a book it has, an ISBN it lacks) all open. Then served
 AFTER, at the same address: the worker fetches only the files whose version changed (the server's
 log says which), and the next visit shows the edited note. Exits 1 with a line per problem.
@@ -21,6 +22,9 @@ import time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_site import axe_source, check_accessibility  # noqa: E402
 
 
 socketserver.ThreadingTCPServer.allow_reuse_address = True
@@ -117,6 +121,12 @@ def main():
         if not kept:
             problems.append("the footer never said every book was kept: "
                             + str(driver.execute_script("const e = document.getElementById('offline'); return e && e.outerHTML")))
+        # The footer's line and its buttons, which only a page served over http(s) has.
+        axe = axe_source()
+        if axe is None:
+            problems.append("axe-core is missing: `make test-deps` installs it")
+        else:
+            problems += [f"index.html with its offline line: {problem}" for problem in check_accessibility(driver, axe)]
         errors = driver.execute_cdp_cmd("Page.getInstallabilityErrors", {}).get("installabilityErrors", [])
         if errors:
             problems.append(f"not installable: {errors}")
@@ -168,7 +178,7 @@ def main():
         if not wait(driver, f"const e = document.getElementById('offline'); return e && (e.getAttribute('data-ready-id') === '{new_copy}' || e.getAttribute('data-id') === '{new_copy}')", 90):
             problems.append("update: the footer never said the next snapshot was kept: "
                             + str(driver.execute_script("const e = document.getElementById('offline'); return e && e.textContent")))
-        fetched = [path for path in host.paths if path not in ("offline.json", "sw.js")]
+        fetched = [path for path in host.paths if path not in ("offline-id.json", "offline.json", "sw.js")]
         unexpected = sorted(set(fetched) - changed)
         if unexpected:
             problems.append(f"update: files fetched whose version did not change: {unexpected[:10]} ({len(unexpected)})")
