@@ -51,7 +51,7 @@ let package = Package(
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
-        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; Site, History, Vault ← Export ← the CLI; SnapshotStore ← Publish ← the CLI.
+        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; SnapshotStore ← PrivateCatalog ← Site; Site, History, Vault ← Export ← the CLI; SnapshotStore ← Publish ← the CLI.
         // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
         .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
@@ -98,17 +98,25 @@ let package = Package(
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Logging", package: "swift-log")]
         ),
+        // A catalog for friends only: the share password's keys (PBKDF2, HKDF), each file sealed
+        // with AES-256-GCM under an opaque name, and the door a visitor opens it by.
+        .target(
+            name: "PrivateCatalog",
+            dependencies: ["SnapshotStore", "Support",
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "CryptoExtras", package: "swift-crypto")]
+        ),
         // The HTML site, the Markdown tree, the feed, the CSV and the search index, from templates.
         .target(
             name: "Site",
-            dependencies: ["CICU", "DefaultTemplates", "LibraryArchive", "Notes", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
+            dependencies: ["CICU", "DefaultTemplates", "LibraryArchive", "Notes", "PrivateCatalog", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Mustache", package: "swift-mustache")]
         ),
         // One export, step by step: log in, crawl, compare, render, publish.
         .target(
             name: "Export",
-            dependencies: ["Crawl", "Enrich", "History", "LibraryArchive", "ReaderAPI", "Site", "SnapshotStore", "Support", "Thumbnails", "Vault",
+            dependencies: ["Crawl", "Enrich", "History", "LibraryArchive", "PrivateCatalog", "ReaderAPI", "Site", "SnapshotStore", "Support", "Thumbnails", "Vault",
                            // History's module needs its C shims' module map in sight (in debug builds).
                            .product(name: "Subprocess", package: "swift-subprocess"),
                            // The export's options are declared beside the values they resolve into.
@@ -199,13 +207,14 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "TestSupport"]),
+        .testTarget(name: "PrivateCatalogTests", dependencies: ["PrivateCatalog", "SnapshotStore", "TestSupport"]),
         .testTarget(name: "SampleServerTests", dependencies: ["SampleServer", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "LibraryArchive", "SampleServer", "TestSupport"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["Export", "LibraryArchive", "Notes", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support", "Thumbnails",
-                           "TestSupport"]
+            dependencies: ["Export", "LibraryArchive", "Notes", "PrivateCatalog", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support",
+                           "Thumbnails", "TestSupport"]
         ),
     ]
 )

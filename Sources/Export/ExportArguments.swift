@@ -146,13 +146,12 @@ package struct ExportArguments: ParsableArguments {
             throw ValidationError("\(address) is plain http and --require-https is set: the credentials would cross the network unencrypted.")
         }
         let credentials = try resolveCredentials(variable, logger: logger)
-        var site = try await self.site.resolve(logger: logger)
+        let place = SnapshotPlace(root: URL(fileURLWithPath: output), keep: keep, cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) })
+        var site = try await self.site.resolve(logger: logger, privateState: place.stateFolder)
         if markdownInto != nil { site.formats.insert(.markdown) }
         var contentPolicy = content
         contentPolicy.reuseUnchanged = !full
-        var settings = ExportSettings(server: address, credentials: credentials,
-                                      place: SnapshotPlace(root: URL(fileURLWithPath: output), keep: keep,
-                                                           cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) }),
+        var settings = ExportSettings(server: address, credentials: credentials, place: place,
                                       site: site, content: contentPolicy, network: network, date: .now(environment: environment))
         settings.historyAuthor = author
         settings.vault = vault
@@ -256,10 +255,11 @@ package struct ExportArguments: ParsableArguments {
         return password
     }
 
-    /// A password file or pipe usually ends with a newline that is not part of the password.
+    /// A password file or pipe usually ends with a newline that is not part of the password: a
+    /// line ends at any newline, "\r\n" included (one Character in Swift, which a split at "\n"
+    /// does not see).
     static func firstLine(_ text: String) -> String {
-        String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        String(text.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first ?? "")
     }
 
     /// `--enrich openlibrary` and the options that go with it, checked; nil without `--enrich`.

@@ -15,9 +15,20 @@ extension Exporter {
                                logger: Logger, live: LiveProgress? = nil) async throws -> Catalog {
         // On a thread of its own: the threads answers resume on are the network's.
         let read = try await EveryCore.onThreadOfItsOwn("read") { try readArchive(archive, privacy: privacy) }
-        let identity = try await site.resolve(logger: logger, otherwise: read.frame.language)
-        return try await EveryCore.onThreadOfItsOwn("render") {
-            try renderNow(read, from: archive, to: output, site: identity, changesKept: !privacy.isActive, logger: logger, live: live)
+        let place = SnapshotPlace(root: output, keep: nil)
+        let identity = try await site.resolve(logger: logger, otherwise: read.frame.language, privateState: place.stateFolder)
+        let swap = try SnapshotSwap(output: output)
+        let writer = swap.writer
+        do {
+            let catalog = try await EveryCore.onThreadOfItsOwn("render") {
+                try renderNow(read, from: archive, into: writer, site: identity, changesKept: !privacy.isActive, logger: logger, live: live)
+            }
+            try await writePrivateCatalog(site: identity, into: writer, stateFolder: place.stateFolder, logger: logger)
+            try swap.swapIn()
+            return catalog
+        } catch {
+            swap.discard()
+            throw error
         }
     }
 
@@ -44,7 +55,7 @@ extension Exporter {
         return catalog
     }
 
-    private static func renderNow(_ catalog: Catalog, from archive: URL, to output: URL, site: SiteIdentity, changesKept: Bool,
+    private static func renderNow(_ catalog: Catalog, from archive: URL, into writer: SnapshotWriter, site: SiteIdentity, changesKept: Bool,
                                   logger: Logger, live: LiveProgress?) throws -> Catalog {
         var catalog = catalog
         MemoryUsage.release()
@@ -63,9 +74,7 @@ extension Exporter {
         // A report made without tonight's privacy options names what they leave out: it is left out.
         let changes = !changesKept ? nil : (try? Data(contentsOf: source.appendingPathComponent("changes.json")))
             .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
-        let swap = try SnapshotSwap(output: output)
         do {
-            let writer = swap.writer
             var missing = 0
             // Paths as strings, and each cover looked at once however many books share it: a URL
             // asks the disk whether each name is a folder, and a 10,000-book library's checks were
@@ -105,10 +114,6 @@ extension Exporter {
             var renderer = SiteRenderer(site: site)
             renderer.progress = live
             try renderer.render(catalog, changes: changes, into: writer)
-            try swap.swapIn()
-        } catch {
-            swap.discard()
-            throw error
         }
         return catalog
     }

@@ -120,6 +120,11 @@ package struct ExportStep: Sendable {
         },
         ExportStep("compare with the last snapshot") { exporter, night in try await exporter.compare(&night) },
         ExportStep("make the snapshot") { exporter, night in try await exporter.make(&night) },
+        // On a night that renders: a night that links the last snapshot links its sealed files too.
+        ExportStep("seal the private catalog", when: { settings, night in
+            guard settings.site.privateCatalog != nil, case .render = night.outcome?.decision else { return false }
+            return true
+        }) { exporter, night in try await exporter.sealPrivateCatalog(&night) },
         ExportStep("close the connections") { _, night in try await night.closeConnections() },
         ExportStep("swap it into place") { exporter, night in try exporter.swap(&night) },
         ExportStep("keep the Markdown", failure: .toldAtTheEnd, when: { settings, _ in settings.vault != nil }) { exporter, night in

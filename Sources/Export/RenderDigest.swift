@@ -24,6 +24,8 @@ enum RenderDigest {
         add(templates.language.tag)
         // Cards only count where they are drawn: the digest of a run without --site-url is as it was.
         if siteURL != nil && !shareCards { add("no share cards") }
+        // A private catalog sealed under another key (or none) is written again.
+        if let key = site.privateCatalog { add("private catalog " + key.check) }
         let root = templates.directory.resolvingSymlinksInPath()
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .map { $0.resolvingSymlinksInPath() }

@@ -3,6 +3,7 @@ import Crawl
 import Foundation
 import Logging
 import Notes
+import PrivateCatalog
 import Site
 import Support
 
@@ -27,13 +28,18 @@ package struct SiteArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The pages' language, as a BCP 47 tag: en (the default; render keeps the snapshot's), de, fr, es, or any other with a strings file beside the templates (see copy-templates). Sets their words, plurals, dates, numbers and order; the tool's own messages stay English.", valueName: "tag"))
     var language: String?
 
+    @Option(name: .long, help: ArgumentHelp("Also write a catalog for friends only, sealed with the password in this file (its first line; readable by you alone; at least 8 characters): the host stores only ciphertext, and a visitor's browser asks for the password once. publish then sends it instead of the snapshot; it leaves out the Markdown, library.json, the CSV, the feed and the OPDS catalog. Needs https (or localhost) to be opened.", valueName: "file"))
+    var sharePasswordFile: String?
+
     package init() {}
 
     /// The pages' identity: the options checked, the templates loaded in the pages' language
     /// (`--language`, else `otherwise`, else English). A strings file that lacks keys still renders
-    /// (those words in English); the logger says which.
-    package func resolve(logger: Logger, otherwise: String? = nil) async throws -> SiteIdentity {
+    /// (those words in English); the logger says which. With `--share-password-file`, the private
+    /// catalog's key, made with the salt kept in `privateState`.
+    package func resolve(logger: Logger, otherwise: String? = nil, privateState: URL? = nil) async throws -> SiteIdentity {
         try check()
+        let key = try await privateCatalogKey(privateState: privateState)
         let formats = try formats()
         let siteURL = try site()
         let language = language ?? otherwise.flatMap { TemplateSet.isLanguageTag($0) ? $0 : nil } ?? "en"
@@ -47,7 +53,25 @@ package struct SiteArguments: ParsableArguments {
             let shown = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
             logger.warning("The strings for '\(set.language.tag)' lack \(missing.count) of English's keys, shown in English: \(shown)")
         }
-        return SiteIdentity(templates: set, formats: formats, siteURL: siteURL, shareCards: !noShareCards, givenTitle: title)
+        var identity = SiteIdentity(templates: set, formats: formats, siteURL: siteURL, shareCards: !noShareCards, givenTitle: title)
+        identity.privateCatalog = key
+        return identity
+    }
+
+    /// The private catalog's key: the password read (a usage error when it cannot be taken), then
+    /// stretched on a thread of its own (PBKDF2's 600,000 rounds take a few tenths of a second).
+    func privateCatalogKey(privateState: URL?) async throws -> CatalogKey? {
+        guard let sharePasswordFile else { return nil }
+        guard try formats().contains(.html) else {
+            throw ValidationError("--share-password-file seals the HTML catalog: --format must include html.")
+        }
+        guard let privateState else { throw ValidationError("--share-password-file needs a snapshot folder of its own.") }
+        do {
+            let password = try SharePassword.read(from: sharePasswordFile)
+            return try await EveryCore.onThreadOfItsOwn("key") { try CatalogKey.make(password: password, stateFolder: privateState) }
+        } catch let error as SharePasswordError {
+            throw ValidationError(error.description)
+        }
     }
 
     /// The options checked, before anything is loaded: a usage error is told before any other.

@@ -16,6 +16,9 @@ package struct PublishError: Error, Sendable, CustomStringConvertible {
         case notASnapshot
         /// The dated snapshots' folder has no `latest` snapshot yet.
         case noLatestSnapshot
+        /// The snapshot holds a private catalog without its `lock.json` (cut short, or damaged): the
+        /// plain snapshot is not sent in its place.
+        case privateCatalogIncomplete
         /// More files would be deleted on the host than `--max-deletes` allows.
         case tooManyDeletions(count: Int, limit: Int, examples: [String])
         /// rclone failed at a step (listing, uploading, deleting), in its own words.
@@ -48,6 +51,8 @@ package struct PublishError: Error, Sendable, CustomStringConvertible {
             return "\(path): not a snapshot written by reader-snapshot (no .reader-snapshot marker, no latest link): nothing is published from a folder it did not write"
         case .noLatestSnapshot:
             return "\(path): holds dated snapshots but no latest link yet: export first"
+        case .privateCatalogIncomplete:
+            return "\(path): its private catalog has no lock.json (cut short or damaged): nothing is published, and the plain snapshot is not sent in its place. Export again with --share-password-file"
         case .tooManyDeletions(let count, let limit, let examples):
             let shown = examples.prefix(3).joined(separator: ", ")
             return "\(path): publishing would delete \(count) files there (\(shown)\(count > 3 ? ", …" : "")), more than --max-deletes \(limit) allows; nothing was uploaded or deleted. Check the remote path; if it is right, give a higher --max-deletes or --force"

@@ -63,7 +63,10 @@ package struct Publishing: Sendable {
                 throw PublishError(.remoteUnknown(name: target.name, known: known), path: target.description)
             }
         }
-        let snapshot = try VisitorFiles.snapshot(in: options.place)
+        let snapshot = try VisitorFiles.published(from: try VisitorFiles.snapshot(in: options.place))
+        if snapshot.lastPathComponent == VisitorFiles.privateCatalog {
+            logger.info("Publishing the private catalog: the host gets only its sealed files and the door that asks for the password")
+        }
         let state = options.place.stateFolder
         var record = PublishRecord.read(PublishRecord.file(for: target, in: state))
 

@@ -44,6 +44,22 @@ package enum VisitorFiles {
         return folder
     }
 
+    /// The folder of a catalog for friends only, inside the snapshot (PrivateCatalogWriter's).
+    package static let privateCatalog = ".private-catalog"
+
+    /// What of `snapshot` is sent: its private catalog when it has one (written with
+    /// `--share-password-file`), whose sealed files then go instead of the snapshot's own. One
+    /// without its lock is refused: the plain snapshot must not go in its place.
+    package static func published(from snapshot: URL) throws -> URL {
+        let sealed = snapshot.appendingPathComponent(privateCatalog)
+        var info = stat()
+        guard lstat(sealed.path, &info) == 0 else { return snapshot }
+        guard lstat(sealed.appendingPathComponent("lock.json").path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw PublishError(.privateCatalogIncomplete, path: snapshot.path)
+        }
+        return sealed
+    }
+
     /// Every visitor file under `root`, sorted by path.
     package static func list(_ root: URL) throws -> [LocalFile] {
         var files: [LocalFile] = []

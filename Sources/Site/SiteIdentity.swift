@@ -1,5 +1,6 @@
 import Foundation
 import LibraryArchive
+import PrivateCatalog
 import Support
 
 /// What the pages are and how they name themselves, resolved once from the command line: the
@@ -15,6 +16,8 @@ package struct SiteIdentity: Sendable {
     package var shareCards: Bool
     /// `--title` as given (nil: none), kept in `library.json` as it is.
     package var givenTitle: String?
+    /// `--share-password-file`: the key a catalog for friends only is sealed with.
+    package var privateCatalog: CatalogKey?
 
     package init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases), siteURL: URL? = nil,
                  shareCards: Bool = true, givenTitle: String? = nil) {

@@ -3,6 +3,7 @@ import Export
 import Foundation
 import Logging
 import SampleServer
+import SnapshotStore
 
 struct Demo: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
@@ -37,7 +38,8 @@ struct Demo: AsyncParsableCommand, CheckedCommand {
     func run() async throws {
         let live = console.makeLiveProgress()
         let logger = console.makeLogger(live: live)
-        let identity = try await resolving(logger: logger) { try await site.resolve(logger: logger) }
+        let place = SnapshotPlace(root: URL(fileURLWithPath: output), keep: nil)
+        let identity = try await resolving(logger: logger) { try await site.resolve(logger: logger, privateState: place.stateFolder) }
         let policy = try content.resolve()
         Interruption.install(logger: logger, live: live)
         live?.start()

@@ -94,6 +94,9 @@ struct Render: AsyncParsableCommand, CheckedCommand {
             let catalog = try await Exporter.render(from: archive, to: outputURL, site: site, privacy: privacy.resolve(), logger: logger, live: live)
             logger.info("Rendered \(catalog.count) books from \(archive.path)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
+        } catch let error as ValidationError {
+            // An option that could only be checked once the snapshot was read (a share password): a usage error.
+            throw error
         } catch {
             throw failureExit(for: error, logger: logger)
         }

@@ -4,6 +4,17 @@
 // every book). Opened from file://, nothing of this happens and the page is as it was.
 (function () {
   "use strict";
+  // In a catalog for friends only, the worker forgets the keys when it is stopped, and asks the
+  // page for those the door kept for this browser's session.
+  var SESSION = "reader-snapshot:key";
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.addEventListener("message", function (event) {
+      if (!event.data || event.data.type !== "key?" || !event.ports[0]) return;
+      var kept = null;
+      try { kept = sessionStorage.getItem(SESSION); } catch (error) { kept = null; }
+      event.ports[0].postMessage({ type: "key", key: kept });
+    });
+  }
   var line = document.getElementById("offline");
   if (!line || !/^https?:$/.test(location.protocol) || !("serviceWorker" in navigator) || !window.caches) return;
   var root = line.getAttribute("data-root") || "";
@@ -72,6 +83,7 @@
 
   navigator.serviceWorker.addEventListener("message", function (event) {
     if (event.data && event.data.type === "freed") {
+      try { sessionStorage.removeItem(SESSION); } catch (error) { /* nothing kept */ }
       text.textContent = said("freed");
       free.hidden = everything.hidden = true;
     } else {

@@ -7,8 +7,15 @@
 // - after the next night's publish, only the files whose version changed are fetched, into a new
 //   copy, and the unchanged ones are copied from the old; the new copy is used whole from the
 //   next visit (a worker that starts afresh), never mixed with the old one.
+//
+// In a catalog for friends only (--share-password-file), the host holds each file sealed under an
+// opaque name (c/…) and this worker opens it: with the keys the door (index.html, unlock.js)
+// hands over, it names each file as the host knows it (HMAC-SHA-256 of its path), keeps what it
+// fetches sealed, and opens it with AES-256-GCM as a page asks for it. Without the keys, a page
+// asked for is the door.
 "use strict";
 
+const SEALED = false;
 const PREFIX = "reader-snapshot:";
 const META = PREFIX + "meta";
 const SCOPE = self.registration.scope;
@@ -41,9 +48,119 @@ async function switchIfReady() {
 let started = switchIfReady();
 let updating = null;
 
+// The door's files, in the clear on the host: kept, so that the door opens offline too.
+const DOOR = ["unlock.js", "unlock.css", "lock.json"];
+const KEYS = "reader-snapshot";
+let keys = null;
+const names = new Map();
+
+// The keys kept on this device (when the visitor ticked it), in IndexedDB, not extractable.
+function keyStore(mode, action) {
+  return new Promise((resolve, reject) => {
+    const opening = indexedDB.open(KEYS, 1);
+    opening.onupgradeneeded = () => opening.result.createObjectStore("keys");
+    opening.onerror = () => reject(opening.error);
+    opening.onsuccess = () => {
+      const db = opening.result;
+      const transaction = db.transaction("keys", mode);
+      const request = action(transaction.objectStore("keys"));
+      transaction.oncomplete = () => { db.close(); resolve(request.result); };
+      transaction.onerror = () => { db.close(); reject(transaction.error); };
+    };
+  });
+}
+
+// The keys from the stretched password, as the tool makes them: HKDF-SHA-256, one name each.
+async function keysFrom(master) {
+  const base = await crypto.subtle.importKey("raw", master, "HKDF", false, ["deriveBits", "deriveKey"]);
+  const info = (name) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: new TextEncoder().encode("reader-snapshot " + name) });
+  const file = await crypto.subtle.deriveKey(info("file key"), base, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
+  const name = await crypto.subtle.deriveKey(info("name key"), base, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
+  const check = Array.from(new Uint8Array(await crypto.subtle.deriveBits(info("check"), base, 128)), (b) => b.toString(16).padStart(2, "0")).join("");
+  return { file, name, check };
+}
+
+// The keys: in memory; else kept on this device; else asked of the page, which keeps them for
+// the browser's session (a worker is stopped when idle and forgets).
+async function keysFor(clientID) {
+  if (keys || !SEALED) return keys;
+  try { keys = (await keyStore("readonly", (store) => store.get("device"))) || null; } catch (error) { keys = null; }
+  if (keys || !clientID) return keys;
+  const client = await self.clients.get(clientID);
+  if (!client) return null;
+  const kept = await new Promise((resolve) => {
+    const channel = new MessageChannel();
+    const timer = setTimeout(() => resolve(null), 3000);
+    channel.port1.onmessage = (event) => { clearTimeout(timer); resolve(event.data && event.data.key); };
+    client.postMessage({ type: "key?" }, [channel.port2]);
+  });
+  if (kept && !keys) keys = await keysFrom(Uint8Array.from(atob(kept), (c) => c.charCodeAt(0)));
+  return keys;
+}
+
+async function forget() {
+  keys = null;
+  names.clear();
+  try { await keyStore("readwrite", (store) => store.delete("device")); } catch (error) { /* nothing kept */ }
+}
+
+// The name the host knows a file by: the first half of HMAC-SHA-256 of its path.
+async function hostPath(path) {
+  if (!SEALED) return path;
+  if (!names.has(path)) {
+    const code = new Uint8Array(await crypto.subtle.sign("HMAC", keys.name, new TextEncoder().encode(path)));
+    names.set(path, "c/" + Array.from(code.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join(""));
+  }
+  return names.get(path);
+}
+
+const TYPES = { html: "text/html; charset=utf-8", css: "text/css; charset=utf-8", js: "text/javascript; charset=utf-8", json: "application/json",
+                webmanifest: "application/manifest+json", png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", webp: "image/webp",
+                avif: "image/avif", gif: "image/gif", svg: "image/svg+xml", xml: "application/xml", txt: "text/plain; charset=utf-8",
+                woff2: "font/woff2", ico: "image/x-icon" };
+
+// A file as the host keeps it, opened: AES-256-GCM with its path as associated data, then the
+// padding (0x80, then zeros) taken off.
+async function reveal(response, path) {
+  if (!SEALED) return response;
+  if (!response.ok) return new Response("Not in this catalog.", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  const sealed = await response.arrayBuffer();
+  const plain = new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.slice(0, 12), additionalData: new TextEncoder().encode(path) },
+                                                           keys.file, sealed.slice(12)));
+  let end = plain.length - 1;
+  while (end >= 0 && plain[end] === 0) end--;
+  if (end < 0 || plain[end] !== 0x80) throw new Error(path + ": not a sealed file");
+  const extension = (/\.([a-z0-9]+)$/.exec(path) || [])[1];
+  return new Response(plain.slice(0, end), { headers: { "Content-Type": TYPES[extension] || "application/octet-stream" } });
+}
+
+async function door() {
+  const meta = await caches.open(META);
+  try {
+    const response = await fetch(SCOPE + "index.html", { cache: "no-cache" });
+    if (response.ok) {
+      await meta.put(SCOPE + "door/index.html", response.clone());
+      return response;
+    }
+  } catch (error) { /* offline: the door kept */ }
+  return (await meta.match(SCOPE + "door/index.html")) || new Response("Offline.", { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+}
+
+// The door's own files: from the host, else as kept.
+async function doorFile(path) {
+  const meta = await caches.open(META);
+  try {
+    const response = await fetch(SCOPE + path, { cache: "no-cache" });
+    if (response.ok) await meta.put(SCOPE + "door/" + path, response.clone());
+    return response;
+  } catch (error) {
+    return (await meta.match(SCOPE + "door/" + path)) || Response.error();
+  }
+}
+
 self.addEventListener("install", (event) => {
   self.skipWaiting();
-  event.waitUntil(update());
+  if (!SEALED) event.waitUntil(update());
 });
 
 self.addEventListener("activate", (event) => {
@@ -53,11 +170,31 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("message", (event) => {
   const reply = (message) => event.source && event.source.postMessage(message);
   const type = event.data && event.data.type;
-  if (type === "check") event.waitUntil(update().then(status).then(reply, () => status().then(reply)));
-  else if (type === "status") event.waitUntil(status().then(reply));
-  else if (type === "everything") event.waitUntil(readState().then((state) => { state.everything = true; return writeState(state); }).then(update).then(status).then(reply));
-  else if (type === "free") event.waitUntil(free().then(() => reply({ type: "freed" })).then(() => self.registration.unregister()));
+  if (type === "unlock") {
+    const answer = (message) => event.ports[0] && event.ports[0].postMessage(message);
+    event.waitUntil(keysFrom(event.data.master).then(async (made) => {
+      keys = made;
+      names.clear();
+      if (event.data.remember) await keyStore("readwrite", (store) => store.put(made, "device"));
+      else await keyStore("readwrite", (store) => store.delete("device"));
+      answer({ type: "unlocked" });
+    }).catch((error) => answer({ type: "failed", detail: String(error) })));
+    return;
+  }
+  if (SEALED && !keys && event.source) {
+    event.waitUntil(keysFor(event.source.id).then((found) => { if (found) return onMessage(type, reply); }));
+    return;
+  }
+  onMessage(type, reply, event);
 });
+
+function onMessage(type, reply, event) {
+  const waitUntil = (promise) => (event ? event.waitUntil(promise) : promise);
+  if (type === "check") waitUntil(update().then(status).then(reply, () => status().then(reply)));
+  else if (type === "status") waitUntil(status().then(reply));
+  else if (type === "everything") waitUntil(readState().then((state) => { state.everything = true; return writeState(state); }).then(update).then(status).then(reply));
+  else if (type === "free") waitUntil(free().then(() => reply({ type: "freed" })).then(() => self.registration.unregister()));
+}
 
 async function status() {
   const state = await readState();
@@ -77,6 +214,7 @@ function fetchWithin(url, seconds) {
 
 // Everything kept, gone, and the worker with it: pages come from the host again.
 async function free() {
+  if (SEALED) await forget();
   started = Promise.resolve({ active: null, id: null, snapshot: null, versions: {}, books: 0, whole: false, everything: false, ready: null });
   if (updating) await updating.catch(() => {});
   for (const name of await caches.keys()) if (name.startsWith(PREFIX)) await caches.delete(name);
@@ -93,13 +231,23 @@ async function run() {
   // The copy's id first (a few bytes, at every page opened); the whole list only when it changed,
   // or while the pages are still being kept.
   await started;
+  if (SEALED) {
+    if (!keys) return;
+    // A new password: what is kept cannot be opened with the keys held, nor the host's files.
+    const lock = await fetchWithin(SCOPE + "lock.json", 20);
+    if (!lock.ok) throw new Error("lock.json: " + lock.status);
+    if ((await lock.json()).check !== keys.check) {
+      await free();
+      return;
+    }
+  }
   const known = await readState();
-  const version = await fetchWithin(SCOPE + "offline-id.json", 20);
+  const version = await reveal(await fetchWithin(SCOPE + await hostPath("offline-id.json"), 20), "offline-id.json");
   if (!version.ok) throw new Error("offline-id.json: " + version.status);
   const id = (await version.json()).id;
   const keeping = (known.whole || known.everything) && known.books < known.total;
   if (id && (id === (known.ready && known.ready.id) || (id === known.id && !keeping))) return;
-  const response = await fetchWithin(SCOPE + "offline.json", 60);
+  const response = await reveal(await fetchWithin(SCOPE + await hostPath("offline.json"), 60), "offline.json");
   if (!response.ok) throw new Error("offline.json: " + response.status);
   const list = await response.json();
   let state = await readState();
@@ -120,7 +268,7 @@ async function run() {
     try {
       let kept = source && state.versions[path] === version ? await source.match(SCOPE + path) : undefined;
       if (!kept) {
-        const fetched = await fetchWithin(SCOPE + path, 60);
+        const fetched = await fetchWithin(SCOPE + await hostPath(path), 60);
         if (!fetched.ok) return false;
         kept = fetched;
       }
@@ -170,27 +318,54 @@ self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || !request.url.startsWith(SCOPE)) return;
   const path = request.url.slice(SCOPE.length).split("#")[0].split("?")[0];
-  if (path === "offline.json" || path === "offline-id.json" || path === "sw.js") return;
+  if (path === "sw.js") return;
+  if (SEALED) {
+    if (path.startsWith("c/")) return;
+    if (DOOR.includes(path)) { event.respondWith(doorFile(path)); return; }
+    event.respondWith(answerSealed(event, path === "" ? "index.html" : path));
+    return;
+  }
+  if (path === "offline.json" || path === "offline-id.json") return;
   event.respondWith(answer(request, path === "" ? "index.html" : path));
 });
+
+// Without the keys, a page asked for is the door (at the top, where its links lead), which comes
+// back to the page once open; anything else is refused.
+async function answerSealed(event, path) {
+  let held = null;
+  try { held = await keysFor(event.clientId); } catch (error) { held = null; }
+  if (!held) {
+    if (event.request.mode !== "navigate") return new Response("Locked.", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    if (path === "index.html") return door();
+    return Response.redirect(SCOPE + "?next=" + encodeURIComponent(path), 302);
+  }
+  try {
+    return await answer(event.request, path);
+  } catch (error) {
+    // Sealed under another key than the one held: the password changed, or the file is not ours.
+    await forget();
+    return event.request.mode === "navigate" ? door() : new Response("Locked.", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
+}
 
 async function answer(request, path) {
   const state = await started;
   const cache = state.active ? await caches.open(state.active) : null;
   if (cache) {
     const hit = await cache.match(SCOPE + path);
-    if (hit) return hit;
+    if (hit) return reveal(hit, path);
     // A cover's other size, when the one asked for is not kept (a screen of another density).
     const cover = /^covers\/([0-9a-f]+)-(\d+)\.([a-z]+)$/.exec(path);
     if (cover) {
       for (const size of SIZES) {
-        const other = await cache.match(SCOPE + "covers/" + cover[1] + "-" + size + "." + cover[3]);
-        if (other) return other;
+        const otherPath = "covers/" + cover[1] + "-" + size + "." + cover[3];
+        const other = await cache.match(SCOPE + otherPath);
+        if (other) return reveal(other, otherPath);
       }
     }
   }
   try {
-    const response = await fetch(request);
+    const response = SEALED ? await fetch(SCOPE + await hostPath(path)) : await fetch(request);
     // Above the size kept whole, pages are kept as they are visited.
     if (cache && response.ok && response.type === "basic" && /\.html$|^covers\//.test(path)) {
       const copy = response.clone();
@@ -203,8 +378,9 @@ async function answer(request, path) {
         await writeState(now);
       });
     }
-    return response;
+    return reveal(response, path);
   } catch (error) {
+    if (error instanceof DOMException && error.name === "OperationError") throw error;
     return new Response("This page is not kept for offline use.", { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
 }

@@ -82,4 +82,10 @@ import ShareCards
         #expect(SiteIdentity(templates: german, givenTitle: "Meine Bücher").title == "Meine Bücher")
         #expect(SiteIdentity(templates: try await TemplateSet.bundled()).title == "Library")
     }
+
+    /// A password file saved on Windows ends its line with "\r\n": the password is what comes before.
+    @Test(arguments: ["secret\n", "secret\r\n", "secret\r\nsecond line", "secret", "secret\nsecond line"])
+    func aPasswordIsThePasswordFilesFirstLine(_ text: String) {
+        #expect(ExportArguments.firstLine(text) == "secret")
+    }
 }

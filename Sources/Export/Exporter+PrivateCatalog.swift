@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+import PrivateCatalog
+import Site
+import SnapshotStore
+import Support
+
+extension Exporter {
+    func sealPrivateCatalog(_ night: inout Night) async throws {
+        let output = try Self.found(night.output, "the output")
+        try await Self.writePrivateCatalog(site: settings.site, into: output.swap.writer, stateFolder: output.place.stateFolder, logger: logger)
+    }
+
+    /// `--share-password-file`: the catalog for friends only, sealed from the pages just written
+    /// into `writer`'s folder, before it is swapped into place. The salt and the key's check are
+    /// kept in the private state, so that the next night seals to the same bytes, or says why not.
+    static func writePrivateCatalog(site: SiteIdentity, into writer: SnapshotWriter, stateFolder: URL, logger: Logger) async throws {
+        guard let key = site.privateCatalog else { return }
+        let door = try SiteRenderer(site: site).doorFiles()
+        if let last = CatalogKey.lastCheck(in: stateFolder), last != key.check {
+            logger.warning("The share password changed: every file of the private catalog is sealed again, and visitors need the new password.")
+        }
+        let written = try await EveryCore.onThreadOfItsOwn("seal") {
+            try PrivateCatalogWriter(key: key, doorFiles: door).write(snapshot: writer.root, previous: writer.previous)
+        }
+        do { try key.keep(in: stateFolder) } catch {
+            throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: stateFolder.path)
+        }
+        logger.info("Private catalog: \(counted(written.files, "file", "files")) sealed (\(written.sealedAnew) tonight) in \(PrivateCatalogWriter.folder), which publish sends instead of the snapshot; left out, as a visitor's software could not open them sealed: \(PrivateCatalogWriter.leftOutWords)")
+    }
+}

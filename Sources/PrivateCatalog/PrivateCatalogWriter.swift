@@ -1,0 +1,108 @@
+import Foundation
+import SnapshotStore
+import Support
+
+/// Writes a snapshot's catalog for friends only: every file a visitor's browser can open, sealed
+/// under opaque names, and the door beside them (the page that asks for the password, its script
+/// and style, the service worker that opens the sealed files, `lock.json`). It goes into the
+/// snapshot's hidden `.private-catalog` folder, which `publish` then sends instead of the snapshot;
+/// the owner's own files beside it stay as they are.
+package struct PrivateCatalogWriter: Sendable {
+    package static let folder = ".private-catalog"
+    /// The files of the door, in the clear on the host: what a visitor needs before the password.
+    package static let door = ["index.html", "unlock.js", "unlock.css", "sw.js", "lock.json"]
+
+    /// What is left out, because a visitor's software could not open it sealed: e-readers, feed
+    /// readers and spreadsheets do not run the page's script. Link previews (`cards/`, the site
+    /// map) would have nothing to show a crawler.
+    static let leftOutFolders = ["markdown/", "opds/", "cards/"]
+    static let leftOutFiles: Set<String> = ["library.json", "changes.json", "sw.js"]
+    /// The feeds (the catalog's and each shelf's), the site map, Markdown and CSV, wherever they are.
+    static let leftOutKinds = [".xml", ".md", ".csv"]
+    package static let leftOutWords = "the Markdown, library.json, changes.json, the CSV, the feeds, the OPDS catalog and the link previews' cards"
+
+    /// What a private catalog's writing did.
+    package struct Written: Sendable, Equatable {
+        /// Files sealed, the door's not counted.
+        package var files = 0
+        /// Of those, sealed tonight (the others are the last snapshot's, linked).
+        package var sealedAnew = 0
+        /// Whether the catalog was sealed under another key than last time (a new password).
+        package var newKey = false
+    }
+
+    let key: CatalogKey
+    /// The door's files by name (`door`, but `lock.json`, which is the key's).
+    let doorFiles: [String: Data]
+
+    package init(key: CatalogKey, doorFiles: [String: Data]) {
+        self.key = key
+        self.doorFiles = doorFiles
+    }
+
+    package static func isLeftOut(_ path: String) -> Bool {
+        leftOutFiles.contains(path) || leftOutFolders.contains { path.hasPrefix($0) } || leftOutKinds.contains { path.hasSuffix($0) }
+    }
+
+    /// Seals the visitor files of the snapshot being written in `root` into `root/.private-catalog`,
+    /// linking from `previous/.private-catalog` each file sealed there already under this key.
+    package func write(snapshot root: URL, previous: URL?) throws -> Written {
+        let base = root.standardizedFileURL.path
+        let paths = try Self.visitorFiles(base).filter { !Self.isLeftOut($0) }
+        let out = SnapshotWriter(root: root.appendingPathComponent(Self.folder), previous: previous?.appendingPathComponent(Self.folder))
+        let last = previous.map { $0.standardizedFileURL.path + "/" + Self.folder }
+        let sameKey = last.flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0 + "/lock.json")) }.map { $0 == key.lock } ?? false
+        var written = Written()
+        written.files = paths.count
+        written.newKey = last != nil && !sameKey && FileManager.default.fileExists(atPath: last! + "/lock.json")
+        let anew = try EveryCore.map(paths.count, itemsPerWorker: 64, worker: { () }) { _, index -> Int in
+            let path = paths[index]
+            let name = SealedFile.name(of: path, key: key)
+            if sameKey, let previous {
+                // A file linked from the last snapshot is as it was: so is its sealed copy.
+                if Self.sameFile(base + "/" + path, previous.standardizedFileURL.path + "/" + path), out.linkFromPrevious(name) { return 0 }
+            }
+            let plain = try Data(contentsOf: URL(fileURLWithPath: base + "/" + path), options: .mappedIfSafe)
+            if sameKey, let last, Self.begins(last + "/" + name, with: SealedFile.prefix(of: plain, path: path, key: key),
+                                                size: SealedFile.sealedSize(of: plain.count)), out.linkFromPrevious(name) {
+                return 0
+            }
+            try out.write(try SealedFile.seal(plain, path: path, key: key), to: name)
+            return 1
+        }
+        written.sealedAnew = anew.reduce(0, +)
+        for name in Self.door where name != "lock.json" {
+            guard let data = doorFiles[name] else { throw SealError.cannotSeal(name) }
+            try out.write(data, to: name)
+        }
+        try out.write(key.lock, to: "lock.json")
+        return written
+    }
+
+    /// Every regular file below `base` whose path has no hidden part, sorted.
+    static func visitorFiles(_ base: String) throws -> [String] {
+        guard let walk = FileManager.default.enumerator(atPath: base) else { return [] }
+        var paths: [String] = []
+        while let relative = walk.nextObject() as? String {
+            if (relative as NSString).lastPathComponent.hasPrefix(".") { walk.skipDescendants(); continue }
+            var info = stat()
+            guard lstat(base + "/" + relative, &info) == 0 else { continue }
+            if (info.st_mode & S_IFMT) == S_IFREG { paths.append(relative) }
+        }
+        return paths.sorted()
+    }
+
+    static func sameFile(_ one: String, _ other: String) -> Bool {
+        var first = stat(), second = stat()
+        return lstat(one, &first) == 0 && lstat(other, &second) == 0 && first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+
+    /// Whether the file at `path` has `size` bytes and begins with `prefix`.
+    static func begins(_ path: String, with prefix: [UInt8], size: Int) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let end = try? handle.seekToEnd(), end == UInt64(size) else { return false }
+        try? handle.seek(toOffset: 0)
+        return (try? handle.read(upToCount: prefix.count)).map { Array($0) == prefix } ?? false
+    }
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""A catalog for friends only, in headless Chromium, served over HTTP on loopback.
+
+usage: check_private.py PRIVATE PLAIN PASSWORD_FILE
+
+PRIVATE is a snapshot's .private-catalog folder (what publish sends), PLAIN the snapshot itself,
+PASSWORD_FILE the share password. Checks, as a visitor: with scripts off, the door says what is
+needed; a wrong password is told in words and opens nothing; the right one opens the catalog, whose
+pages, assets and covers read back through the service worker byte for byte as the plain snapshot
+has them; browsing, a search, a lookup and the covers work; a worker stopped (as a browser stops an
+idle one) opens pages again with the key kept for the session; with "remember" ticked, the key
+outlives the session; once every book is kept, the catalog opens with the host gone and the
+network off. Exits 1 with a line per problem.
+"""
+import hashlib
+import json
+import os
+import sys
+import time
+
+from selenium.webdriver.common.by import By
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_offline import Host, browser, wait  # noqa: E402
+from check_site import axe_source, check_accessibility  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+
+
+def read_bytes(driver, path):
+    """The SHA-256 of `path` as the page's fetch gets it (through the worker), or an error."""
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        " fetch(arguments[0]).then(r => r.ok ? r.arrayBuffer() : Promise.reject(r.status))"
+        ".then(b => crypto.subtle.digest('SHA-256', b)).then(d => done(Array.from(new Uint8Array(d), x => x.toString(16).padStart(2, '0')).join('')),"
+        " e => done('error ' + e))", path)
+
+
+def digest(folder, path):
+    with open(os.path.join(folder, path), "rb") as file:
+        return hashlib.sha256(file.read()).hexdigest()
+
+
+def heading(driver):
+    return driver.execute_script("const h = document.querySelector('h1'); return h ? h.textContent.trim() : ''")
+
+
+def plain_heading(plain, path):
+    import html.parser
+
+    class H1(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.inside, self.text = False, None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "h1" and self.text is None:
+                self.inside, self.text = True, ""
+
+        def handle_endtag(self, tag):
+            if tag == "h1":
+                self.inside = False
+
+        def handle_data(self, data):
+            if self.inside:
+                self.text += data
+
+    parser = H1()
+    parser.feed(open(os.path.join(plain, path), encoding="utf-8").read())
+    return (parser.text or "").strip()
+
+
+def unlock(driver, password, remember=False):
+    wait(driver, "const f = document.getElementById('unlock'); return f && !f.hidden", 20)
+    field = driver.find_element(By.ID, "unlock-password")
+    field.clear()
+    field.send_keys(password)
+    if remember:
+        driver.find_element(By.ID, "unlock-remember").click()
+    driver.find_element(By.CSS_SELECTOR, "#unlock button[type=submit]").click()
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 64
+    private, plain, password_file = sys.argv[1:]
+    password = open(password_file, encoding="utf-8").read().split("\n")[0]
+    problems = []
+    listed = json.load(open(os.path.join(plain, "offline.json"), encoding="utf-8"))
+    books = [entry[0] for entry in listed["pages"] if entry[0].startswith("books/")]
+    work = os.path.dirname(os.path.abspath(plain.rstrip("/")))
+    host = Host()
+    host.start(private)
+    base = f"http://127.0.0.1:{host.port}/"
+
+    # Scripts off: the door says what is needed, and shows no form.
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=390,844",
+                 f"--user-data-dir={os.path.join(work, 'chromium-noscript')}"):
+        options.add_argument(flag)
+    options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    options.binary_location = "/usr/bin/chromium"
+    quiet = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        quiet.get(base)
+        shown = quiet.find_element(By.TAG_NAME, "body").text
+        if "JavaScript" not in shown or quiet.find_element(By.ID, "unlock").is_displayed():
+            problems.append(f"scripts off: the door does not say what is needed ({shown[:200]!r})")
+    finally:
+        quiet.quit()
+
+    driver = browser(os.path.join(work, "chromium-private"))
+    # The pages' policy lets them fetch nothing: the test's own reads go past it.
+    driver.execute_cdp_cmd("Page.setBypassCSP", {"enabled": True})
+    try:
+        # A deep address, before the worker: the host has no such file (it holds only sealed ones).
+        driver.get(base)
+        unlock(driver, password + "x")
+        said = wait(driver, "const s = document.getElementById('unlock-status'); return s.getAttribute('data-said') === 'wrong' ? s.textContent : null", 60)
+        if not said:
+            problems.append("a wrong password was not told: " + driver.execute_script("return document.getElementById('unlock-status').textContent"))
+        if driver.execute_script("return location.pathname") != "/":
+            problems.append("a wrong password left the door")
+        # The door, with what it said, in light and dark.
+        axe = axe_source()
+        if axe is None:
+            problems.append("axe-core is missing: `make test-deps` installs it")
+        else:
+            problems += [f"the door: {problem}" for problem in check_accessibility(driver, axe)]
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        read = read_bytes(driver, "books.html")
+        if not str(read).startswith("error"):
+            problems.append(f"with a wrong password, books.html was read: {read}")
+
+        unlock(driver, password)
+        title = plain_heading(plain, "index.html")
+        if not wait(driver, f"return document.querySelector('h1') && document.querySelector('h1').textContent.trim() === {json.dumps(title)}", 60):
+            problems.append(f"the right password did not open the catalog's index (shows {heading(driver)!r}, wanted {title!r})")
+        # Every kind of file, read back through the worker, byte for byte.
+        samples = ["index.html", "books.html", "assets/style.css", "assets/search.js", "offline.json", "lookup.html"] + books[:3]
+        covers = sorted(entry[2] for entry in listed["pages"] if len(entry) > 2 and entry[2])
+        samples += covers[:2]
+        for path in samples:
+            got = read_bytes(driver, path)
+            if got != digest(plain, path):
+                problems.append(f"{path} read through the worker is not the plain snapshot's ({got})")
+        # Browsing: a link followed, its cover shown.
+        link = driver.execute_script("const a = document.querySelector('a[href^=\"books/\"]'); return a && a.getAttribute('href')")
+        if link:
+            driver.find_element(By.CSS_SELECTOR, f"a[href='{link}']").click()
+            if not wait(driver, f"return document.querySelector('h1') && document.querySelector('h1').textContent.trim() === {json.dumps(plain_heading(plain, link))}", 20):
+                problems.append(f"following {link} did not open it ({heading(driver)!r})")
+        for path in books:
+            if any(entry[0] == path and len(entry) > 2 and entry[2] for entry in listed["pages"]):
+                driver.get(base + path)
+                break
+        if not wait(driver, "const i = Array.from(document.images); return i.length > 0 && i.every(x => x.complete && x.naturalWidth > 0)", 20):
+            problems.append(f"the covers on {driver.current_url} did not show: "
+                            + str(driver.execute_script("return Array.from(document.images).map(i => i.src + ' ' + i.naturalWidth)")))
+        # Search and lookup, as in the plain catalog.
+        driver.get(base + "index.html")
+        field = driver.find_element(By.ID, "search-query")
+        field.send_keys("the")
+        if not wait(driver, "return document.querySelectorAll('#search-results a').length > 0", 20):
+            problems.append("the search found nothing")
+        shard_files = sorted(name for name in os.listdir(os.path.join(plain, "assets", "lookup")) if name.startswith("l-"))
+        if shard_files:
+            text = open(os.path.join(plain, "assets", "lookup", shard_files[0]), encoding="utf-8").read()
+            owned = json.loads(text[text.index(",") + 1:text.rindex(")")])[0][0]
+            check = str((10 - sum((1 if i % 2 == 0 else 3) * int(c) for i, c in enumerate(owned)) % 10) % 10)
+            driver.get(base + "lookup.html?isbn=" + owned + check)
+            if wait(driver, "return document.getElementById('lookup').getAttribute('data-answer')", 20) != "found":
+                problems.append(f"lookup.html?isbn={owned + check} did not find the book")
+
+        # The worker stopped, as a browser stops an idle one: it forgets the keys, and the page
+        # hands it those kept for the session.
+        driver.execute_cdp_cmd("ServiceWorker.enable", {})
+        driver.execute_cdp_cmd("ServiceWorker.stopAllWorkers", {})
+        time.sleep(1)
+        read = read_bytes(driver, "books.html")
+        if read != digest(plain, "books.html"):
+            problems.append(f"after the worker was stopped, the page's fetch of books.html got {read}")
+        # Idle for longer than a browser keeps a worker (30 seconds): it stops, and a page opened
+        # next goes through the door, which opens it again with the session's key. (DevTools'
+        # stopAllWorkers would let that page's request through to the host: a browser does not.)
+        time.sleep(40)
+        target = books[-1]
+        driver.get(base + target)
+        if not wait(driver, f"return location.pathname === '/{target}' && document.querySelector('h1') && document.querySelector('h1').textContent.trim() === {json.dumps(plain_heading(plain, target))}", 30):
+            problems.append(f"after the worker was stopped, {target} did not open again by the session's key ({driver.current_url}, {heading(driver)!r})")
+
+        # Kept whole, then opened with the host gone and the network off.
+        driver.get(base + "index.html")
+        kept = wait(driver, "const e = document.getElementById('offline');"
+                            f" return e && !e.hidden && e.getAttribute('data-books') === '{listed['books']}' ? e.textContent : null", 120)
+        if not kept:
+            problems.append("the footer never said every book was kept: "
+                            + str(driver.execute_script("const e = document.getElementById('offline'); return e && e.textContent")))
+        sealed = [path for path in host.paths if path.startswith("c/")]
+        plain_names = [path for path in host.paths if path and not path.startswith("c/") and path not in
+                       ("index.html", "unlock.js", "unlock.css", "sw.js", "lock.json", "favicon.ico")]
+        if plain_names:
+            problems.append(f"the host was asked for files by their own names: {sorted(set(plain_names))[:10]} (asked around it: {[host.paths[max(0, i - 4):i + 3] for i, p in enumerate(host.paths) if p in plain_names]})")
+        host.stop()
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        for path in ["index.html", "books.html"] + books[:10]:
+            driver.get(base + path)
+            if heading(driver) != plain_heading(plain, path):
+                problems.append(f"offline: {path} did not open ({heading(driver)!r})")
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        host.start(private)
+        print(f"private: {len(set(sealed))} sealed files fetched; kept: {kept}")
+    finally:
+        driver.quit()
+
+    # "Remember on this device": a new session (the browser started again) opens without the door.
+    profile = os.path.join(work, "chromium-remember")
+    driver = browser(profile)
+    try:
+        driver.get(base)
+        unlock(driver, password, remember=True)
+        title = plain_heading(plain, "index.html")
+        if not wait(driver, f"return document.querySelector('h1') && document.querySelector('h1').textContent.trim() === {json.dumps(title)}", 60):
+            problems.append(f"remember: the catalog did not open ({heading(driver)!r})")
+        time.sleep(3)
+    finally:
+        driver.quit()
+    driver = browser(profile)
+    try:
+        driver.get(base + books[0])
+        if not wait(driver, f"return document.querySelector('h1') && document.querySelector('h1').textContent.trim() === {json.dumps(plain_heading(plain, books[0]))}", 30):
+            problems.append(f"remember: a new session showed {driver.current_url} ({heading(driver)!r}), not the page")
+    finally:
+        driver.quit()
+        host.stop()
+    for problem in problems:
+        print("FAIL " + problem)
+    print(f"private check: {0 if problems else 1} passed, {1 if problems else 0} failed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
