@@ -221,10 +221,16 @@ struct PrivateCatalogTests {
         let run = try await EndToEndTests.export(server, to: output, extra: ["--share-password-file", share.path])
         await server.stop()
         #expect(run.status == 2, "\(run.output)")
+        // The same snapshot sealed under a new password, to serve at the same address later.
+        let changedPassword = try Self.passwordFile(in: folder, "another shelf for friends", name: "changed")
+        let changed = folder.path("resealed")
+        let resealed = try await ToolRunner.run(["render", "--from", output.path, "--output", changed.path, "--share-password-file", changedPassword.path])
+        #expect(resealed.status == 0, "\(resealed.output)")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("browser/check_private.py")
         let (status, checked) = try await ToolRunner.runChecker("/usr/bin/python3", [
-            script.path, output.appendingPathComponent(PrivateCatalogWriter.folder).path, output.path, share.path])
+            script.path, output.appendingPathComponent(PrivateCatalogWriter.folder).path, output.path, share.path,
+            changed.appendingPathComponent(PrivateCatalogWriter.folder).path, changedPassword.path])
         #expect(status == 0 && checked.contains("private check: 1 passed, 0 failed"), "\(checked)")
     }
 }

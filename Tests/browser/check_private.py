@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A catalog for friends only, in headless Chromium, served over HTTP on loopback.
 
-usage: check_private.py PRIVATE PLAIN PASSWORD_FILE
+usage: check_private.py PRIVATE PLAIN PASSWORD_FILE [CHANGED CHANGED_PASSWORD_FILE]
 
 PRIVATE is a snapshot's .private-catalog folder (what publish sends), PLAIN the snapshot itself,
 PASSWORD_FILE the share password. Checks, as a visitor: with scripts off, the door says what is
@@ -10,7 +10,9 @@ pages, assets and covers read back through the service worker byte for byte as t
 has them; browsing, a search, a lookup and the covers work; a worker stopped (as a browser stops an
 idle one) opens pages again with the key kept for the session; with "remember" ticked, the key
 outlives the session; once every book is kept, the catalog opens with the host gone and the
-network off. Exits 1 with a line per problem.
+network off. Given CHANGED (the same catalog sealed under another password), served at the same
+address: the remembered key is forgotten, the door asks again, and the new password opens it.
+Exits 1 with a line per problem.
 """
 import hashlib
 import json
@@ -81,10 +83,11 @@ def unlock(driver, password, remember=False):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 6):
         print(__doc__, file=sys.stderr)
         return 64
-    private, plain, password_file = sys.argv[1:]
+    private, plain, password_file = sys.argv[1:4]
+    changed, changed_file = sys.argv[4:6] if len(sys.argv) == 6 else (None, None)
     password = open(password_file, encoding="utf-8").read().split("\n")[0]
     problems = []
     listed = json.load(open(os.path.join(plain, "offline.json"), encoding="utf-8"))
@@ -232,6 +235,28 @@ def main():
         driver.get(base + books[0])
         if not wait(driver, f"return document.querySelector('h1') && document.querySelector('h1').textContent.trim() === {json.dumps(plain_heading(plain, books[0]))}", 30):
             problems.append(f"remember: a new session showed {driver.current_url} ({heading(driver)!r}), not the page")
+        if changed:
+            # The password changed: the worker finds lock.json's check is not its key's, forgets
+            # the key and what it kept, and the door asks again.
+            host.stop()
+            host.start(changed)
+            door = False
+            for _ in range(20):
+                driver.get(base + "index.html")
+                if wait(driver, "return !!document.getElementById('unlock')", 3):
+                    door = True
+                    break
+            if not door:
+                problems.append(f"changed password: the remembered key still opened {driver.current_url} ({heading(driver)!r})")
+            else:
+                unlock(driver, password)
+                said = wait(driver, "const s = document.getElementById('unlock-status'); return s && s.getAttribute('data-said') === 'wrong'", 60)
+                if not said:
+                    problems.append("changed password: the old password was not told wrong")
+                unlock(driver, open(changed_file, encoding="utf-8").read().split("\n")[0])
+                title = plain_heading(plain, "index.html")
+                if not wait(driver, f"return document.querySelector('h1') && document.querySelector('h1').textContent.trim() === {json.dumps(title)}", 60):
+                    problems.append(f"changed password: the new password did not open the catalog ({heading(driver)!r})")
     finally:
         driver.quit()
         host.stop()
