@@ -8,6 +8,8 @@ package enum Wave: Int, CaseIterable, Sendable, Comparable {
     case bookPages
     /// Shelf, author and year pages, their feeds, and the OPDS catalog's feeds below its root.
     case collectionPages
+    /// A private catalog's sealed files (`c/…`): before its door, which leads to them all.
+    case sealedFiles
     /// The index, the lists, the feeds, the OPDS roots, the search index, library.json, the CSV.
     case entryPoints
 
@@ -19,6 +21,7 @@ package enum Wave: Int, CaseIterable, Sendable, Comparable {
         case .files: return "covers, thumbnails and assets"
         case .bookPages: return "book pages"
         case .collectionPages: return "shelf, author and year pages"
+        case .sealedFiles: return "the private catalog's sealed files"
         case .entryPoints: return "the index, lists, feeds and library.json"
         }
     }
@@ -91,6 +94,8 @@ package struct ContentHeaders: Sendable, Hashable {
         switch parts[0] {
         case "covers", "cards":
             return .files
+        case "c":
+            return .sealedFiles
         case "assets":
             // The search index (assets/search/) names every book page: it goes up with the index page.
             return parts.count > 2 && parts[1] == "search" ? .entryPoints : .files

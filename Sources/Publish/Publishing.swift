@@ -64,7 +64,8 @@ package struct Publishing: Sendable {
             }
         }
         let snapshot = try VisitorFiles.published(from: try VisitorFiles.snapshot(in: options.place))
-        if snapshot.lastPathComponent == VisitorFiles.privateCatalog {
+        let sealed = snapshot.lastPathComponent == VisitorFiles.privateCatalog
+        if sealed {
             logger.info("Publishing the private catalog: the host gets only its sealed files and the door that asks for the password")
         }
         let state = options.place.stateFolder
@@ -91,7 +92,9 @@ package struct Publishing: Sendable {
             let batches = plan.batches.filter { $0.wave == wave }
             guard !batches.isEmpty else { continue }
             let count = batches.reduce(0) { $0 + $1.files.count }, bytes = batches.reduce(0) { $0 + $1.bytes }
-            logger.info("Uploading \(counted(count, "file", "files")): \(wave.words) (\(Self.formatBytes(bytes)))")
+            // A private catalog's top files are its door, not the plain catalog's lists.
+            let words = sealed && wave == .entryPoints ? "the door (the page that asks for the password, its script, lock.json)" : wave.words
+            logger.info("Uploading \(counted(count, "file", "files")): \(words) (\(Self.formatBytes(bytes)))")
             for batch in batches {
                 try await rclone.copy(batch.files.map(\.file.path), from: snapshot, to: target, headers: batch.headers)
                 for file in batch.files { record.entries[file.file.path] = Self.entry(file) }

@@ -53,6 +53,9 @@ struct PrivateCatalogTests {
             let first = try await PublishCommandTests.exportBundled(to: output, extra: options, environment: host.environment, server: server)
             #expect(first.status == 2, "\(first.output)")
             #expect(first.stderr.contains("Publishing the private catalog"), "\(first.output)")
+            // The sealed files first, the door last: a visitor let in finds every file there.
+            let sealedWave = first.stderr.range(of: "the private catalog's sealed files"), door = first.stderr.range(of: "the door (the page that asks")
+            #expect(sealedWave != nil && door != nil && sealedWave!.lowerBound < door!.lowerBound, "\(first.output)")
             #expect(first.stderr.contains("left out, as a visitor's software could not open them sealed: the Markdown, library.json"), "\(first.output)")
             #expect(!first.output.contains(Self.password), "the password is never printed")
 

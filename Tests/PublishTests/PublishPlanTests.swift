@@ -52,7 +52,10 @@ struct PublishPlanTests {
                      "assets/search/manifest.js", "assets/search/t-7468.js", "assets/search/b-0.js", "markdown/index.md"] {
             #expect(ContentHeaders.wave(for: root) == .entryPoints, "\(root)")
         }
-        #expect(Wave.allCases == [.files, .bookPages, .collectionPages, .entryPoints])
+        // A private catalog's sealed files before its door (index.html, lock.json, the scripts).
+        #expect(ContentHeaders.wave(for: "c/8b481545b96a1dcac0c3021a10596433") == .sealedFiles)
+        #expect(ContentHeaders.wave(for: "lock.json") == .entryPoints && ContentHeaders.wave(for: "unlock.js") == .entryPoints)
+        #expect(Wave.allCases == [.files, .bookPages, .collectionPages, .sealedFiles, .entryPoints])
     }
 
     @Test func onlyFilesTheHostLacksOrHasOtherwiseGoUpInWaveOrder() {
