@@ -190,7 +190,7 @@ self.addEventListener("message", (event) => {
 
 function onMessage(type, reply, event) {
   const waitUntil = (promise) => (event ? event.waitUntil(promise) : promise);
-  if (type === "check") waitUntil(update().then(status).then(reply, () => status().then(reply)));
+  if (type === "check") waitUntil(lockStillFits().then((fits) => fits && update()).then(status).then(reply, () => status().then(reply)));
   else if (type === "status") waitUntil(status().then(reply));
   else if (type === "everything") waitUntil(readState().then((state) => { state.everything = true; return writeState(state); }).then(update).then(status).then(reply));
   else if (type === "free") waitUntil(free().then(() => reply({ type: "freed" })).then(() => self.registration.unregister()));
@@ -212,6 +212,23 @@ function fetchWithin(url, seconds) {
   return fetch(url, { cache: "reload", signal: controller.signal }).finally(() => clearTimeout(timer));
 }
 
+// Asked at each page opened, before any update (which may be long under way): a new password
+// means that what is kept cannot be opened with the keys held, nor the host's files, so both are
+// forgotten and the door asks again. A host that cannot be reached changes nothing: offline, the
+// kept copy stays open.
+async function lockStillFits() {
+  if (!SEALED) return true;
+  if (!keys) return false;
+  try {
+    const lock = await fetchWithin(SCOPE + "lock.json", 20);
+    if (!lock.ok || (await lock.json()).check === keys.check) return true;
+  } catch (error) {
+    return true;
+  }
+  await free();
+  return false;
+}
+
 // Everything kept, gone, and the worker with it: pages come from the host again.
 async function free() {
   if (SEALED) await forget();
@@ -231,16 +248,7 @@ async function run() {
   // The copy's id first (a few bytes, at every page opened); the whole list only when it changed,
   // or while the pages are still being kept.
   await started;
-  if (SEALED) {
-    if (!keys) return;
-    // A new password: what is kept cannot be opened with the keys held, nor the host's files.
-    const lock = await fetchWithin(SCOPE + "lock.json", 20);
-    if (!lock.ok) throw new Error("lock.json: " + lock.status);
-    if ((await lock.json()).check !== keys.check) {
-      await free();
-      return;
-    }
-  }
+  if (SEALED && !keys) return;
   const known = await readState();
   const version = await reveal(await fetchWithin(SCOPE + await hostPath("offline-id.json"), 20), "offline-id.json");
   if (!version.ok) throw new Error("offline-id.json: " + version.status);
