@@ -173,6 +173,9 @@ self.addEventListener("message", (event) => {
   if (type === "unlock") {
     const answer = (message) => event.ports[0] && event.ports[0].postMessage(message);
     event.waitUntil(keysFrom(event.data.master).then(async (made) => {
+      // A copy kept under another password cannot be opened with these keys.
+      const kept = await readState();
+      if (kept.check && kept.check !== made.check) await dropKept();
       keys = made;
       names.clear();
       if (event.data.remember) await keyStore("readwrite", (store) => store.put(made, "device"));
@@ -212,15 +215,16 @@ function fetchWithin(url, seconds) {
   return fetch(url, { cache: "reload", signal: controller.signal }).finally(() => clearTimeout(timer));
 }
 
-// Asked at each page opened, before any update (which may be long under way): a new password
+// Asked at each page opened (before it is answered, and again before any update, which may be
+// long under way): a new password
 // means that what is kept cannot be opened with the keys held, nor the host's files, so both are
 // forgotten and the door asks again. A host that cannot be reached changes nothing: offline, the
 // kept copy stays open.
-async function lockStillFits() {
+async function lockStillFits(seconds = 20) {
   if (!SEALED) return true;
   if (!keys) return false;
   try {
-    const lock = await fetchWithin(SCOPE + "lock.json", 20);
+    const lock = await fetchWithin(SCOPE + "lock.json", seconds);
     if (!lock.ok || (await lock.json()).check === keys.check) return true;
   } catch (error) {
     return true;
@@ -232,8 +236,14 @@ async function lockStillFits() {
 // Everything kept, gone, and the worker with it: pages come from the host again.
 async function free() {
   if (SEALED) await forget();
+  dropKept();
+}
+
+// What is kept, gone. An update under way is waited for a moment only: one that goes on finds no
+// copy to put its files in (and, sealed, no keys to name them by).
+async function dropKept() {
   started = Promise.resolve({ active: null, id: null, snapshot: null, versions: {}, books: 0, whole: false, everything: false, ready: null });
-  if (updating) await updating.catch(() => {});
+  if (updating) await Promise.race([updating.catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2000))]);
   for (const name of await caches.keys()) if (name.startsWith(PREFIX)) await caches.delete(name);
 }
 
@@ -290,7 +300,7 @@ async function run() {
 
   for (const [path, version] of list.shell) await keep(path, version);
   const next = () => ({ active: name, id: list.id, snapshot: list.snapshot, versions, books: countBooks(), total: list.books, whole: list.whole,
-                        everything: state.everything, ready: null });
+                        everything: state.everything, ready: null, check: SEALED && keys ? keys.check : null });
   if (!state.active) {
     // The first visit: the shell is what is used at once; the pages join it as they come.
     state = next();
@@ -347,12 +357,22 @@ async function answerSealed(event, path) {
     if (path === "index.html") return door();
     return Response.redirect(SCOPE + "?next=" + encodeURIComponent(path), 302);
   }
+  // A page is not opened with a key the catalog no longer has: the door asks for the new password.
+  if (event.request.mode === "navigate" && !(await lockStillFits(5))) {
+    return path === "index.html" ? door() : Response.redirect(SCOPE + "?next=" + encodeURIComponent(path), 302);
+  }
   try {
     return await answer(event.request, path);
   } catch (error) {
-    // Sealed under another key than the one held: the password changed, or the file is not ours.
-    await forget();
-    return event.request.mode === "navigate" ? door() : new Response("Locked.", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    // What is kept was sealed under another key than the one held (kept before a new password):
+    // it goes, and the host's file is asked for. One that does not open either is not ours.
+    await dropKept();
+    try {
+      return await answer(event.request, path);
+    } catch (again) {
+      await forget();
+      return event.request.mode === "navigate" ? door() : new Response("Locked.", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    }
   }
 }
 

@@ -239,6 +239,7 @@ def main():
             # The password changed: the worker finds lock.json's check is not its key's, forgets
             # the key and what it kept, and the door asks again.
             host.stop()
+            host.paths.clear()
             host.start(changed)
             door = False
             for _ in range(20):
@@ -247,7 +248,9 @@ def main():
                     door = True
                     break
             if not door:
-                problems.append(f"changed password: the remembered key still opened {driver.current_url} ({heading(driver)!r})")
+                asked = sorted(set(host.paths))
+                problems.append(f"changed password: the remembered key still opened {driver.current_url} ({heading(driver)!r});"
+                                f" asked of the host since: {asked[:12]} ({len(host.paths)} requests)")
             else:
                 unlock(driver, password)
                 said = wait(driver, "const s = document.getElementById('unlock-status'); return s && s.getAttribute('data-said') === 'wrong'", 60)
