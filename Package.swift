@@ -51,7 +51,7 @@ let package = Package(
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
-        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; SnapshotStore ← PrivateCatalog ← Site; Site, History, Vault ← Export ← the CLI; SnapshotStore ← Publish ← the CLI.
+        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; SnapshotStore ← PrivateCatalog ← Site, Publish; Site, History, Vault ← Export ← the CLI; Publish ← the CLI.
         // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
         .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
@@ -138,7 +138,7 @@ let package = Package(
         // that never shows a broken link, with only what changed uploaded.
         .target(
             name: "Publish",
-            dependencies: ["SnapshotStore", "Support",
+            dependencies: ["PrivateCatalog", "SnapshotStore", "Support",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "Subprocess", package: "swift-subprocess"),

@@ -74,47 +74,45 @@ extension Exporter {
         // A report made without tonight's privacy options names what they leave out: it is left out.
         let changes = !changesKept ? nil : (try? Data(contentsOf: source.appendingPathComponent("changes.json")))
             .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
-        do {
-            var missing = 0
-            // Paths as strings, and each cover looked at once however many books share it: a URL
-            // asks the disk whether each name is a folder, and a 10,000-book library's checks were
-            // 100,000 calls to the disk before the first page.
-            let sourcePath = source.standardizedFileURL.path
-            func isThere(_ path: String) -> Bool { FileManager.default.fileExists(atPath: sourcePath + "/" + path) }
-            // A cover whose thumbnails are not all beside the archive is shown whole.
-            var unthumbnailed = 0
-            var thumbnailsThere: [String: Bool] = [:]
-            for index in catalog.entries.indices {
-                guard let cover = catalog.entries[index].cover, let first = cover.thumbnail(ThumbnailBox.all[0]) else { continue }
-                let there = thumbnailsThere[first] ?? {
-                    let there = ThumbnailBox.all.compactMap(cover.thumbnail).allSatisfy(isThere)
-                    thumbnailsThere[first] = there
-                    return there
-                }()
-                if !there {
-                    catalog.removeThumbnails(at: index)
-                    unthumbnailed += 1
-                }
+        var missing = 0
+        // Paths as strings, and each cover looked at once however many books share it: a URL
+        // asks the disk whether each name is a folder, and a 10,000-book library's checks were
+        // 100,000 calls to the disk before the first page.
+        let sourcePath = source.standardizedFileURL.path
+        func isThere(_ path: String) -> Bool { FileManager.default.fileExists(atPath: sourcePath + "/" + path) }
+        // A cover whose thumbnails are not all beside the archive is shown whole.
+        var unthumbnailed = 0
+        var thumbnailsThere: [String: Bool] = [:]
+        for index in catalog.entries.indices {
+            guard let cover = catalog.entries[index].cover, let first = cover.thumbnail(ThumbnailBox.all[0]) else { continue }
+            let there = thumbnailsThere[first] ?? {
+                let there = ThumbnailBox.all.compactMap(cover.thumbnail).allSatisfy(isThere)
+                thumbnailsThere[first] = there
+                return there
+            }()
+            if !there {
+                catalog.removeThumbnails(at: index)
+                unthumbnailed += 1
             }
-            if unthumbnailed > 0 { logger.warning("\(unthumbnailed) covers' thumbnails are not all beside library.json: those covers are shown whole") }
-            var files = Set<String>()
-            for card in catalog.entries {
-                guard let cover = card.cover else { continue }
-                files.insert(cover.path)
-                for box in ThumbnailBox.all { if let thumbnail = cover.thumbnail(box) { files.insert(thumbnail) } }
-            }
-            for path in files.sorted() {
-                if isThere(path) {
-                    try writer.link(URL(fileURLWithPath: sourcePath + "/" + path, isDirectory: false), to: path)
-                } else {
-                    missing += 1
-                }
-            }
-            if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-            var renderer = SiteRenderer(site: site)
-            renderer.progress = live
-            try renderer.render(catalog, changes: changes, into: writer)
         }
+        if unthumbnailed > 0 { logger.warning("\(unthumbnailed) covers' thumbnails are not all beside library.json: those covers are shown whole") }
+        var files = Set<String>()
+        for card in catalog.entries {
+            guard let cover = card.cover else { continue }
+            files.insert(cover.path)
+            for box in ThumbnailBox.all { if let thumbnail = cover.thumbnail(box) { files.insert(thumbnail) } }
+        }
+        for path in files.sorted() {
+            if isThere(path) {
+                try writer.link(URL(fileURLWithPath: sourcePath + "/" + path, isDirectory: false), to: path)
+            } else {
+                missing += 1
+            }
+        }
+        if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
+        var renderer = SiteRenderer(site: site)
+        renderer.progress = live
+        try renderer.render(catalog, changes: changes, into: writer)
         return catalog
     }
 }

@@ -24,10 +24,8 @@ package struct CatalogKey: Sendable, CustomStringConvertible {
     package let check: String
     package let salt: Data
     package let iterations: Int
-    /// Whether the salt was made now: the catalog had no private state of its own yet.
-    package let isNew: Bool
 
-    package init(password: SharePassword, salt: Data, iterations: Int = CatalogKey.iterations, isNew: Bool = false) throws {
+    package init(password: SharePassword, salt: Data, iterations: Int = CatalogKey.iterations) throws {
         let master = try KDF.Insecure.PBKDF2.deriveKey(from: Data(password.text.utf8), salt: salt, using: .sha256,
                                                       outputByteCount: 32, unsafeUncheckedRounds: iterations)
         func part(_ name: String, _ bytes: Int = 32) -> SymmetricKey {
@@ -39,7 +37,6 @@ package struct CatalogKey: Sendable, CustomStringConvertible {
         check = part("check", 16).withUnsafeBytes { Array($0).hexString }
         self.salt = salt
         self.iterations = iterations
-        self.isNew = isNew
     }
 
     /// The key of the catalog whose private state is `stateFolder`: its salt as kept there, or a new
@@ -52,12 +49,9 @@ package struct CatalogKey: Sendable, CustomStringConvertible {
             }
             return try CatalogKey(password: password, salt: salt, iterations: max(kept.iterations, iterations))
         }
-        var salt = Data(count: 16)
-        salt.withUnsafeMutableBytes { bytes in
-            var generator = SystemRandomNumberGenerator()
-            for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
-        }
-        return try CatalogKey(password: password, salt: salt, isNew: true)
+        // 16 random bytes from swift-crypto's own generator.
+        let salt = SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }
+        return try CatalogKey(password: password, salt: salt)
     }
 
     /// What the private state keeps: the salt, and the check of the key last used, so that a

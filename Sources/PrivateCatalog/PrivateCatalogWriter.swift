@@ -22,13 +22,11 @@ package struct PrivateCatalogWriter: Sendable {
     package static let leftOutWords = "the Markdown, library.json, changes.json, the CSV, the feeds, the OPDS catalog and the link previews' cards"
 
     /// What a private catalog's writing did.
-    package struct Written: Sendable, Equatable {
+    package struct Written: Sendable {
         /// Files sealed, the door's not counted.
         package var files = 0
         /// Of those, sealed tonight (the others are the last snapshot's, linked).
         package var sealedAnew = 0
-        /// Whether the catalog was sealed under another key than last time (a new password).
-        package var newKey = false
     }
 
     let key: CatalogKey
@@ -54,7 +52,6 @@ package struct PrivateCatalogWriter: Sendable {
         let sameKey = last.flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0 + "/lock.json")) }.map { $0 == key.lock } ?? false
         var written = Written()
         written.files = paths.count
-        written.newKey = last != nil && !sameKey && FileManager.default.fileExists(atPath: last! + "/lock.json")
         let anew = try EveryCore.map(paths.count, itemsPerWorker: 64, worker: { () }) { _, index -> Int in
             let path = paths[index]
             let name = SealedFile.name(of: path, key: key)
@@ -63,11 +60,11 @@ package struct PrivateCatalogWriter: Sendable {
                 if Self.sameFile(base + "/" + path, previous.standardizedFileURL.path + "/" + path), out.linkFromPrevious(name) { return 0 }
             }
             let plain = try Data(contentsOf: URL(fileURLWithPath: base + "/" + path), options: .mappedIfSafe)
-            if sameKey, let last, Self.begins(last + "/" + name, with: SealedFile.prefix(of: plain, path: path, key: key),
-                                                size: SealedFile.sealedSize(of: plain.count)), out.linkFromPrevious(name) {
+            let nonce = SealedFile.nonce(of: plain, path: path, key: key)
+            if sameKey, let last, Self.begins(last + "/" + name, with: nonce, size: SealedFile.sealedSize(of: plain.count)), out.linkFromPrevious(name) {
                 return 0
             }
-            try out.write(try SealedFile.seal(plain, path: path, key: key), to: name)
+            try out.write(try SealedFile.seal(plain, path: path, key: key, nonce: nonce), to: name)
             return 1
         }
         written.sealedAnew = anew.reduce(0, +)

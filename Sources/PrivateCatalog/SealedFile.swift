@@ -20,7 +20,8 @@ package enum SealedFile {
     }
 
     /// The nonce of `plain` at `path`: the path's length first, so that no path and content run
-    /// into another's.
+    /// into another's. A sealed file begins with it: one on the host that does is this content,
+    /// already sealed under this key.
     static func nonce(of plain: Data, path: String, key: CatalogKey) -> [UInt8] {
         var hash = HMAC<SHA256>(key: key.nonceKey)
         let name = Data(path.utf8)
@@ -31,21 +32,22 @@ package enum SealedFile {
     }
 
     package static func seal(_ plain: Data, path: String, key: CatalogKey) throws -> Data {
+        try seal(plain, path: path, key: key, nonce: nonce(of: plain, path: path, key: key))
+    }
+
+    /// `plain` sealed under the nonce `nonce(of:path:key:)` gave, made once by a caller that also
+    /// looks for it on the host.
+    static func seal(_ plain: Data, path: String, key: CatalogKey, nonce: [UInt8]) throws -> Data {
         var padded = plain
         padded.append(0x80)
         padded.append(Data(count: paddedSize(plain.count + 1) - padded.count))
-        let nonce = try AES.GCM.Nonce(data: nonce(of: plain, path: path, key: key))
-        let box = try AES.GCM.seal(padded, using: key.fileKey, nonce: nonce, authenticating: Data(path.utf8))
+        let box = try AES.GCM.seal(padded, using: key.fileKey, nonce: try AES.GCM.Nonce(data: nonce), authenticating: Data(path.utf8))
         guard let combined = box.combined else { throw SealError.cannotSeal(path) }
         return combined
     }
 
     /// The size a sealed file of `plain` bytes has on the host.
     package static func sealedSize(of plain: Int) -> Int { 12 + paddedSize(plain + 1) + 16 }
-
-    /// The first bytes of the sealed `plain` at `path`: a file on the host that begins with them is
-    /// this content, already sealed under this key.
-    static func prefix(of plain: Data, path: String, key: CatalogKey) -> [UInt8] { nonce(of: plain, path: path, key: key) }
 
     package static func open(_ sealed: Data, path: String, key: CatalogKey) throws -> Data {
         let box = try AES.GCM.SealedBox(combined: sealed)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import PrivateCatalog
 import SnapshotStore
 import Support
 
@@ -64,7 +65,7 @@ package struct Publishing: Sendable {
             }
         }
         let snapshot = try VisitorFiles.published(from: try VisitorFiles.snapshot(in: options.place))
-        let sealed = snapshot.lastPathComponent == VisitorFiles.privateCatalog
+        let sealed = snapshot.lastPathComponent == PrivateCatalogWriter.folder
         if sealed {
             logger.info("Publishing the private catalog: the host gets only its sealed files and the door that asks for the password")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PrivateCatalog
 import SnapshotStore
 
 /// A file of the snapshot that visitors are sent, as found on disk.
@@ -44,14 +45,11 @@ package enum VisitorFiles {
         return folder
     }
 
-    /// The folder of a catalog for friends only, inside the snapshot (PrivateCatalogWriter's).
-    package static let privateCatalog = ".private-catalog"
-
     /// What of `snapshot` is sent: its private catalog when it has one (written with
     /// `--share-password-file`), whose sealed files then go instead of the snapshot's own. One
     /// without its lock is refused: the plain snapshot must not go in its place.
     package static func published(from snapshot: URL) throws -> URL {
-        let sealed = snapshot.appendingPathComponent(privateCatalog)
+        let sealed = snapshot.appendingPathComponent(PrivateCatalogWriter.folder)
         var info = stat()
         guard lstat(sealed.path, &info) == 0 else { return snapshot }
         guard lstat(sealed.appendingPathComponent("lock.json").path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
