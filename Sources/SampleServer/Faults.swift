@@ -42,13 +42,16 @@ struct FaultMiddleware: RouterMiddleware {
     var capacity: ServerCapacity?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let api = request.uri.path.hasPrefix("/api/")
+        var number = 0
         state.count { counters in
             counters.requests += 1
-            if request.uri.path.hasPrefix("/api/") { counters.apiRequests += 1 }
+            if api { counters.apiRequests += 1 }
+            number = counters.apiRequests
         }
         // The Open Library double stands for another service: its own faults, none of the Reader server's.
         if request.uri.path.hasPrefix("/openlibrary/") { return try await next(request, context) }
-        if state.isHanging, request.uri.path.hasPrefix("/api/") {
+        if api, state.isHanging || state.isGone(atAPIRequest: number) {
             // In small steps, so that stopping the server ends the hang.
             while !state.isStopping { try await Task.sleep(for: .milliseconds(20)) }
             throw CancellationError()

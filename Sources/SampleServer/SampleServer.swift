@@ -73,6 +73,10 @@ public final class SampleServer: Sendable {
     /// From now on every API request hangs until the server stops: it still takes connections, and
     /// never answers (a Rails stuck on its database).
     public func hang() { state.setHanging() }
+    /// The same from the API request numbered `number` (counted as `counters.apiRequests` counts).
+    public func hang(fromAPIRequest number: Int) { state.go(fromAPIRequest: number, stop: nil) }
+    /// When the server went, by `hang(fromAPIRequest:)` or `RunningSampleServer.stop(atAPIRequest:)`.
+    public var wentAt: ContinuousClock.Instant? { state.wentAt }
     public func resetCounters() {
         state.resetCounters()
         openLibrary?.resetCounters()
@@ -129,7 +133,8 @@ public final class SampleServer: Sendable {
         // A service group, so that stopping is graceful: answers under way are finished and the
         // connections closed, rather than torn down mid-write.
         let group = ServiceGroup(services: [app], logger: Logger(label: "sample-server-lifecycle", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let task = Task {
+        // The server's own threads: its answers never wait on what the rest of the process does.
+        let task = Task(executorPreference: ServerExecutor.shared) {
             do {
                 try await group.run()
             } catch {
@@ -154,6 +159,14 @@ public struct RunningSampleServer: Sendable {
     let task: Task<Void, Error>
 
     public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+
+    /// Stops once the API request numbered `number` arrives (counted as `counters.apiRequests`
+    /// counts); that request and any after it are not answered. Returns at once.
+    public func stop(atAPIRequest number: Int) {
+        server.state.go(fromAPIRequest: number) { [self] in
+            Task(executorPreference: ServerExecutor.shared) { await stop() }
+        }
+    }
 
     /// Ends stalled answers, lets the rest finish, then stops listening.
     public func stop() async {
@@ -269,5 +282,28 @@ final class ServerState: @unchecked Sendable {
     private var _hanging = false
     var isHanging: Bool { lock.withLock { _hanging } }
     func setHanging() { lock.withLock { _hanging = true } }
+
+    /// From this API request on, the server is gone (`hang(fromAPIRequest:)`,
+    /// `stop(atAPIRequest:)`): decided here as each request arrives, not by a test that watches
+    /// the counters and may be late on a busy machine.
+    private var _goneFrom: Int?
+    private var _stopWhenGone: (@Sendable () -> Void)?
+    private var _wentAt: ContinuousClock.Instant?
+    var wentAt: ContinuousClock.Instant? { lock.withLock { _wentAt } }
+    func go(fromAPIRequest number: Int, stop: (@Sendable () -> Void)?) {
+        lock.withLock { (_goneFrom, _stopWhenGone) = (number, stop) }
+    }
+    /// Whether the API request numbered `number` finds the server gone. The first to find it so
+    /// stops the server, when it is to stop.
+    func isGone(atAPIRequest number: Int) -> Bool {
+        let (gone, stop) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
+            guard let from = _goneFrom, number >= from else { return (false, nil) }
+            guard _wentAt == nil else { return (true, nil) }
+            _wentAt = .now
+            return (true, _stopWhenGone)
+        }
+        stop?()
+        return gone
+    }
     func setLatency(_ latency: Duration) { lock.withLock { _latency = latency } }
 }

@@ -6,11 +6,14 @@ package struct ToolRun {
     package var stdout: String
     package var stderr: String
     package var output: String { stdout + stderr }
+    /// When the tool ended, as its end was seen (not when the test got round to it).
+    package var ended: ContinuousClock.Instant
 
-    package init(status: Int32, stdout: String, stderr: String) {
+    package init(status: Int32, stdout: String, stderr: String, ended: ContinuousClock.Instant = .now) {
         self.status = status
         self.stdout = stdout
         self.stderr = stderr
+        self.ended = ended
     }
 }
 
@@ -54,8 +57,8 @@ package enum ToolRunner {
         process.standardError = err
         process.standardInput = input
         let outData = PipeReader(out), errData = PipeReader(err)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
+        let (status, ended): (Int32, ContinuousClock.Instant) = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { process in continuation.resume(returning: (process.terminationStatus, .now)) }
             do {
                 try process.run()
             } catch {
@@ -67,7 +70,7 @@ package enum ToolRunner {
             try? input.fileHandleForWriting.close()
         }
         return ToolRun(status: status, stdout: String(decoding: outData.wait(), as: UTF8.self),
-                       stderr: String(decoding: errData.wait(), as: UTF8.self))
+                       stderr: String(decoding: errData.wait(), as: UTF8.self), ended: ended)
     }
 
     /// Runs a checking program (a validator, the browser check) and gives its status and output.
