@@ -147,7 +147,7 @@ package struct ExportArguments: ParsableArguments {
         }
         let credentials = try resolveCredentials(variable, logger: logger)
         let place = SnapshotPlace(root: URL(fileURLWithPath: output), keep: keep, cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) })
-        var site = try await self.site.resolve(logger: logger, privateState: place.stateFolder)
+        var site = try await self.site.resolve(logger: logger, place: place)
         if markdownInto != nil { site.formats.insert(.markdown) }
         var contentPolicy = content
         contentPolicy.reuseUnchanged = !full

@@ -16,7 +16,7 @@ extension Exporter {
         // On a thread of its own: the threads answers resume on are the network's.
         let read = try await EveryCore.onThreadOfItsOwn("read") { try readArchive(archive, privacy: privacy) }
         let place = SnapshotPlace(root: output, keep: nil)
-        let identity = try await site.resolve(logger: logger, otherwise: read.frame.language, privateState: place.stateFolder)
+        let identity = try await site.resolve(logger: logger, place: place, otherwise: read.frame.language)
         let swap = try SnapshotSwap(output: output)
         let writer = swap.writer
         do {

@@ -11,7 +11,6 @@ import Support
 /// out byte for byte the same, and a run need not render them at all.
 enum RenderDigest {
     static func digest(_ site: SiteIdentity) -> String {
-        let (templates, formats, siteURL, shareCards) = (site.templates, site.formats, site.siteURL, site.shareCards)
         var hasher = SHA256()
         func add(_ text: String) {
             hasher.update(data: Data(text.utf8))
@@ -19,13 +18,8 @@ enum RenderDigest {
         }
         // This build of the tool: a new one may render differently.
         add(thisBuild)
-        add(formats.map(\.rawValue).sorted().joined(separator: ","))
-        add(siteURL?.absoluteString ?? "")
-        add(templates.language.tag)
-        // Cards only count where they are drawn: the digest of a run without --site-url is as it was.
-        if siteURL != nil && !shareCards { add("no share cards") }
-        // A private catalog sealed under another key (or none) is written again.
-        if let key = site.privateCatalog { add("private catalog " + key.check) }
+        for line in site.renderedWith { add(line) }
+        let templates = site.templates
         let root = templates.directory.resolvingSymlinksInPath()
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .map { $0.resolvingSymlinksInPath() }

@@ -5,6 +5,7 @@ import Logging
 import Notes
 import PrivateCatalog
 import Site
+import SnapshotStore
 import Support
 
 /// The options of every command that writes pages (`export`, `demo`, `render`): what to write,
@@ -36,10 +37,12 @@ package struct SiteArguments: ParsableArguments {
     /// The pages' identity: the options checked, the templates loaded in the pages' language
     /// (`--language`, else `otherwise`, else English). A strings file that lacks keys still renders
     /// (those words in English); the logger says which. With `--share-password-file`, the private
-    /// catalog's key, made with the salt kept in `privateState`.
-    package func resolve(logger: Logger, otherwise: String? = nil, privateState: URL? = nil) async throws -> SiteIdentity {
+    /// catalog's key, made with the salt kept in the place's private state. Every command that
+    /// writes pages knows where, so an option that needs the place is resolved here, and no caller
+    /// changes for it.
+    package func resolve(logger: Logger, place: SnapshotPlace, otherwise: String? = nil) async throws -> SiteIdentity {
         try check()
-        let key = try await privateCatalogKey(privateState: privateState)
+        let key = try await privateCatalogKey(privateState: place.stateFolder)
         let formats = try formats()
         let siteURL = try site()
         let language = language ?? otherwise.flatMap { TemplateSet.isLanguageTag($0) ? $0 : nil } ?? "en"
@@ -60,12 +63,11 @@ package struct SiteArguments: ParsableArguments {
 
     /// The private catalog's key: the password read (a usage error when it cannot be taken), then
     /// stretched on a thread of its own (PBKDF2's 600,000 rounds take a few tenths of a second).
-    func privateCatalogKey(privateState: URL?) async throws -> CatalogKey? {
+    func privateCatalogKey(privateState: URL) async throws -> CatalogKey? {
         guard let sharePasswordFile else { return nil }
         guard try formats().contains(.html) else {
             throw ValidationError("--share-password-file seals the HTML catalog: --format must include html.")
         }
-        guard let privateState else { throw ValidationError("--share-password-file needs a snapshot folder of its own.") }
         do {
             let password = try SharePassword.read(from: sharePasswordFile)
             return try await EveryCore.onThreadOfItsOwn("key") { try CatalogKey.make(password: password, stateFolder: privateState) }

@@ -32,6 +32,19 @@ package struct SiteIdentity: Sendable {
     /// language's word for a library ("Library", "Bibliothek").
     package var title: String { Self.title(given: givenTitle, in: templates.language) }
 
+    /// What of this identity makes pages differ, a line each, for the render digest (which adds
+    /// the build and the templates' files). A field that changes what is written adds its line
+    /// here, beside its declaration. The lines of a run without the newer options are as they were,
+    /// so that an upgrade alone renders nothing again but for the build.
+    package var renderedWith: [String] {
+        var lines = [formats.map(\.rawValue).sorted().joined(separator: ","), siteURL?.absoluteString ?? "", templates.language.tag]
+        // Cards only count where they are drawn.
+        if siteURL != nil && !shareCards { lines.append("no share cards") }
+        // A private catalog sealed under another key (or none) is written again.
+        if let privateCatalog { lines.append("private catalog " + privateCatalog.check) }
+        return lines
+    }
+
     /// Whether pages get share cards: only pages in HTML have link previews, and only with a site URL.
     package var drawsShareCards: Bool { siteURL != nil && shareCards && formats.contains(.html) }
 
@@ -39,12 +52,5 @@ package struct SiteIdentity: Sendable {
     static func title(given: String?, in language: Language) -> String {
         if let given = given.map(UntrustedText.displayable), !given.isEmpty { return given }
         return language.text("defaultTitle")
-    }
-}
-
-extension SiteRenderer {
-    package init(site: SiteIdentity) {
-        self.init(templates: site.templates, formats: site.formats, siteURL: site.siteURL)
-        shareCards = site.shareCards
     }
 }

@@ -7,10 +7,22 @@ import Support
 /// Library → files: the HTML site, the Markdown tree and `library.json`, from the templates.
 /// Needs nothing but the Library and the cover files it names.
 package struct SiteRenderer: Sendable {
-    package var templates: TemplateSet
-    package var formats: Set<OutputFormat>
+    /// What the pages are, as the command line resolved it: the renderer reads every setting of
+    /// the site from here, so that a new one needs no copy of its own on the way.
+    package var site: SiteIdentity
+    package var templates: TemplateSet {
+        get { site.templates }
+        set { site.templates = newValue }
+    }
+    package var formats: Set<OutputFormat> {
+        get { site.formats }
+        set { site.formats = newValue }
+    }
     /// Where the site will be served (`--site-url`): for the sitemap, Open Graph and the feed.
-    package var siteURL: URL?
+    package var siteURL: URL? {
+        get { site.siteURL }
+        set { site.siteURL = newValue }
+    }
     /// Books per page of the list of all books: a big library's list is split, so that no page (and
     /// no page's model) grows with the library. Sorting in the page sorts that page; the search
     /// index holds every book.
@@ -26,7 +38,10 @@ package struct SiteRenderer: Sendable {
     /// The last run's book and shelf pages, to be linked where their inputs are as they were.
     package var pages = PageDigests()
     /// With `siteURL`, each page's link preview gets a share card of its own (`cards/`).
-    package var shareCards = true
+    package var shareCards: Bool {
+        get { site.shareCards }
+        set { site.shareCards = newValue }
+    }
     /// The live line on a terminal: the book pages made, then the other pages.
     package var progress: LiveProgress?
 
@@ -39,10 +54,12 @@ package struct SiteRenderer: Sendable {
         package var cardsTakenOut = 0
     }
 
+    package init(site: SiteIdentity) {
+        self.site = site
+    }
+
     package init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases), siteURL: URL? = nil) {
-        self.templates = templates
-        self.formats = formats
-        self.siteURL = siteURL
+        site = SiteIdentity(templates: templates, formats: formats, siteURL: siteURL)
     }
 
     /// Writes every page into `writer`. The cover files must already be in place (the crawl

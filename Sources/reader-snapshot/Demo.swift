@@ -39,7 +39,7 @@ struct Demo: AsyncParsableCommand, CheckedCommand {
         let live = console.makeLiveProgress()
         let logger = console.makeLogger(live: live)
         let place = SnapshotPlace(root: URL(fileURLWithPath: output), keep: nil)
-        let identity = try await resolving(logger: logger) { try await site.resolve(logger: logger, privateState: place.stateFolder) }
+        let identity = try await resolving(logger: logger) { try await site.resolve(logger: logger, place: place) }
         let policy = try content.resolve()
         Interruption.install(logger: logger, live: live)
         live?.start()
