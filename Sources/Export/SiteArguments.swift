@@ -32,6 +32,9 @@ package struct SiteArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Also write a catalog for friends only, sealed with the password in this file (its first line; readable by you alone; at least 8 characters): the host stores only ciphertext, and a visitor's browser asks for the password once. publish then sends it instead of the snapshot; it leaves out the Markdown, library.json, the CSV, the feed and the OPDS catalog. Needs https (or localhost) to be opened.", valueName: "file"))
     var sharePasswordFile: String?
 
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Up to this many books, a browser that opens the catalog over http(s) keeps every book page and cover for offline use after the first visit; above it, pages are kept as they are opened, and the footer offers to keep them all. 0 keeps them only as opened: for friends on a metered phone plan.", valueName: "count"))
+    var offlineBooks = SiteIdentity.defaultOfflineBooks
+
     package init() {}
 
     /// The pages' identity: the options checked, the templates loaded in the pages' language
@@ -58,6 +61,7 @@ package struct SiteArguments: ParsableArguments {
         }
         var identity = SiteIdentity(templates: set, formats: formats, siteURL: siteURL, shareCards: !noShareCards, givenTitle: title)
         identity.privateCatalog = key
+        identity.offlineBooks = offlineBooks
         return identity
     }
 
@@ -80,6 +84,7 @@ package struct SiteArguments: ParsableArguments {
     package func check() throws {
         _ = try formats()
         _ = try site()
+        guard (0...10_000_000).contains(offlineBooks) else { throw ValidationError("--offline-books must be 0–10000000.") }
         if let language, !TemplateSet.isLanguageTag(language) {
             throw ValidationError("--language must be a language tag like en, de, fr, es or pt-BR, not '\(language)'.")
         }

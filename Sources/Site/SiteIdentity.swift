@@ -18,6 +18,12 @@ package struct SiteIdentity: Sendable {
     package var givenTitle: String?
     /// `--share-password-file`: the key a catalog for friends only is sealed with.
     package var privateCatalog: CatalogKey?
+    /// `--offline-books`: up to this many books, every book page and its cover are kept in the
+    /// background after the first visit; above it, the pages are kept as they are visited, unless
+    /// the reader asks for them all.
+    package var offlineBooks = SiteIdentity.defaultOfflineBooks
+    /// 5,000 books were 39 MB kept in Chromium: a size a phone keeps without asking.
+    package static let defaultOfflineBooks = 5_000
 
     package init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases), siteURL: URL? = nil,
                  shareCards: Bool = true, givenTitle: String? = nil) {
@@ -42,6 +48,7 @@ package struct SiteIdentity: Sendable {
         if siteURL != nil && !shareCards { lines.append("no share cards") }
         // A private catalog sealed under another key (or none) is written again.
         if let privateCatalog { lines.append("private catalog " + privateCatalog.check) }
+        if offlineBooks != Self.defaultOfflineBooks { lines.append("offline books \(offlineBooks)") }
         return lines
     }
 

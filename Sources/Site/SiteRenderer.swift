@@ -138,7 +138,7 @@ package struct SiteRenderer: Sendable {
         let takenOut = cards.removeOthers()
         let digests = gathered.take()
         // Last: what the offline copy keeps is every other file, as written.
-        if let html { try WebApp.writeList(html, snapshot: catalog.frame.generatedAt, into: writer) }
+        if let html { try WebApp.writeList(html, snapshot: catalog.frame.generatedAt, keptWhole: site.offlineBooks, into: writer) }
         return Rendered(digests: digests, linked: gathered.linked, cardsTakenOut: takenOut)
     }
 

@@ -26,11 +26,6 @@ enum WebApp {
     /// the splash screen's colours.
     static let themeColour = "#8a3b12"
     static let backgroundColour = "#fbfaf7"
-    /// Up to this many books, every book page and its cover are kept in the background after the
-    /// first visit (about 15 kB a book); above it, the pages are kept as they are visited, unless
-    /// the reader asks for them all.
-    static let keptWhole = 5_000
-
     static func iconFile(_ size: Int) -> String { "assets/icons/icon-\(size).png" }
 
     /// The versions the last snapshot's list gave its files, by path; none when it has no list.
@@ -87,7 +82,7 @@ enum WebApp {
     /// `render --from`; a cover's is empty, since its name is its content's. A file linked from the
     /// last snapshot keeps the version the last list gave it: a night that changed a few books
     /// reads only their files again (hashing every page of 10,000 books took about half a second).
-    static func writeList(_ model: SiteModel, snapshot: String, into writer: SnapshotWriter) throws {
+    static func writeList(_ model: SiteModel, snapshot: String, keptWhole: Int, into writer: SnapshotWriter) throws {
         let root = writer.root
         let whole = model.books.count <= keptWhole
         var lists = ["index.html", "authors.html", "stats.html", "lookup.html", manifestFile] + (1...model.booksPageCount).map(SiteModel.booksPageFile)

@@ -64,6 +64,7 @@ import ShareCards
         (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--language", "../x"], ["READER_PASSWORD": "p"], "--language must be"),
         (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--format", "pdf"], ["READER_PASSWORD": "p"], "Unknown format 'pdf'"),
         (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--restore"], ["READER_PASSWORD": "p"], "--restore goes with --markdown-into"),
+        (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--offline-books", "-1"], ["READER_PASSWORD": "p"], "--offline-books must be"),
     ])
     func aMistakeIsToldAsAUsageError(_ arguments: [String], _ environment: [String: String], _ message: String) async throws {
         do {
@@ -72,6 +73,19 @@ import ShareCards
         } catch let error as ValidationError {
             #expect(error.message.contains(message), "\(error.message)")
         }
+    }
+
+    /// `--offline-books` reaches the render in the site's identity, and pages rendered with another
+    /// count are not taken for the last run's (the render digest says so); the default changes no
+    /// digest.
+    @Test func theBooksKeptForOfflineAreTheSitesAndChangeItsDigest() async throws {
+        let line = ["--output", "/tmp/books", "--server", "https://r.example", "--email", "a@b.c"]
+        let given = try await Self.resolve(line + ["--offline-books", "0"], environment: ["READER_PASSWORD": "p"])
+        let plain = try await Self.resolve(line, environment: ["READER_PASSWORD": "p"])
+        #expect(given.site.offlineBooks == 0 && plain.site.offlineBooks == 5_000)
+        #expect(SiteRenderer(site: given.site).site.offlineBooks == 0)
+        #expect(RenderDigest.digest(given.site) != RenderDigest.digest(plain.site))
+        #expect(plain.site.renderedWith == ["csv,feed,html,json,markdown,opds", "", "en"])
     }
 
     /// The catalog's name takes one route to the pages and to the cards the crawl draws.

@@ -63,6 +63,19 @@ import Testing
         #expect(pages.contains { $0[0].hasPrefix("shelves/") } && pages.contains { $0[0].hasPrefix("authors/") } && pages.contains { $0[0].hasPrefix("years/") })
     }
 
+    /// Above `--offline-books`, the list says the catalog is not kept whole, which the worker reads
+    /// (then it keeps pages as they are opened); at the count, it is whole.
+    @Test(arguments: [(32, false), (33, true)])
+    func aLibraryAboveTheBooksKeptForOfflineIsKeptAsItIsOpened(_ count: Int, _ whole: Bool) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var site = SiteIdentity(templates: try await TemplateSet.bundled())
+        site.offlineBooks = count
+        try SiteRenderer(site: site).render(RenderTests.libraryOfThirtyThree(), into: SnapshotWriter(root: folder.url))
+        let list = try Self.object(SiteInspector(root: folder.url).text("offline.json"))
+        #expect(list["books"] as? Int == 33 && list["whole"] as? Bool == whole)
+    }
+
     /// A file linked from the last snapshot keeps the version its list gave it, unread; a file
     /// written again is read and gets the digest of its bytes.
     @Test func aFileLinkedFromTheLastSnapshotKeepsItsVersionUnread() async throws {
