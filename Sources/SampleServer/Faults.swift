@@ -51,6 +51,11 @@ struct FaultMiddleware: RouterMiddleware {
         }
         // The Open Library double stands for another service: its own faults, none of the Reader server's.
         if request.uri.path.hasPrefix("/openlibrary/") { return try await next(request, context) }
+        if api, state.isHeld(atAPIRequest: number) {
+            state.wait(1)
+            defer { state.wait(-1) }
+            while state.isHeld(atAPIRequest: number), !state.isStopping { try await Task.sleep(for: .milliseconds(10)) }
+        }
         if api, state.isHanging || state.isGone(atAPIRequest: number) {
             // In small steps, so that stopping the server ends the hang.
             while !state.isStopping { try await Task.sleep(for: .milliseconds(20)) }

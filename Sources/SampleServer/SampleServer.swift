@@ -75,6 +75,12 @@ public final class SampleServer: Sendable {
     public func hang() { state.setHanging() }
     /// The same from the API request numbered `number` (counted as `counters.apiRequests` counts).
     public func hang(fromAPIRequest number: Int) { state.go(fromAPIRequest: number, stop: nil) }
+    /// From the API request numbered `number` on, answers wait until `release()` (or the server
+    /// stops): a test acts on a run mid-crawl without racing it.
+    public func hold(fromAPIRequest number: Int) { state.hold(fromAPIRequest: number) }
+    public func release() { state.hold(fromAPIRequest: nil) }
+    /// Requests waiting now, held by `hold(fromAPIRequest:)`.
+    public var waiting: Int { state.waiting }
     /// When the server went, by `hang(fromAPIRequest:)` or `RunningSampleServer.stop(atAPIRequest:)`.
     public var wentAt: ContinuousClock.Instant? { state.wentAt }
     public func resetCounters() {
@@ -282,6 +288,15 @@ final class ServerState: @unchecked Sendable {
     private var _hanging = false
     var isHanging: Bool { lock.withLock { _hanging } }
     func setHanging() { lock.withLock { _hanging = true } }
+
+    /// From this API request on, answers wait until released (`hold(fromAPIRequest:)`): a run held
+    /// mid-crawl for as long as a test needs to act on it, whatever the machine's load.
+    private var _holdFrom: Int?
+    private var _waiting = 0
+    var waiting: Int { lock.withLock { _waiting } }
+    func hold(fromAPIRequest number: Int?) { lock.withLock { _holdFrom = number } }
+    func isHeld(atAPIRequest number: Int) -> Bool { lock.withLock { _holdFrom.map { number >= $0 } ?? false } }
+    func wait(_ change: Int) { lock.withLock { _waiting += change } }
 
     /// From this API request on, the server is gone (`hang(fromAPIRequest:)`,
     /// `stop(atAPIRequest:)`): decided here as each request arrives, not by a test that watches

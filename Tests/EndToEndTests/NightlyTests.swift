@@ -373,17 +373,21 @@ struct NightlyTests {
         /// The API requests the server had seen before this run started.
         var requestsBefore: Int
 
-        /// Returns once the run has sent this many API requests (a fixed wait lost the race when
-        /// the machine was quick, and the run ended first).
-        func underWay(apiRequests: Int) async throws {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while server.server.counters.apiRequests < requestsBefore + apiRequests, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(2))
+        /// Returns once the run waits on its held request (a fixed wait, or watching the counters,
+        /// lost the race when the test was late and the run ended first).
+        /// With `staging`, once its staging folder is made too.
+        func underWay(staging: Bool = false) async throws {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try server.server.waiting == 0 || (staging && SnapshotSwapSafetyTests.stagingFolders(of: output).isEmpty),
+                  process.isRunning, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
             }
         }
     }
 
-    static func secondRunUnderWay(latency: Duration) async throws -> RunUnderWay {
+    /// The second run's API request numbered `heldAt` (counted from its first) waits until the
+    /// server's `release()`.
+    static func secondRunUnderWay(latency: Duration, heldAt: Int) async throws -> RunUnderWay {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()
         let output = folder.path("nightly")
@@ -391,18 +395,20 @@ struct NightlyTests {
         let before = SiteInspector(root: output).fingerprints()
         server.server.setLatency(latency)
         let requestsBefore = server.server.counters.apiRequests
+        server.server.hold(fromAPIRequest: requestsBefore + heldAt)
         return RunUnderWay(server: server, folder: folder, output: output, before: before,
                            process: try startExport(server, to: output), requestsBefore: requestsBefore)
     }
 
     @Test func killedRunLeavesThePreviousSnapshotAndTheNextRunSucceeds() async throws {
-        let run = try await Self.secondRunUnderWay(latency: .milliseconds(60))
+        let run = try await Self.secondRunUnderWay(latency: .milliseconds(60), heldAt: 4)
         let (server, folder, output, before, process) = (run.server, run.folder, run.output, run.before, run.process)
         defer { folder.remove() }
-        try await run.underWay(apiRequests: 3)
+        try await run.underWay(staging: true)
         #expect(process.isRunning, "the export ended before it could be killed")
         kill(process.processIdentifier, SIGKILL)
         await ToolRunner.wait(for: process)
+        server.server.release()
         #expect(SiteInspector(root: output).fingerprints() == before, "the previous snapshot changed")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains(".staging-") }
         #expect(!leftovers.isEmpty, "the killed run should have left its staging folder")
@@ -417,13 +423,14 @@ struct NightlyTests {
     }
 
     @Test func keyRevokedMidRunGivesTheCredentialsCodeAndKeepsThePreviousSnapshot() async throws {
-        let run = try await Self.secondRunUnderWay(latency: .milliseconds(40))
+        // Revoked once the run has logged in and asked for the shelves: its third request, the
+        // list's, waits until then.
+        let run = try await Self.secondRunUnderWay(latency: .milliseconds(40), heldAt: 3)
         let (server, folder, output, before, process) = (run.server, run.folder, run.output, run.before, run.process)
         defer { folder.remove() }
-        // Revoked once the run has logged in and asked for the shelves: the shelves' and the list's
-        // requests are still to come.
-        try await run.underWay(apiRequests: 2)
+        try await run.underWay()
         server.server.revokeKey()
+        server.server.release()
         await ToolRunner.wait(for: process)
         await server.stop()
         #expect(process.terminationStatus == 77)

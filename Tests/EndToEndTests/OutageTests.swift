@@ -18,6 +18,10 @@ struct OutageTests {
 
     enum Outage { case stopped, hung }
 
+    /// How long after the outage a run must have ended: the 30 s a run takes at most on a quiet
+    /// machine, and as much again for a loaded one (the tool is a debug build, sharing two cores).
+    static let bound: Duration = .seconds(60)
+
     /// A first night, then a `--full` night during which the server goes at the 120th API request
     /// of it: the run's result, and how long it took after the outage.
     static func night(with outage: Outage, extra: [String] = []) async throws -> (run: ToolRun, afterOutage: Duration, changed: [String]) {
@@ -59,8 +63,10 @@ struct OutageTests {
         Self.expectOutageTold(run)
         #expect(run.stderr.contains("connection refused") || run.stderr.contains("could not connect")
                 || run.stderr.contains("closed the connection"), "\(run.stderr)")
-        // The bound: 20 s of silence, and the next request's failure.
-        #expect(afterOutage < .seconds(30), "\(afterOutage)")
+        // The bound: 20 s of silence, and the next request's failure (ServerWatchTests decide it
+        // without a clock). Here, ended at the outage rather than after minutes of retries, with
+        // room for a loaded machine: 20.05 s alone, 34.8 s once under the whole suite's load.
+        #expect(afterOutage < Self.bound, "\(afterOutage)")
         #expect(changed.isEmpty, "the last snapshot changed: \(changed.prefix(10))")
     }
 
@@ -69,7 +75,7 @@ struct OutageTests {
         let (run, afterOutage, changed) = try await Self.night(with: .hung, extra: ["--timeout", "10"])
         Self.expectOutageTold(run)
         #expect(run.stderr.contains("timed out"), "\(run.stderr)")
-        #expect(afterOutage < .seconds(30), "\(afterOutage)")
+        #expect(afterOutage < Self.bound, "\(afterOutage)")
         #expect(changed.isEmpty, "the last snapshot changed: \(changed.prefix(10))")
     }
 

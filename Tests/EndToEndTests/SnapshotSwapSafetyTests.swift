@@ -120,6 +120,8 @@ struct SnapshotSwapSafetyTests {
         let historyBefore = SiteInspector(root: historyFolder(of: output)).fingerprints()
         server.server.setLatency(.milliseconds(60))
         let requestsBefore = server.server.counters.apiRequests
+        // Its fourth request (a book's, after the login, the shelves and the list) waits for the signal.
+        server.server.hold(fromAPIRequest: requestsBefore + 4)
 
         let process = Process()
         process.executableURL = ToolRunner.executable
@@ -135,8 +137,8 @@ struct SnapshotSwapSafetyTests {
         let outData = PipeReader(out), errData = PipeReader(err)
         try process.run()
         // Signalled once the run is at work: logged in, its staging folder made, books being read.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try server.server.counters.apiRequests < requestsBefore + 4 || Self.stagingFolders(of: output).isEmpty,
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try server.server.waiting == 0 || Self.stagingFolders(of: output).isEmpty, process.isRunning,
               ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -144,6 +146,7 @@ struct SnapshotSwapSafetyTests {
         #expect(try !Self.stagingFolders(of: output).isEmpty, "the run had no staging folder to remove")
         kill(process.processIdentifier, signal)
         await ToolRunner.wait(for: process)
+        server.server.release()
         await server.stop()
         let run = ToolRun(status: process.terminationStatus, stdout: String(decoding: outData.wait(), as: UTF8.self),
                           stderr: String(decoding: errData.wait(), as: UTF8.self))

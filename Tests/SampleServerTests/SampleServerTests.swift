@@ -353,47 +353,4 @@ struct SampleServerTests {
         let added = try #require(library.books.last)
         #expect(added.title == "New" && added.shelfID == 3 && added.id == library.books.map(\.id).max())
     }
-
-    /// Started in a process whose shared concurrency pool is held (a test reading a large snapshot
-    /// synchronously), the server still answers: the exports of other tests took it for an outage.
-    @Test func aServerStartedInThisProcessAnswersWhileItsConcurrencyPoolIsHeld() async throws {
-        let running = try await Self.makeServer().start()
-        let width = ProcessInfo.processInfo.activeProcessorCount
-        let started = DispatchSemaphore(value: 0)
-        // As many tasks as the pool has threads, each holding its thread for four seconds.
-        let holders = (0..<width).map { _ in
-            Task.detached {
-                started.signal()
-                usleep(4_000_000)
-            }
-        }
-        // Asked from a thread of its own once every thread of the pool is held: a client outside
-        // the pool, as the tool is. Any HTTP answer (401 here: no key) is an answer.
-        let asked = DispatchSemaphore(value: 0)
-        // Written before `asked` is signalled, read after it: the semaphore orders the two.
-        final class Answer: @unchecked Sendable { var status: Int32? }
-        let answered = Answer()
-        Thread.detachNewThread {
-            for _ in 0..<width { started.wait() }
-            let client = Process()
-            client.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            client.arguments = ["-c", "import sys, urllib.request, urllib.error\n"
-                                + "try: urllib.request.urlopen(sys.argv[1], timeout=2)\nexcept urllib.error.HTTPError: pass",
-                                running.url + "/api/v1/books"]
-            if (try? client.run()) != nil {
-                client.waitUntilExit()
-                answered.status = client.terminationStatus
-            }
-            asked.signal()
-        }
-        for holder in holders { await holder.value }
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                asked.wait()
-                continuation.resume()
-            }
-        }
-        await running.stop()
-        #expect(answered.status == 0, "no answer within 2 s while the pool was held")
-    }
 }
