@@ -35,6 +35,9 @@ package struct SiteArguments: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Up to this many books, a browser that opens the catalog over http(s) keeps every book page and cover for offline use after the first visit; above it, pages are kept as they are opened, and the footer offers to keep them all. 0 keeps them only as opened: for friends on a metered phone plan.", valueName: "count"))
     var offlineBooks = SiteIdentity.defaultOfflineBooks
 
+    @Option(name: .long, help: ArgumentHelp("On lookup.html, ask this Open Library (https://openlibrary.org) about an ISBN the library lacks, from the visitor's browser, to name its author and show the library's books by the same author. What leaves the browser: that ISBN, to that host, without the catalog's address. Off by default: the lookup then answers from the catalog alone.", valueName: "url"))
+    var lookupOnline: String?
+
     package init() {}
 
     /// The pages' identity: the options checked, the templates loaded in the pages' language
@@ -62,6 +65,7 @@ package struct SiteArguments: ParsableArguments {
         var identity = SiteIdentity(templates: set, formats: formats, siteURL: siteURL, shareCards: !noShareCards, givenTitle: title)
         identity.privateCatalog = key
         identity.offlineBooks = offlineBooks
+        identity.lookupOnline = try openLibrary()
         return identity
     }
 
@@ -84,10 +88,20 @@ package struct SiteArguments: ParsableArguments {
     package func check() throws {
         _ = try formats()
         _ = try site()
+        _ = try openLibrary()
         guard (0...10_000_000).contains(offlineBooks) else { throw ValidationError("--offline-books must be 0–10000000.") }
         if let language, !TemplateSet.isLanguageTag(language) {
             throw ValidationError("--language must be a language tag like en, de, fr, es or pt-BR, not '\(language)'.")
         }
+    }
+
+    /// `--lookup-online`, checked and ending in "/", the way the page adds its API's path.
+    func openLibrary() throws -> URL? {
+        guard let lookupOnline else { return nil }
+        guard let url = URL(string: lookupOnline), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil, url.query == nil, url.fragment == nil, url.user == nil, url.password == nil
+        else { throw ValidationError("--lookup-online must be an absolute http(s) URL without a query, like https://openlibrary.org") }
+        return url.absoluteString.hasSuffix("/") ? url : URL(string: url.absoluteString + "/")
     }
 
     func site() throws -> URL? {

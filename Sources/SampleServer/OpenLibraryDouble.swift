@@ -80,6 +80,9 @@ public struct OpenLibraryDouble: Sendable {
     static let subjects = ["Fiction", "Classic Literature", "Love stories", "Social classes", "England -- Fiction",
                            "Adventure stories", "Poetry", "Philosophy", "History", "Travel", "Science", "Fiction, general"]
 
+    /// Written as Open Library writes them, which is not always as the server does.
+    static let authors = ["Jane Austen", "Charles Dickens", "Homer", "Mary Shelley", "Herman Melville", "Emily Brontë", "Leo Tolstoy"]
+
     /// The `jscmd=data` answer for one known ISBN, in the real API's shape (empty fields left out,
     /// dates as free text, a page count sometimes a string).
     static func edition(_ isbn: String, cover: CoverKind?, base: String) -> [String: Any] {
@@ -99,6 +102,10 @@ public struct OpenLibraryDouble: Sendable {
                 return ["name": name, "url": "https://openlibrary.org/subjects/\(name.lowercased().replacingOccurrences(of: " ", with: "_"))"]
             },
         ]
+        // Open Library names an edition's authors; the double one of the bundled library's, so that
+        // an ISBN the library lacks leads to its books by the same author (`--lookup-online`).
+        let author = authors[Int(hash / 19 % UInt64(authors.count))]
+        edition["authors"] = [["url": "https://openlibrary.org/authors/OL\(1_000 + hash % 9_000)A", "name": author]]
         let pages = 96 + Int(hash / 17 % 700)
         edition["number_of_pages"] = hash % 5 == 0 ? "\(pages)" as Any : pages as Any
         if let cover {
@@ -232,7 +239,8 @@ final class OpenLibraryRoutes: @unchecked Sendable {
 
     private func json(_ object: [String: Any], status: HTTPResponse.Status) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+        // As openlibrary.org's API answers: any page may ask it from a browser.
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .accessControlAllowOrigin: "*"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

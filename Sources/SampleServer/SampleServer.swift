@@ -109,6 +109,8 @@ public final class SampleServer: Sendable {
         router.get("/third-party/covers/:file", use: covers.thirdPartyPage)
         if let openLibrary {
             router.get("/openlibrary/api/books", use: openLibrary.books)
+            // The same, as a browser asks it (the address Open Library answers cross-origin).
+            router.get("/openlibrary/api/books.json", use: openLibrary.books)
             router.get("/openlibrary/covers/b/id/:file", use: openLibrary.cover)
         }
         if options.editable {

@@ -23,7 +23,7 @@ enum LookupIndex {
         books <= 2_000 ? 1 : books <= 20_000 ? 2 : 3
     }
 
-    static func write(_ model: SiteModel, into writer: SnapshotWriter) throws {
+    static func write(_ model: SiteModel, authors: Bool = false, into writer: SnapshotWriter) throws {
         let digits = shardDigits(books: model.books.count)
         // The books by shard first (their keys only): the entries are made a shard at a time, and
         // a big library's whole index is never held at once.
@@ -47,7 +47,9 @@ enum LookupIndex {
             shards.append(shard)
             start = end
         }
-        let manifest = "{\"digits\":\(digits),\"books\":\(keyed.count),\"shards\":[" + shards.map(SiteModel.jsonString).joined(separator: ",") + "]}"
+        var manifest = "{\"digits\":\(digits),\"books\":\(keyed.count),\"shards\":[" + shards.map(SiteModel.jsonString).joined(separator: ",") + "]"
+        if authors { manifest += ",\"authorShards\":\(try writeAuthors(model, into: writer))" }
+        manifest += "}"
         try writer.write("READER_LOOKUP.manifest(\(manifest));\n", to: folder + "manifest.js")
     }
 
@@ -58,6 +60,62 @@ enum LookupIndex {
         let fields = [key, view.title, view.author ?? "", model.shelfName(of: place) ?? "", view.href, view.cover?.list ?? "", view.cover?.list2x ?? "",
                       excerpt(MarkdownPlainText.text(note, upTo: noteCharacters * 2))]
         return "[" + fields.map(SiteModel.jsonString).joined(separator: ",") + "]"
+    }
+
+    /// With `--lookup-online`, `a-<n>.js`: the library's authors by `authorKey`, for an ISBN the
+    /// library lacks whose author Open Library names. Each as its key, its name, its page, its
+    /// number of books and the first of them (title and page), spread over as many shards as keep
+    /// about a hundred authors each. Gives the number of shards.
+    static func writeAuthors(_ model: SiteModel, into writer: SnapshotWriter) throws -> Int {
+        let named = model.authors.authors.filter { $0.name != nil }
+        var bits = 0
+        while bits < 12, named.count > authorsPerShard << bits { bits += 1 }
+        let count = 1 << bits
+        var shards = [[String]](repeating: [], count: count)
+        for author in named {
+            let key = authorKey(author.name ?? "")
+            guard !key.isEmpty else { continue }
+            let books = author.books.prefix(booksPerAuthor).map { place -> String in
+                let view = model.bookView(place)
+                return "[" + SiteModel.jsonString(view.title) + "," + SiteModel.jsonString(view.href) + "]"
+            }
+            let fields = [key, author.displayName, "authors/\(author.fileName).html"].map(SiteModel.jsonString)
+            shards[Int(fnv1a(key) % UInt32(count))].append("[" + fields.joined(separator: ",") + ",\(author.books.count),[" + books.joined(separator: ",") + "]]")
+        }
+        for (number, entries) in shards.enumerated() {
+            try writer.write("READER_LOOKUP.authors(\(number),[\n" + entries.joined(separator: ",\n") + "]);\n", to: folder + "a-\(number).js")
+        }
+        return count
+    }
+
+    static let authorsPerShard = 100
+    /// The books an answer lists by an author; the author's page has the rest.
+    static let booksPerAuthor = 5
+
+    /// An author's name as both Open Library and the server may write it: compatibility-decomposed,
+    /// without accents, lower case, its words (letters and digits) in order, so that "Brontë,
+    /// Emily" and "Emily Bronte" meet. lookup.js makes the same key the same way.
+    static func authorKey(_ name: String) -> String {
+        let bare = String(String.UnicodeScalarView(name.decomposedStringWithCompatibilityMapping.unicodeScalars.filter { !(0x300...0x36F).contains($0.value) }))
+        var words: [String] = []
+        var word = String.UnicodeScalarView()
+        for scalar in bare.lowercased().unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber, .letterNumber, .otherNumber:
+                word.append(scalar)
+            default:
+                if !word.isEmpty { words.append(String(word)) }
+                word = String.UnicodeScalarView()
+            }
+        }
+        if !word.isEmpty { words.append(String(word)) }
+        // By UTF-16 code units, as JavaScript's sort compares.
+        return words.sorted { Array($0.utf16).lexicographicallyPrecedes(Array($1.utf16)) }.joined(separator: " ")
+    }
+
+    /// FNV-1a, 32 bits, of the key's UTF-8: which shard an author is in (lookup.js the same).
+    static func fnv1a(_ key: String) -> UInt32 {
+        key.utf8.reduce(2_166_136_261 as UInt32) { ($0 ^ UInt32($1)) &* 16_777_619 }
     }
 
     /// The text's first `noteCharacters`, cut at a word with "…" when there is more.

@@ -261,6 +261,8 @@ extension PlainPage: MustacheParent {
         switch name {
         case "root": return Text(self.root)
         case "site": return Ref(self.site)
+        case "online": return self.online.map(Text.init)
+        case "connectSource": return self.connectSource.map(Text.init)
         default: return nil
         }
     }

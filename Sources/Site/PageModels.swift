@@ -336,10 +336,16 @@ final class ChangesView: Sendable {
 final class PlainPage: Sendable {
     let root: String
     let site: SiteView
+    /// lookup.html with `--lookup-online`: the Open Library its script asks, and the origin its
+    /// Content-Security-Policy lets it reach (none other).
+    let online: String?
+    let connectSource: String?
 
-    init(root: String, site: SiteView) {
+    init(root: String, site: SiteView, online: String? = nil, connectSource: String? = nil) {
         self.root = root
         self.site = site
+        self.online = online
+        self.connectSource = connectSource
     }
 }
 

@@ -24,6 +24,13 @@ package struct SiteIdentity: Sendable {
     package var offlineBooks = SiteIdentity.defaultOfflineBooks
     /// 5,000 books were 39 MB kept in Chromium: a size a phone keeps without asking.
     package static let defaultOfflineBooks = 5_000
+    /// `--lookup-online`: the Open Library lookup.html asks about an ISBN the library lacks.
+    package var lookupOnline: URL?
+    /// Its origin, the only one lookup.html's Content-Security-Policy lets it reach.
+    var lookupOnlineOrigin: String? {
+        guard let lookupOnline, let scheme = lookupOnline.scheme, let host = lookupOnline.host else { return nil }
+        return "\(scheme)://\(host)" + (lookupOnline.port.map { ":\($0)" } ?? "")
+    }
 
     package init(templates: TemplateSet, formats: Set<OutputFormat> = Set(OutputFormat.allCases), siteURL: URL? = nil,
                  shareCards: Bool = true, givenTitle: String? = nil) {
@@ -49,6 +56,7 @@ package struct SiteIdentity: Sendable {
         // A private catalog sealed under another key (or none) is written again.
         if let privateCatalog { lines.append("private catalog " + privateCatalog.check) }
         if offlineBooks != Self.defaultOfflineBooks { lines.append("offline books \(offlineBooks)") }
+        if let lookupOnline { lines.append("lookup online " + lookupOnline.absoluteString) }
         return lines
     }
 

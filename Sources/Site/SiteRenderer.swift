@@ -225,11 +225,12 @@ package struct SiteRenderer: Sendable {
     /// The site's other pages of the whole library, first, so that they do not finish last alone.
     private func htmlJobs(_ model: SiteModel, cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
-        var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }, { try LookupIndex.write(model, into: writer) }]
+        let (online, onlineOrigin) = (site.lookupOnline?.absoluteString, site.lookupOnlineOrigin)
+        var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }, { try LookupIndex.write(model, authors: site.lookupOnline != nil, into: writer) }]
         jobs += [
             {
                 let preview = model.listPreview("lookup.html", title: model.language.text("lookupTitle"), description: model.language.text("previewLookup"))
-                try writer.write(try templates.render(PlainPage(root: "", site: model.site), preview: preview, .html, template: "lookup"), to: "lookup.html")
+                try writer.write(try templates.render(PlainPage(root: "", site: model.site, online: online, connectSource: onlineOrigin), preview: preview, .html, template: "lookup"), to: "lookup.html")
             },
             {
                 let preview = model.listPreview("stats.html", title: model.language.text("stats"),

@@ -32,11 +32,27 @@
     return String((10 - sum % 10) % 10);
   }
 
-  var manifest = null, shards = {}, loading = {};
+  // An author's name as reader-snapshot keys it (LookupIndex.authorKey): compatibility-decomposed,
+  // without accents, lower case, its words in order.
+  function authorKey(name) {
+    var words = String(name).normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) || [];
+    return words.sort().join(" ");
+  }
+
+  // FNV-1a, 32 bits, of the key's UTF-8: the shard its author is in.
+  function fnv1a(key) {
+    var bytes = new TextEncoder().encode(key), hash = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193) >>> 0;
+    return hash;
+  }
+
+  var manifest = null, shards = {}, authorShards = {}, loading = {};
   window.READER_LOOKUP = {
     manifest: function (value) { manifest = value; },
     shard: function (key, books) { shards[key] = books; },
-    parse: parse
+    authors: function (number, authors) { authorShards[number] = authors; },
+    parse: parse,
+    authorKey: authorKey
   };
 
   var form = document.getElementById("lookup");
@@ -47,6 +63,8 @@
   var scan = document.getElementById("lookup-scan");
   var camera = document.getElementById("lookup-camera");
   var root = form.getAttribute("data-root") || "";
+  // With --lookup-online: the Open Library asked about an ISBN the library lacks.
+  var online = form.getAttribute("data-online");
   var base = root + "assets/lookup/";
   var sequence = 0;
 
@@ -122,11 +140,75 @@
     return li;
   }
 
+  // The library's author whose key is `key`, if any.
+  function author(key) {
+    return load("manifest.js").then(function () {
+      if (!manifest || !manifest.authorShards) return null;
+      var number = fnv1a(key) % manifest.authorShards;
+      return load("a-" + number + ".js").then(function (loaded) {
+        var found = loaded && authorShards[number] ? authorShards[number].filter(function (entry) { return entry[0] === key; }) : [];
+        return found[0] || null;
+      });
+    });
+  }
+
+  function line(text, className) {
+    var li = document.createElement("li");
+    li.className = className;
+    li.textContent = text;
+    return li;
+  }
+
+  // An ISBN the library lacks, asked of Open Library: its title and authors, then the library's
+  // books by those authors. The request carries the ISBN alone: no cookie, no referrer.
+  function askOnline(isbn13, current) {
+    var address = online + "api/books.json?bibkeys=ISBN:" + isbn13 + "&format=json&jscmd=data";
+    fetch(address, { credentials: "omit", referrerPolicy: "no-referrer", cache: "no-store" }).then(function (response) {
+      return response.ok ? response.json() : null;
+    }).then(function (reply) {
+      var edition = reply && reply["ISBN:" + isbn13];
+      if (!edition || current !== sequence) return null;
+      var names = (edition.authors || []).map(function (named) { return named && typeof named.name === "string" ? named.name : ""; })
+        .filter(Boolean).slice(0, 5);
+      var title = typeof edition.title === "string" ? edition.title : "";
+      if (!title && !names.length) return null;
+      answer.appendChild(line(said("open-library", "").split("{title}").join(title || isbn13).split("{author}").join(names.join(", ")), "lookup-online lookup-named"));
+      form.setAttribute("data-online-answer", "named");
+      return Promise.all(names.map(function (name) { return author(authorKey(name)); })).then(function (found) {
+        if (current !== sequence) return;
+        var shown = 0;
+        found.forEach(function (entry) {
+          if (!entry || !entry[4].length) return;
+          shown += 1;
+          answer.appendChild(line(said("same-author", "").split("{author}").join(entry[1]), "lookup-online"));
+          entry[4].forEach(function (book) {
+            var li = document.createElement("li");
+            li.className = "lookup-by-author";
+            var link = document.createElement("a");
+            link.href = root + book[1];
+            link.textContent = book[0];
+            li.appendChild(link);
+            answer.appendChild(li);
+          });
+          var all = document.createElement("li");
+          all.className = "lookup-online";
+          var page = document.createElement("a");
+          page.href = root + entry[2];
+          page.textContent = said("author-page", "").split("{author}").join(entry[1]) + " (" + entry[3] + ")";
+          all.appendChild(page);
+          answer.appendChild(all);
+        });
+        form.setAttribute("data-online-answer", shown ? "same-author" : "named");
+      });
+    }).catch(function () { /* offline, or Open Library did not answer: the catalog's own answer stands */ });
+  }
+
   function show(text) {
     var current = ++sequence;
     var parsed = parse(text);
     answer.textContent = "";
     form.removeAttribute("data-answer");
+    form.removeAttribute("data-online-answer");
     if (parsed.error) {
       status.textContent = parsed.error === "empty" ? "" : said(parsed.error === "notBook" ? "not-book" : parsed.error, "");
       if (parsed.error !== "empty") form.setAttribute("data-answer", "error");
@@ -141,6 +223,7 @@
       status.textContent = books.length ? counted("found", books.length, "In the library.") : said("not-found", "Not in the library.");
       books.forEach(function (book) { answer.appendChild(item(book)); });
       form.setAttribute("data-answer", books.length ? "found" : "not-found");
+      if (!books.length && online) askOnline(parsed.isbn13, current);
     }).catch(function () {
       if (current !== sequence) return;
       status.textContent = said("failed", "The lookup index could not be loaded.");

@@ -65,6 +65,8 @@ import ShareCards
         (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--format", "pdf"], ["READER_PASSWORD": "p"], "Unknown format 'pdf'"),
         (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--restore"], ["READER_PASSWORD": "p"], "--restore goes with --markdown-into"),
         (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--offline-books", "-1"], ["READER_PASSWORD": "p"], "--offline-books must be"),
+        (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--lookup-online", "openlibrary.org"], ["READER_PASSWORD": "p"], "--lookup-online must be"),
+        (["--output", "/tmp/x", "--server", "https://r.example", "--email", "a@b.c", "--lookup-online", "https://ol.example/?q=1"], ["READER_PASSWORD": "p"], "--lookup-online must be"),
     ])
     func aMistakeIsToldAsAUsageError(_ arguments: [String], _ environment: [String: String], _ message: String) async throws {
         do {
@@ -86,6 +88,9 @@ import ShareCards
         #expect(SiteRenderer(site: given.site).site.offlineBooks == 0)
         #expect(RenderDigest.digest(given.site) != RenderDigest.digest(plain.site))
         #expect(plain.site.renderedWith == ["csv,feed,html,json,markdown,opds", "", "en"])
+        let online = try await Self.resolve(line + ["--lookup-online", "https://openlibrary.org"], environment: ["READER_PASSWORD": "p"])
+        #expect(online.site.lookupOnline?.absoluteString == "https://openlibrary.org/")
+        #expect(RenderDigest.digest(online.site) != RenderDigest.digest(plain.site))
     }
 
     /// The catalog's name takes one route to the pages and to the cards the crawl draws.

@@ -59,4 +59,56 @@ import Testing
         #expect(LookupIndex.shardDigits(books: 10_000) == 2)
         #expect(LookupIndex.shardDigits(books: 100_000) == 3)
     }
+
+    /// An author's key is the same however the name is written; lookup.js makes the same keys (the
+    /// browser check asks it for these) and the same shard numbers.
+    @Test(arguments: [("Brontë, Emily", "bronte emily"), ("Emily BRONTE", "bronte emily"), ("Ursula K. Le Guin", "guin k le ursula"),
+                      ("  ", ""), ("紫式部", "紫式部"), ("Ｆｕｌｌ Width", "full width")])
+    func anAuthorsKeyIsTheSameHoweverTheNameIsWritten(_ name: String, _ key: String) {
+        #expect(LookupIndex.authorKey(name) == key)
+    }
+
+    @Test func authorShardsAreNumberedByFNV1aAsTheBrowserNumbersThem() {
+        // FNV-1a's own test vectors (32 bits).
+        #expect(LookupIndex.fnv1a("") == 0x811c9dc5 && LookupIndex.fnv1a("a") == 0xe40c292c && LookupIndex.fnv1a("foobar") == 0xbf9cf968)
+    }
+
+    /// With `--lookup-online`, the authors' shards name each author's books and page; without it,
+    /// none is written and the manifest is as it was.
+    @Test func theAuthorsAreWrittenOnlyForALookupOnline() async throws {
+        let templates = try await TemplateSet.bundled()
+        let library = RenderTests.libraryOfThirtyThree()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let plain = folder.url.appendingPathComponent("plain"), online = folder.url.appendingPathComponent("online")
+        try SiteRenderer(templates: templates).render(library, into: SnapshotWriter(root: plain))
+        var site = SiteIdentity(templates: templates)
+        site.lookupOnline = URL(string: "https://openlibrary.org/")
+        try SiteRenderer(site: site).render(library, into: SnapshotWriter(root: online))
+
+        let plainFiles = try FileManager.default.contentsOfDirectory(atPath: plain.appendingPathComponent("assets/lookup").path)
+        #expect(!plainFiles.contains { $0.hasPrefix("a-") })
+        #expect(try String(contentsOf: plain.appendingPathComponent("assets/lookup/manifest.js"), encoding: .utf8).contains("authorShards") == false)
+        let manifest = try String(contentsOf: online.appendingPathComponent("assets/lookup/manifest.js"), encoding: .utf8)
+        #expect(manifest.hasSuffix(",\"authorShards\":1});\n"), "\(manifest)")
+        let text = try String(contentsOf: online.appendingPathComponent("assets/lookup/a-0.js"), encoding: .utf8)
+        let array = text[text.index(after: text.firstIndex(of: ",")!)..<text.lastIndex(of: ")")!]
+        let authors = try #require(try JSONSerialization.jsonObject(with: Data(array.utf8)) as? [[Any]])
+        let named = Set(library.books.compactMap(\.author).filter { !$0.isEmpty })
+        #expect(authors.count == named.count)
+        for author in authors {
+            let (key, name, page, count) = (author[0] as? String, author[1] as? String, author[2] as? String, author[3] as? Int)
+            let books = try #require(author[4] as? [[String]])
+            #expect(key == name.map(LookupIndex.authorKey) && named.contains(name ?? ""))
+            #expect(count == library.books.filter { $0.author == name }.count && books.count == min(count ?? 0, LookupIndex.booksPerAuthor))
+            #expect(FileManager.default.fileExists(atPath: online.appendingPathComponent(page ?? "-").path), "\(page ?? "")")
+            for book in books { #expect(FileManager.default.fileExists(atPath: online.appendingPathComponent(book[1]).path), "\(book)") }
+        }
+        // Only lookup.html may reach Open Library; the other pages are as they were.
+        let lookup = try String(contentsOf: online.appendingPathComponent("lookup.html"), encoding: .utf8)
+        #expect(lookup.contains("form-action 'none'; connect-src https://openlibrary.org\">") && lookup.contains("data-online=\"https://openlibrary.org/\""))
+        #expect(try String(contentsOf: online.appendingPathComponent("index.html"), encoding: .utf8)
+                == String(contentsOf: plain.appendingPathComponent("index.html"), encoding: .utf8))
+    }
 }
+
