@@ -64,6 +64,8 @@ import Testing
         pages += model.authors.authors.map { model.authorPage($0, root: "../") }
         pages += model.years.years.indices.map { model.yearPage($0, root: "../") }
         if let changes = model.changesView { pages.append(ChangesPage(root: "", site: model.site, changes: changes)) }
+        // lookup.html as `--lookup-online` makes it.
+        pages.append(PlainPage(root: "", site: model.site, online: "https://openlibrary.org/", connectSource: "https://openlibrary.org"))
         // Link previews (with --site-url, as here), as the layout sees them on every kind of page.
         let previews = [model.indexPreview(), model.listPreview("books.html", title: "All books", description: "All books.")]
             + model.shelves.map(model.shelfPreview) + model.authors.authors.map(model.authorPreview)
