@@ -198,22 +198,13 @@ struct HostileInputTests {
     /// the search box of index.html.
     static func checkInBrowser(_ snapshot: URL, searches: [(String, String)] = [], more: [String] = [], accessibility: Bool = true,
                                onlySearch: Bool = false) async throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("browser/check_site.py")
-        #if os(Linux)
-        guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else {
-            Issue.record("chromium-driver is missing: `make test` installs it (apt-get install chromium chromium-driver python3-selenium)")
-            return
-        }
-        #else
-        guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else { return }
-        #endif
-        var arguments = [script.path]
+        guard BrowserCheck.isAvailable() else { return }
+        var arguments: [String] = []
         if !accessibility { arguments.append("--no-accessibility") }
         if onlySearch { arguments.append("--only-search") }
         for (query, title) in searches { arguments += ["--search", query, title] }
         for query in more { arguments += ["--more", query] }
-        let (status, output) = try await ToolRunner.runChecker("/usr/bin/python3", arguments + [snapshot.path])
+        let (status, output) = try await BrowserCheck.run("check_site.py", arguments + [snapshot.path])
         #expect(status == 0, "\(output)")
         #expect(output.contains(" passed, 0 failed"), "\(output)")
     }

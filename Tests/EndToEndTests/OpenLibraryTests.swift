@@ -279,12 +279,7 @@ struct OpenLibraryTests {
     /// `--lookup-online`: in Chromium, lookup.html asks the double about an ISBN the library lacks
     /// and lists the library's books by its author; an ISBN the library holds asks nothing.
     @Test func aLookupOnlineNamesTheAuthorAndTheLibrarysBooksByThem() async throws {
-        #if os(Linux)
-        guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else {
-            Issue.record("chromium-driver is missing: `make test` installs it (apt-get install chromium chromium-driver python3-selenium)")
-            return
-        }
-        #endif
+        guard BrowserCheck.isAvailable() else { return }
         let server = try await Self.startServer()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -292,9 +287,7 @@ struct OpenLibraryTests {
         let run = try await EndToEndTests.export(server, to: output, extra: ["--lookup-online", server.url + "/openlibrary"])
         #expect([0, 2].contains(run.status), "\(run.output)")
         #expect(server.server.openLibraryCounters.apiRequests == 0, "the export itself asks Open Library nothing")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("browser/check_lookup_online.py")
-        let (status, checked) = try await ToolRunner.runChecker("/usr/bin/python3", [script.path, output.path, server.url + "/openlibrary"])
+        let (status, checked) = try await BrowserCheck.run("check_lookup_online.py", [output.path, server.url + "/openlibrary"])
         let counters = server.server.openLibraryCounters
         await server.stop()
         #expect(status == 0 && checked.contains("lookup-online check: 1 passed, 0 failed"), "\(checked)")

@@ -218,12 +218,7 @@ struct PrivateCatalogTests {
     }
 
     @Test func inChromiumTheCatalogOpensWithThePasswordAloneAndWorksOffline() async throws {
-        #if os(Linux)
-        guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else {
-            Issue.record("chromium-driver is missing: `make test` installs it (apt-get install chromium chromium-driver python3-selenium)")
-            return
-        }
-        #endif
+        guard BrowserCheck.isAvailable() else { return }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("books")
@@ -237,10 +232,8 @@ struct PrivateCatalogTests {
         let changed = folder.path("resealed")
         let resealed = try await ToolRunner.run(["render", "--from", output.path, "--output", changed.path, "--share-password-file", changedPassword.path])
         #expect(resealed.status == 0, "\(resealed.output)")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("browser/check_private.py")
-        let (status, checked) = try await ToolRunner.runChecker("/usr/bin/python3", [
-            script.path, output.appendingPathComponent(PrivateCatalogWriter.folder).path, output.path, share.path,
+        let (status, checked) = try await BrowserCheck.run("check_private.py", [
+            output.appendingPathComponent(PrivateCatalogWriter.folder).path, output.path, share.path,
             changed.appendingPathComponent(PrivateCatalogWriter.folder).path, changedPassword.path])
         #expect(status == 0 && checked.contains("private check: 1 passed, 0 failed"), "\(checked)")
     }

@@ -285,10 +285,7 @@ struct PublishCommandTests {
             let run = try await host.run(["publish", output.path, "\(host.remote):public/books"])
             #expect(run.status == 0, "\(run.output)")
             let base = try #require(host.environment["RCLONE_CONFIG_\(host.remote.uppercased())_URL"]) + "/public/books/"
-            let (status, printed) = try await ToolRunner.runChecker("/usr/bin/python3", [
-                URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                    .appendingPathComponent("browser/check_published.py").path,
-                base, "prejudice", "Pride and Prejudice"])
+            let (status, printed) = try await BrowserCheck.run("check_published.py", [base, "prejudice", "Pride and Prejudice"])
             #expect(status == 0, "\(printed)")
             #expect(printed.contains("published site: 1 passed"), "\(printed)")
         } catch {

@@ -8,12 +8,7 @@ import Testing
 /// the next night's snapshot by fetching only what changed.
 @Suite struct WebAppTests {
     @Test func theCatalogIsInstallableWorksOfflineAndFetchesOnlyWhatChanged() async throws {
-        #if os(Linux)
-        guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else {
-            Issue.record("chromium-driver is missing: `make test` installs it (apt-get install chromium chromium-driver python3-selenium)")
-            return
-        }
-        #endif
+        guard BrowserCheck.isAvailable() else { return }
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -28,20 +23,13 @@ import Testing
         #expect([0, 2].contains(second.status), "\(second.output)")
         await server.stop()
 
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("browser/check_offline.py")
-        let (status, checked) = try await ToolRunner.runChecker("/usr/bin/python3", [script.path, before.path, output.path])
+        let (status, checked) = try await BrowserCheck.run("check_offline.py", [before.path, output.path])
         #expect(status == 0 && checked.contains("offline check: 1 passed, 0 failed"), "\(checked)")
     }
 
     /// `--offline-books 0`: a visitor's browser keeps the pages opened, not every book, until asked.
     @Test func belowTheBooksKeptForOfflineTheBrowserKeepsWhatIsOpenedUntilAsked() async throws {
-        #if os(Linux)
-        guard FileManager.default.fileExists(atPath: "/usr/bin/chromedriver") else {
-            Issue.record("chromium-driver is missing: `make test` installs it (apt-get install chromium chromium-driver python3-selenium)")
-            return
-        }
-        #endif
+        guard BrowserCheck.isAvailable() else { return }
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -49,9 +37,7 @@ import Testing
         let run = try await EndToEndTests.export(server, to: output, extra: ["--offline-books", "0"])
         await server.stop()
         #expect([0, 2].contains(run.status), "\(run.output)")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("browser/check_kept_as_opened.py")
-        let (status, checked) = try await ToolRunner.runChecker("/usr/bin/python3", [script.path, output.path])
+        let (status, checked) = try await BrowserCheck.run("check_kept_as_opened.py", [output.path])
         #expect(status == 0 && checked.contains("kept-as-opened check: 1 passed, 0 failed"), "\(checked)")
     }
 }
