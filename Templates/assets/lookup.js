@@ -103,6 +103,14 @@
     });
   }
 
+  // A link to a page of the catalog.
+  function anchor(text, href) {
+    var link = document.createElement("a");
+    link.href = root + href;
+    link.textContent = text;
+    return link;
+  }
+
   function item(book) {
     // The cover's thumbnail, then the title (the link), its author and shelf, and the note's first words.
     var li = document.createElement("li");
@@ -119,10 +127,7 @@
     li.appendChild(image);
     var text = document.createElement("span");
     text.className = "lookup-text";
-    var link = document.createElement("a");
-    link.href = root + book[4];
-    link.textContent = book[1];
-    text.appendChild(link);
+    text.appendChild(anchor(book[1], book[4]));
     var details = [book[2], book[3]].filter(Boolean).join(" · ");
     if (details) {
       var span = document.createElement("span");
@@ -184,18 +189,12 @@
           entry[4].forEach(function (book) {
             var li = document.createElement("li");
             li.className = "lookup-by-author";
-            var link = document.createElement("a");
-            link.href = root + book[1];
-            link.textContent = book[0];
-            li.appendChild(link);
+            li.appendChild(anchor(book[0], book[1]));
             answer.appendChild(li);
           });
           var all = document.createElement("li");
           all.className = "lookup-online";
-          var page = document.createElement("a");
-          page.href = root + entry[2];
-          page.textContent = said("author-page", "").split("{author}").join(entry[1]) + " (" + entry[3] + ")";
-          all.appendChild(page);
+          all.appendChild(anchor(said("author-page", "").split("{author}").join(entry[1]) + " (" + entry[3] + ")", entry[2]));
           answer.appendChild(all);
         });
         form.setAttribute("data-online-answer", shown ? "same-author" : "named");
