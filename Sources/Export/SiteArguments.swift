@@ -65,7 +65,7 @@ package struct SiteArguments: ParsableArguments {
         var identity = SiteIdentity(templates: set, formats: formats, siteURL: siteURL, shareCards: !noShareCards, givenTitle: title)
         identity.privateCatalog = key
         identity.offlineBooks = offlineBooks
-        identity.lookupOnline = try openLibrary()
+        identity.lookupOnline = try lookupOnlineURL()
         return identity
     }
 
@@ -88,27 +88,33 @@ package struct SiteArguments: ParsableArguments {
     package func check() throws {
         _ = try formats()
         _ = try site()
-        _ = try openLibrary()
+        _ = try lookupOnlineURL()
         guard (0...10_000_000).contains(offlineBooks) else { throw ValidationError("--offline-books must be 0–10000000.") }
         if let language, !TemplateSet.isLanguageTag(language) {
             throw ValidationError("--language must be a language tag like en, de, fr, es or pt-BR, not '\(language)'.")
         }
     }
 
-    /// `--lookup-online`, checked and ending in "/", the way the page adds its API's path.
-    func openLibrary() throws -> URL? {
+    /// `--lookup-online`, checked and ending in "/", the way the page adds its API's path. No user
+    /// or password in it: the page would show them to every visitor.
+    func lookupOnlineURL() throws -> URL? {
         guard let lookupOnline else { return nil }
-        guard let url = URL(string: lookupOnline), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host != nil, url.query == nil, url.fragment == nil, url.user == nil, url.password == nil
+        guard let url = Self.webAddress(lookupOnline), url.user == nil, url.password == nil
         else { throw ValidationError("--lookup-online must be an absolute http(s) URL without a query, like https://openlibrary.org") }
         return url.absoluteString.hasSuffix("/") ? url : URL(string: url.absoluteString + "/")
     }
 
     func site() throws -> URL? {
         guard let siteURL else { return nil }
-        guard let url = URL(string: siteURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host != nil, url.query == nil, url.fragment == nil
+        guard let url = Self.webAddress(siteURL)
         else { throw ValidationError("--site-url must be an absolute http(s) URL without a query, like https://example.org/books/") }
+        return url
+    }
+
+    /// An absolute http(s) address with a host, and no query or fragment; nil for anything else.
+    static func webAddress(_ text: String) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil, url.query == nil, url.fragment == nil else { return nil }
         return url
     }
 

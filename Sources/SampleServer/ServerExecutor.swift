@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 
 /// Where the sample server's handlers run when it is started in a process that does other work
 /// (the tests, the benchmarks). Swift's shared pool has a thread per core, and a test that blocks
@@ -13,13 +13,13 @@ final class ServerExecutor: TaskExecutor, @unchecked Sendable {
     /// the shared pool when nothing else runs.
     private let queues = (0..<2).map { DispatchQueue(label: "reader-sample-server-\($0)") }
     private var next = 0
-    private let lock = DispatchQueue(label: "reader-sample-server-executor")
+    private let lock = NSLock()
 
     private init() {}
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let queue = lock.sync {
+        let queue = lock.withLock {
             next = (next + 1) % queues.count
             return queues[next]
         }

@@ -67,14 +67,12 @@ enum LookupIndex {
     /// number of books and the first of them (title and page), spread over as many shards as keep
     /// about a hundred authors each. Gives the number of shards.
     static func writeAuthors(_ model: SiteModel, into writer: SnapshotWriter) throws -> Int {
-        let named = model.authors.authors.filter { $0.name != nil }
+        let named = model.authors.authors.compactMap { author in author.name.map { (author, authorKey($0)) } }.filter { !$0.1.isEmpty }
         var bits = 0
         while bits < 12, named.count > authorsPerShard << bits { bits += 1 }
         let count = 1 << bits
         var shards = [[String]](repeating: [], count: count)
-        for author in named {
-            let key = authorKey(author.name ?? "")
-            guard !key.isEmpty else { continue }
+        for (author, key) in named {
             let books = author.books.prefix(booksPerAuthor).map { place -> String in
                 let view = model.bookView(place)
                 return "[" + SiteModel.jsonString(view.title) + "," + SiteModel.jsonString(view.href) + "]"

@@ -216,10 +216,9 @@ function fetchWithin(url, seconds) {
 }
 
 // Asked at each page opened (before it is answered, and again before any update, which may be
-// long under way): a new password
-// means that what is kept cannot be opened with the keys held, nor the host's files, so both are
-// forgotten and the door asks again. A host that cannot be reached changes nothing: offline, the
-// kept copy stays open.
+// long under way): a new password means that what is kept cannot be opened with the keys held, nor
+// the host's files, so both are forgotten and the door asks again. A host that cannot be reached
+// changes nothing: offline, the kept copy stays open.
 async function lockStillFits(seconds = 20) {
   if (!SEALED) return true;
   if (!keys) return false;
@@ -236,7 +235,7 @@ async function lockStillFits(seconds = 20) {
 // Everything kept, gone, and the worker with it: pages come from the host again.
 async function free() {
   if (SEALED) await forget();
-  dropKept();
+  await dropKept();
 }
 
 // What is kept, gone. An update under way is waited for a moment only: one that goes on finds no

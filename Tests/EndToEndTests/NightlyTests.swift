@@ -377,10 +377,10 @@ struct NightlyTests {
         /// lost the race when the test was late and the run ended first).
         /// With `staging`, once its staging folder is made too.
         func underWay(staging: Bool = false) async throws {
-            let deadline = ContinuousClock.now + .seconds(60)
+            let deadline = ContinuousClock.now + .seconds(30)
             while try server.server.waiting == 0 || (staging && SnapshotSwapSafetyTests.stagingFolders(of: output).isEmpty),
                   process.isRunning, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: .milliseconds(2))
             }
         }
     }

@@ -137,7 +137,7 @@ struct SnapshotSwapSafetyTests {
         let outData = PipeReader(out), errData = PipeReader(err)
         try process.run()
         // Signalled once the run is at work: logged in, its staging folder made, books being read.
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(30)
         while try server.server.waiting == 0 || Self.stagingFolders(of: output).isEmpty, process.isRunning,
               ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))

@@ -14,7 +14,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_offline import Host, browser, wait  # noqa: E402
+from check_offline import Host, browser, report, wait  # noqa: E402
 
 
 def main():
@@ -60,10 +60,7 @@ def main():
     finally:
         driver.quit()
         host.stop()
-    for problem in problems:
-        print("FAIL " + problem)
-    print(f"kept-as-opened check: {0 if problems else 1} passed, {1 if problems else 0} failed")
-    return 1 if problems else 0
+    return report(problems, "kept-as-opened")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_offline import Host, browser, wait  # noqa: E402
+from check_offline import Host, browser, report, wait  # noqa: E402
 from check_site import axe_source, check_accessibility  # noqa: E402
 
 
@@ -121,10 +121,7 @@ def main():
         host.stop()
     print(f"online: {isbn} by {name}; {len(by_author)} of the library's books by that author")
     print(f"asked of Open Library here: {asked_here}")
-    for problem in problems:
-        print("FAIL " + problem)
-    print(f"lookup-online check: {0 if problems else 1} passed, {1 if problems else 0} failed")
-    return 1 if problems else 0
+    return report(problems, "lookup-online")
 
 
 if __name__ == "__main__":

@@ -87,6 +87,14 @@ def wait(driver, script, seconds=60):
     return None
 
 
+def report(problems, name):
+    """Prints a line per problem and the check's last line; gives the exit status."""
+    for problem in problems:
+        print("FAIL " + problem)
+    print(f"{name} check: {0 if problems else 1} passed, {1 if problems else 0} failed")
+    return 1 if problems else 0
+
+
 def offline_list(folder):
     with open(os.path.join(folder, "offline.json"), encoding="utf-8") as file:
         return json.load(file)
@@ -224,10 +232,7 @@ def main():
         print("asked of the host on the second night: " + " ".join(host.paths[:20]))
     finally:
         driver.quit()
-    for problem in problems:
-        print("FAIL " + problem)
-    print(f"offline check: {0 if problems else 1} passed, {1 if problems else 0} failed")
-    return 1 if problems else 0
+    return report(problems, "offline")
 
 
 if __name__ == "__main__":

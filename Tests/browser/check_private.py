@@ -23,7 +23,7 @@ import time
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_offline import Host, browser, wait  # noqa: E402
+from check_offline import Host, browser, report, wait  # noqa: E402
 from check_site import axe_source, check_accessibility  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
@@ -263,10 +263,7 @@ def main():
     finally:
         driver.quit()
         host.stop()
-    for problem in problems:
-        print("FAIL " + problem)
-    print(f"private check: {0 if problems else 1} passed, {1 if problems else 0} failed")
-    return 1 if problems else 0
+    return report(problems, "private")
 
 
 if __name__ == "__main__":
