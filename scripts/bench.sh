@@ -8,6 +8,7 @@
 #   MAIN=0 scripts/bench.sh          leave out the first table
 #   CURL_LEVELS="4 8"                the fixed levels curl is run at, beside our crawl (its best counts)
 #   HUGO=0 scripts/bench.sh          leave out the render against Hugo (HUGO_BOOKS, 10,000 by default)
+#   QUIET=0 scripts/bench.sh         leave out the quiet night against curl (QUIET_BOOKS, 1,000; QUIET_RUNS, 5)
 #   HISTORY=0 scripts/bench.sh       leave out the cost of --history (HISTORY_BOOKS, 10,000 by default)
 #   BROWSE=0 scripts/bench.sh        leave out the OPDS catalog and pages table (BROWSE_SIZES, the sizes by default)
 #   COVERS=0 scripts/bench.sh        leave out the covers' table (thumbnails, the export with them, a shelf page's bytes)
@@ -312,6 +313,48 @@ if [ "${NIGHTLY:-1}" = 1 ]; then
       "$edit" "$(awk -v a="$edit" -v b="$same" 'BEGIN { print a / b }')" "$(requests "$work/edit.time")" "${linked:-0}" \
       "$(peak_mb "$work/full.time")" "$(peak_mb "$work/same.time")" "$(peak_mb "$work/edit.time")"
   done
+fi
+
+# A quiet night against its three requests made with curl (issue 48): the login, then the shelves
+# and the list of books in parallel, each with the ETag the last night was given, as ours asks
+# them. Both against a server that costs what Reader does (--realistic), alternated, QUIET_RUNS
+# times each (5). Goal: at most x1.10 the wall time of curl's three requests.
+if [ "${QUIET:-1}" = 1 ]; then
+  quiet_books=${QUIET_BOOKS:-1000}
+  REALISTIC=1 start_server "$quiet_books"
+  out=$(fresh)
+  nightly_run "$out" "$work/quiet-full.time"
+  nightly_run "$out" "$work/quiet-first.time"   # asks again for what failed the night before
+  cfg="$work/quiet.cfg"
+  (umask 077; printf 'url = "%s/api/v1/sessions"\nheader = "Content-Type: application/json"\ndata = "{\\"email\\":\\"demo@reader.example\\",\\"password\\":\\"%s\\"}"\n' "$url" "$READER_PASSWORD" >"$cfg")
+  # The ETags the server gives now: what the last night kept, and sends back.
+  login=$(curl -s -K "$cfg")
+  auth="api_key=$(printf '%s' "$login" | sed -n 's/.*"api_key" *: *"\([^"]*\)".*/\1/p')&user_id=$(printf '%s' "$login" | sed -n 's/.*"user_id" *: *\([0-9]*\).*/\1/p')"
+  etag() { curl -s -D - -o /dev/null "$url/api/v1/$1?$auth" | tr -d '\r' | awk 'tolower($1) == "etag:" { print $2 }'; }
+  shelves_tag=$(etag shelves) books_tag=$(etag books)
+  cat >"$work/quiet-curl.sh" <<EOF
+#!/bin/bash
+set -e
+login=\$(curl -s -K "$cfg")
+auth="api_key=\$(printf '%s' "\$login" | sed -n 's/.*"api_key" *: *"\([^"]*\)".*/\1/p')&user_id=\$(printf '%s' "\$login" | sed -n 's/.*"user_id" *: *\([0-9]*\).*/\1/p')"
+curl -s --parallel -o /dev/null -H 'If-None-Match: $shelves_tag' "$url/api/v1/shelves?\$auth" -o /dev/null -H 'If-None-Match: $books_tag' "$url/api/v1/books?\$auth" -w '%{http_code}\n'
+EOF
+  chmod +x "$work/quiet-curl.sh"
+  ours=() theirs=() cpu=() codes=
+  for run in $(seq "${QUIET_RUNS:-5}"); do
+    nightly_run "$out" "$work/quiet.time"
+    ours+=("$(seconds "$work/quiet.time")")
+    cpu+=("$(awk '/User time/ { u = $NF } /System time/ { s = $NF } END { print u + s }' "$work/quiet.time")")
+    codes=$(/usr/bin/time -v "$work/quiet-curl.sh" 2>"$work/quiet-curl.time" | tr '\n' ' ')
+    theirs+=("$(seconds "$work/quiet-curl.time")")
+  done
+  requests=$(grep -o 'Requests: [0-9]*' "$work/quiet.time" | awk '{ print $2 }')
+  stop_server
+  rm -rf "$out" "$cfg"
+  o=$(printf '%s\n' "${ours[@]}" | median) c=$(printf '%s\n' "${theirs[@]}" | median)
+  echo
+  printf 'A quiet night (%s books, --realistic, every default output, %s requests) against its three requests made with curl (answers %s), alternated: ours %.2f s (CPU %.2f s), curl %.2f s, x%.2f (goal x1.10); runs: ours %s, curl %s\n' \
+    "$quiet_books" "$requests" "$codes" "$o" "$(printf '%s\n' "${cpu[@]}" | median)" "$c" "$(awk -v a="$o" -v b="$c" 'BEGIN { print a / b }')" "${ours[*]}" "${theirs[*]}"
 fi
 
 # What --history costs: a first run with it and without, alternated, each into a fresh folder; then

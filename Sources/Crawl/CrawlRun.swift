@@ -42,6 +42,8 @@ final class CrawlRun {
     }
 
     let crawler: Crawler
+    /// The list of books, asked for beside the shelves (`Crawler.crawl`).
+    let listing: Task<Data, any Error>?
     let client: ReaderClient
     let fetcher: CoverFetcher
     let spill: SpillFile
@@ -81,8 +83,9 @@ final class CrawlRun {
     /// Seconds since the crawl began.
     var now: Double { (ContinuousClock.now - started).seconds }
 
-    init(crawler: Crawler, shelves: [ShelfSummary], writer: SnapshotWriter, previousCovers: CoverRecords?) throws {
+    init(crawler: Crawler, shelves: [ShelfSummary], writer: SnapshotWriter, previousCovers: CoverRecords?, listing: Task<Data, any Error>? = nil) throws {
         self.crawler = crawler
+        self.listing = listing
         client = crawler.client
         var fetcher = CoverFetcher(client: client, writer: writer, previous: previousCovers, thumbnails: crawler.thumbnails)
         fetcher.defersThumbnails = true
@@ -99,7 +102,10 @@ final class CrawlRun {
         shareCards = crawler.shareCardTitle.map(BookShareCards.init)
     }
 
-    func stop() { worker.stop() }
+    func stop() {
+        listing?.cancel()
+        worker.stop()
+    }
 
     /// Asks for the list of books, every shelf, and every book's details and cover, until nothing
     /// is left to ask for.
@@ -257,7 +263,7 @@ final class CrawlRun {
         var retryServerErrors = true
         if case .detail(let id) = work { retryServerErrors = !ledger.onDeletedShelf.contains(id) }
         let request = Crawler.Request(work: work, client: client, fetcher: fetcher, spill: spill, retryServerErrors: retryServerErrors,
-                                      previous: crawler.last.previous, reusable: ledger.reusable, retry: crawler.last.retry)
+                                      previous: crawler.last.previous, reusable: ledger.reusable, retry: crawler.last.retry, listing: listing)
         group.addTask {
             let started = ContinuousClock.now
             let (event, requests) = try await request.perform()

@@ -17,6 +17,8 @@ extension Crawler {
         var previous: Catalog?
         var reusable: [Int: Int]
         var retry: Crawler.Retry
+        /// The list of books, when it was asked for already.
+        var listing: Task<Data, any Error>?
 
         /// What came back, and how many requests it took.
         func perform() async throws -> (CrawlRun.Event, Int) {
@@ -47,7 +49,13 @@ extension Crawler {
         /// on a thread of its own: 100,000 books take a second or two, and the shelves and details
         /// must not wait behind them.
         private func listBooks() async throws -> ListedBooks {
-            let body = try await client.booksBody()
+            let body: Data
+            if let listing {
+                // Cancelled with this request (an outage ends the crawl at once), though started before it.
+                body = try await withTaskCancellationHandler { try await listing.value } onCancel: { listing.cancel() }
+            } else {
+                body = try await client.booksBody()
+            }
             let reader = WorkerThread(name: "list reader")
             defer { reader.stop() }
             let (client, spill, previous, reusable, retry) = (client, spill, previous, reusable, retry)

@@ -129,10 +129,21 @@ package struct Crawler: Sendable {
     /// snapshot). A 401 or a server that cannot list the library throws; a book or cover that cannot
     /// be read is recorded as a problem.
     package func crawl(date: SnapshotDate, writer: SnapshotWriter, previousCovers: CoverRecords? = nil) async throws -> Result {
-        let shelves = try await client.shelves()
-        try privacy.check(shelves.shelves)
+        // The list of books is asked for beside the shelves, not after them: a quiet night is the
+        // login and these two, and on a real network the second waited a round trip for the first.
+        // Nothing of it is read before the shelves are known and the privacy options checked.
+        let client = client
+        let listing = Task { try await client.booksBody() }
+        let shelves: ShelvesAnswer
+        do {
+            shelves = try await client.shelves()
+            try privacy.check(shelves.shelves)
+        } catch {
+            listing.cancel()
+            throw error
+        }
         logger.info("Shelves: \(shelves.shelves.count)")
-        let run = try CrawlRun(crawler: self, shelves: shelves.shelves, writer: writer, previousCovers: previousCovers)
+        let run = try CrawlRun(crawler: self, shelves: shelves.shelves, writer: writer, previousCovers: previousCovers, listing: listing)
         defer { run.stop() }
         try await run.requestEverything()
         // The account's name (`shelves.user`) is not kept: a shared catalog must not show it.

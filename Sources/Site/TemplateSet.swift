@@ -26,10 +26,10 @@ package struct TemplateSet: Sendable {
     /// The language of the pages (`--language`), from the strings files beside the templates.
     package let language: Language
     /// One Mustache library per kind, loaded from `html/` and `markdown/`: a template names the
-    /// others of its kind as `layout` or `partials/book-list`. Each kind is loaded once for each of
-    /// the pages' depths (`rooted`), with `{{root}}` written in, and once as it is.
-    let libraries: [OutputFormat: MustacheLibrary]
-    let rooted: [OutputFormat: [String: MustacheLibrary]]
+    /// others of its kind as `layout` or `partials/book-list`. Each kind is made once for each of
+    /// the pages' depths, with `{{root}}` written in, and once as it is: on the first page that
+    /// needs it (`PreparedLibraries`), not before the crawl.
+    let prepared: PreparedLibraries
     /// The roots of the pages: the site's top, and the folders one below it.
     static let roots = ["", "../"]
     /// The kinds whose templates still look the language's words up as pages are made (a user's
@@ -66,8 +66,7 @@ package struct TemplateSet: Sendable {
             folders.append(bundled)
         }
         let language = try StringsFiles.language(tag, in: folders)
-        var libraries: [OutputFormat: MustacheLibrary] = [:]
-        var rooted: [OutputFormat: [String: MustacheLibrary]] = [:]
+        var recipes: [OutputFormat: PreparedLibraries.Recipe] = [:]
         var wordsAtRuntime = Set<OutputFormat>()
         for (format, names) in requiredTemplates {
             let folder = directory.appendingPathComponent(format.rawValue)
@@ -86,24 +85,20 @@ package struct TemplateSet: Sendable {
             for name in names where library.getTemplate(named: name) == nil {
                 throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
             }
-            // The language's words written in once, here (`Language.writtenInto`), and in html/ the escaping.
-            func rewritten(root: String?) throws -> MustacheLibrary {
-                let words = { (text: String) in language.writtenInto(text, html: format == .html, root: root) }
-                var written = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder, words) : try library.rewritten(in: folder, words)
-                for name in addedTemplates[format] ?? [] where library.getTemplate(named: name) == nil {
-                    guard let bundled = bundledDirectory?.appendingPathComponent(format.rawValue).appendingPathComponent(name + ".mustache"),
-                          let text = try? String(contentsOf: bundled, encoding: .utf8) else {
-                        throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
-                    }
-                    try written.register((format == .html ? "{{%CONTENT_TYPE:\(HTMLEscaping.name)}}\n" : "") + words(text), named: name)
+            // The pages added since, which a set copied before them lacks: the bundled ones.
+            var added: [(name: String, text: String)] = []
+            for name in addedTemplates[format] ?? [] where library.getTemplate(named: name) == nil {
+                guard let bundled = bundledDirectory?.appendingPathComponent(format.rawValue).appendingPathComponent(name + ".mustache"),
+                      let text = try? String(contentsOf: bundled, encoding: .utf8) else {
+                    throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
                 }
-                return written
+                added.append((name, text))
             }
-            let written = try rewritten(root: nil)
-            libraries[format] = written
-            rooted[format] = try Dictionary(uniqueKeysWithValues: roots.map { ($0, try rewritten(root: $0)) })
-            let names = Self.templateNames(in: folder) + (addedTemplates[format] ?? [])
-            if names.contains(where: { written.getTemplate(named: $0).map { Language.namesWords($0.description) } ?? false }) {
+            let recipe = PreparedLibraries.Recipe(library: library, folder: folder, format: format, language: language, added: added)
+            recipes[format] = recipe
+            // Told from the text as it will be written, without parsing it again.
+            let texts = Self.templateNames(in: folder).compactMap { library.getTemplate(named: $0)?.description } + added.map(\.text)
+            if texts.contains(where: { Language.namesWords(language.writtenInto($0, html: format == .html)) }) {
                 wordsAtRuntime.insert(format)
             }
         }
@@ -120,7 +115,7 @@ package struct TemplateSet: Sendable {
         for added in addedAssets where !assets.contains(where: { $0.path == added }) {
             if let bundled = bundledDirectory?.appendingPathComponent("assets").appendingPathComponent(added) { assets.append((added, bundled)) }
         }
-        return TemplateSet(directory: directory, language: language, libraries: libraries, rooted: rooted, wordsAtRuntime: wordsAtRuntime,
+        return TemplateSet(directory: directory, language: language, prepared: PreparedLibraries(recipes), wordsAtRuntime: wordsAtRuntime,
                            assets: assets.sorted { $0.path < $1.path })
     }
 
@@ -130,7 +125,7 @@ package struct TemplateSet: Sendable {
 
     /// - Parameter root: the page's `root`, when it has one: its templates then have it written in.
     func render<Context: MustacheParent>(context: Context, _ format: OutputFormat, template name: String, root: String? = nil) throws -> String {
-        let library = root.flatMap { rooted[format]?[$0] } ?? libraries[format]
+        let library = try prepared.library(format, root: root.flatMap { Self.roots.contains($0) ? $0 : nil })
         let output = wordsAtRuntime.contains(format)
             ? library?.render(Localized(page: context, strings: StringsView(language: language)), withTemplate: name)
             : library?.render(context, withTemplate: name)
@@ -159,5 +154,56 @@ package struct TemplateSet: Sendable {
         case .invalidConfigVariableSyntax?, .unrecognisedConfigVariable?: return "unknown {{% … }} setting"
         default: return String(describing: error)
         }
+    }
+}
+
+/// The libraries pages are rendered with, each made when a page first needs it: a night with
+/// nothing changed renders nothing, and parsing every kind four times (as loaded, with the words
+/// written in, and once for each depth of page) was most of what it did before its first request.
+/// The templates were parsed once when loaded, so a syntax error is still told before the crawl.
+final class PreparedLibraries: @unchecked Sendable {
+    /// How one kind's libraries are made: the words (`Language.writtenInto`) and the root written
+    /// in, in html/ the escaping, and the added pages a set copied before them lacks.
+    struct Recipe: Sendable {
+        let library: MustacheLibrary
+        let folder: URL
+        let format: OutputFormat
+        let language: Language
+        let added: [(name: String, text: String)]
+
+        func make(root: String?) throws -> MustacheLibrary {
+            let words = { (text: String) in language.writtenInto(text, html: format == .html, root: root) }
+            var written = format == .html ? try HTMLEscaping.everyTemplate(of: library, in: folder, words) : try library.rewritten(in: folder, words)
+            for (name, text) in added {
+                try written.register((format == .html ? "{{%CONTENT_TYPE:\(HTMLEscaping.name)}}\n" : "") + words(text), named: name)
+            }
+            return written
+        }
+    }
+
+    private struct Key: Hashable {
+        let format: OutputFormat
+        let root: String?
+    }
+
+    private let recipes: [OutputFormat: Recipe]
+    private let lock = NSLock()
+    private var made: [Key: MustacheLibrary] = [:]
+
+    init(_ recipes: [OutputFormat: Recipe]) {
+        self.recipes = recipes
+    }
+
+    /// The kind's library with `root` written in (nil: looked up on the page). Made under the lock:
+    /// the first pages, one on each core, wait for it rather than make it twice.
+    func library(_ format: OutputFormat, root: String?) throws -> MustacheLibrary? {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = Key(format: format, root: root)
+        if let library = made[key] { return library }
+        guard let recipe = recipes[format] else { return nil }
+        let library = try recipe.make(root: root)
+        made[key] = library
+        return library
     }
 }

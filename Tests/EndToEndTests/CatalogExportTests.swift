@@ -86,8 +86,8 @@ struct CatalogExportTests {
         #expect(!site.files().contains { $0.hasPrefix("shelves/2-") || $0.hasPrefix("shelves/5") })
     }
 
-    /// A shelf to leave out that matches no shelf is refused before a book is asked for, with the
-    /// closest names: a typo must not share the shelf it meant to hide.
+    /// A shelf to leave out that matches no shelf is refused before a book's details are asked for
+    /// or anything is written, with the closest names: a typo must not share the shelf it meant to hide.
     @Test func aShelfToLeaveOutThatMatchesNoneIsRefusedWithNothingWritten() async throws {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()

@@ -423,8 +423,8 @@ struct NightlyTests {
     }
 
     @Test func keyRevokedMidRunGivesTheCredentialsCodeAndKeepsThePreviousSnapshot() async throws {
-        // Revoked once the run has logged in and asked for the shelves: its third request, the
-        // list's, waits until then.
+        // Revoked once the run has logged in: its third request (the shelves' or the list's, which
+        // are asked for at once) waits until then.
         let run = try await Self.secondRunUnderWay(latency: .milliseconds(40), heldAt: 3)
         let (server, folder, output, before, process) = (run.server, run.folder, run.output, run.before, run.process)
         defer { folder.remove() }
