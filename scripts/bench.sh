@@ -180,8 +180,9 @@ nightly_run() {
 
 # Our render against Hugo's on the same pages: a library exported once, a Hugo site made from it
 # as a Hugo user would (scripts/hugo-site.py: shelves, authors and years as taxonomies, each term's
-# page listing its own books), then ours with every default output, ours with pages alone
-# (--format html,markdown) and Hugo's, RUNS times each, alternated, into fresh folders.
+# page listing its own books, templates that write what ours write), then ours with every default
+# output, ours with pages alone (--format html,markdown) and Hugo's, RUNS times each, alternated,
+# into fresh folders. The pages' bytes on each side are printed: the twin must write what ours does.
 # Goals (issue 48): every default output at most x1.00 Hugo's time, pages alone at most x0.70.
 # Each output is left in place until the end: deleting 20,000 files costs the next run kernel time
 # (ext4), and that fell on Hugo's runs after ours and ours after Hugo's unevenly (Hugo 7.4, 12.5,
@@ -198,17 +199,19 @@ if [ "${HUGO:-1}" = 1 ] && command -v hugo >/dev/null; then
     out=$(fresh)
     /usr/bin/time -v "$bin" render --from "$source_out/library.json" --output "$out" -q 2>"$work/ours.time" || true
     ours+=("$(seconds "$work/ours.time")"); ours_pages=$(find "$out" -name '*.html' -o -name '*.md' | wc -l); ours_files=$(find "$out" -type f | wc -l)
+    ours_bytes=$(find "$out" \( -name '*.html' -o -name '*.md' \) -printf '%s\n' | awk '{ s += $1 } END { printf "%.1f", s / 1e6 }')
     out=$(fresh)
     /usr/bin/time -v "$bin" render --from "$source_out/library.json" --output "$out" --format html,markdown -q 2>"$work/pages.time" || true
     pages+=("$(seconds "$work/pages.time")")
     out=$(fresh)
     /usr/bin/time -v hugo --quiet -s "$work/hugo-site" -d "$out" 2>"$work/hugo.time" >/dev/null || true
     theirs+=("$(seconds "$work/hugo.time")"); hugo_pages=$(find "$out" -name '*.html' -o -name '*.md' | wc -l)
+    hugo_bytes=$(find "$out" \( -name '*.html' -o -name '*.md' \) -printf '%s\n' | awk '{ s += $1 } END { printf "%.1f", s / 1e6 }')
   done
   o=$(printf '%s\n' "${ours[@]}" | median); p=$(printf '%s\n' "${pages[@]}" | median); h=$(printf '%s\n' "${theirs[@]}" | median)
   echo
-  printf 'Render against a Hugo twin with taxonomies (%s), %s books, alternated: Hugo %.2f s (%s pages); ours, every default output %.2f s (%s files, %s pages), x%.2f (goal x1.00); pages alone %.2f s, x%.2f (goal x0.70); runs: ours %s, pages alone %s, Hugo %s\n' \
-    "$(hugo version | awk '{ print $2 }')" "$hugo_books" "$h" "$hugo_pages" "$o" "$ours_files" "$ours_pages" "$(awk -v a="$o" -v b="$h" 'BEGIN { print a / b }')" \
+  printf 'Render against a Hugo twin with taxonomies that writes what ours writes (%s), %s books, alternated: Hugo %.2f s (%s pages, %s MB); ours, every default output %.2f s (%s files, %s pages, %s MB), x%.2f (goal x1.00); pages alone %.2f s, x%.2f (goal x0.70); runs: ours %s, pages alone %s, Hugo %s\n' \
+    "$(hugo version | awk '{ print $2 }')" "$hugo_books" "$h" "$hugo_pages" "$hugo_bytes" "$o" "$ours_files" "$ours_pages" "$ours_bytes" "$(awk -v a="$o" -v b="$h" 'BEGIN { print a / b }')" \
     "$p" "$(awk -v a="$p" -v b="$h" 'BEGIN { print a / b }')" "${ours[*]}" "${pages[*]}" "${theirs[*]}"
 fi
 
