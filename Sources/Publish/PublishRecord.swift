@@ -28,6 +28,9 @@ package struct PublishRecord: Sendable {
     package var file: URL?
     /// False from the start of a publish until its last step succeeded.
     package var finished = false
+    /// When a finished publish last listed the host and left it as recorded (seconds since 1970):
+    /// until `Publishing.hostCheckInterval` later, the record stands for the host's listing.
+    package var listedAt: Int64?
     package var entries: [String: Entry] = [:]
 
     static let header = "reader-snapshot publish record 1"
@@ -51,6 +54,7 @@ package struct PublishRecord: Sendable {
         let head = first.split(separator: "\t")
         guard head.first.map(String.init) == header else { return record }
         record.finished = head.count > 1 && head[1] == "finished"
+        if head.count > 2, head[2].hasPrefix("listed ") { record.listedAt = Int64(head[2].dropFirst("listed ".count)) }
         lines.removeFirst()
         for line in lines {
             let fields = line.split(separator: "\t", maxSplits: 4, omittingEmptySubsequences: false)
@@ -64,7 +68,7 @@ package struct PublishRecord: Sendable {
     package func write() throws {
         guard let file else { return }
         try SnapshotState.makePrivateFolder(file.deletingLastPathComponent())
-        var text = Self.header + "\t" + (finished ? "finished" : "under way") + "\n"
+        var text = Self.header + "\t" + (finished ? "finished" : "under way") + (listedAt.map { "\tlisted \($0)" } ?? "") + "\n"
         for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
             text += "\(entry.md5)\t\(entry.size)\t\(entry.inode)\t\(entry.modified)\t\(path)\n"
         }

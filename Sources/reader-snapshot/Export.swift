@@ -34,8 +34,8 @@ struct Export: AsyncParsableCommand, CheckedCommand {
         try publishing.check()
         if let publish {
             _ = try PublishOptions.target(publish, option: "--publish")
-        } else if publishing.force || publishing.maxDeletes != Publishing.defaultMaxDeletes {
-            throw ValidationError("--max-deletes and --force go with --publish.")
+        } else if publishing.force || publishing.checkHost || publishing.maxDeletes != Publishing.defaultMaxDeletes {
+            throw ValidationError("--max-deletes, --force and --check-host go with --publish.")
         }
     }
 
@@ -73,6 +73,7 @@ struct Export: AsyncParsableCommand, CheckedCommand {
         var options = Publishing.Options(place: outcome.place, target: target)
         options.maxDeletes = publishing.maxDeletes
         options.force = publishing.force
+        options.checkHost = publishing.checkHost
         let published = try await Publishing(options: options, logger: logger).run()
         reportPublish(published, to: target, dryRun: false, logger: logger)
     }

@@ -13,6 +13,9 @@ struct PublishOptions: ParsableArguments {
     @Flag(name: .long, help: "Delete on the host however many files the snapshot no longer has, past --max-deletes.")
     var force = false
 
+    @Flag(name: .long, help: "List every file on the host and compare it with the snapshot. Without it, a publish after one that finished and listed the host less than 7 days ago compares with that publish's record (files changed on the host by hand are set right at the next listing).")
+    var checkHost = false
+
     func check() throws {
         guard (0...10_000_000).contains(maxDeletes) else { throw ValidationError("--max-deletes must be between 0 and 10000000.") }
     }
@@ -90,6 +93,7 @@ struct PublishCommand: AsyncParsableCommand, CheckedCommand {
         var options = Publishing.Options(place: place, target: try PublishOptions.target(remote, option: "<remote:path>"))
         options.maxDeletes = publishing.maxDeletes
         options.force = publishing.force
+        options.checkHost = publishing.checkHost
         options.dryRun = dryRun
         do {
             let outcome = try await Publishing(options: options, logger: logger).run()

@@ -242,7 +242,7 @@ struct PublishCommandTests {
         #expect(notOurs.status == 64 && notOurs.stderr.contains("not a snapshot written by reader-snapshot"), "\(notOurs.output)")
         let stray = try await ToolRunner.run(["export", "--server", "http://127.0.0.1:9", "--email", "a@b.c", "--output", output.path, "--force"],
                                              environment: ["READER_PASSWORD": "x"])
-        #expect(stray.status == 64 && stray.stderr.contains("--max-deletes and --force go with --publish"), "\(stray.output)")
+        #expect(stray.status == 64 && stray.stderr.contains("--max-deletes, --force and --check-host go with --publish"), "\(stray.output)")
     }
 
     /// A folder of this machine, as rclone takes one: the snapshot's visitor files byte for byte,
@@ -272,6 +272,44 @@ struct PublishCommandTests {
         #expect(SiteInspector(root: site).contents() == local, "the folder holds the snapshot's visitor files, and nothing else")
         let second = try await ToolRunner.run(["publish", output.path, site.path], environment: environment)
         #expect(second.status == 0 && second.stderr.contains("0 uploaded, 0 deleted, \(local.count) unchanged"), "\(second.output)")
+    }
+
+    /// After a publish that finished, the next compares with its record rather than list the host
+    /// (listing was half of a one-note night's publish): a file changed on the host by hand stays
+    /// so until `--check-host`, or until the record's listing is a week old.
+    @Test func theRecordOfAFinishedPublishStandsForTheHostForAWeek() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books")
+        #expect(try await Self.exportBundled(to: output).status == 2)
+        let environment = ["RCLONE_CONFIG": "/nonexistent/rclone.conf"]
+        let site = folder.path("www")
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        #expect(try await ToolRunner.run(["publish", output.path, site.path], environment: environment).status == 0)
+        let local = SiteInspector(root: output).contents()
+        let page = site.appendingPathComponent("index.html")
+        try FileManager.default.removeItem(at: page)
+
+        let trusted = try await ToolRunner.run(["publish", output.path, site.path, "--verbose"], environment: environment)
+        #expect(trusted.status == 0 && trusted.stderr.contains("0 uploaded, 0 deleted, \(local.count) unchanged"), "\(trusted.output)")
+        #expect(trusted.stderr.contains("Compared with the record of the last publish"), "\(trusted.output)")
+        #expect(!FileManager.default.fileExists(atPath: page.path))
+
+        let checked = try await ToolRunner.run(["publish", output.path, site.path, "--check-host"], environment: environment)
+        #expect(checked.status == 0 && checked.stderr.contains("1 uploaded, 0 deleted"), "\(checked.output)")
+        #expect(SiteInspector(root: site).contents() == local)
+
+        // A week after the record's listing, the host is listed again without being asked.
+        try FileManager.default.removeItem(at: page)
+        let records = folder.path(".books.reader-snapshot/published")
+        let record = try #require(try FileManager.default.contentsOfDirectory(at: records, includingPropertiesForKeys: nil).first)
+        let text = try String(contentsOf: record, encoding: .utf8)
+        let listed = try #require(text.range(of: #"\tlisted [0-9]+"#, options: .regularExpression))
+        let weekAgo = Int(Date().timeIntervalSince1970) - 7 * 86_400 - 60
+        try text.replacingCharacters(in: listed, with: "\tlisted \(weekAgo)").write(to: record, atomically: true, encoding: .utf8)
+        let late = try await ToolRunner.run(["publish", output.path, site.path], environment: environment)
+        #expect(late.status == 0 && late.stderr.contains("1 uploaded, 0 deleted"), "\(late.output)")
+        #expect(SiteInspector(root: site).contents() == local)
     }
 
     @Test func aPublishedCatalogWorksOverHTTPFromTheHost() async throws {

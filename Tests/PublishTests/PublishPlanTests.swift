@@ -95,8 +95,11 @@ struct PublishPlanTests {
         record.entries["books/1 emma.html"] = .init(md5: "aa", size: 10, inode: 7, modified: 99)
         record.finished = true
         try record.write()
+        #expect(PublishRecord.read(try #require(record.file)).listedAt == nil)
+        record.listedAt = 1_790_000_000
+        try record.write()
         let read = PublishRecord.read(try #require(record.file))
-        #expect(read.finished && read.entries == record.entries)
+        #expect(read.finished && read.entries == record.entries && read.listedAt == 1_790_000_000)
         let mode = try FileManager.default.attributesOfItem(atPath: record.file!.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         #expect(read.knownChecksum(of: LocalFile(path: "books/1 emma.html", size: 10, inode: 7, modified: 99)) == "aa")
