@@ -102,10 +102,7 @@ final class CrawlRun {
         shareCards = crawler.shareCardTitle.map(BookShareCards.init)
     }
 
-    func stop() {
-        listing?.cancel()
-        worker.stop()
-    }
+    func stop() { worker.stop() }
 
     /// Asks for the list of books, every shelf, and every book's details and cover, until nothing
     /// is left to ask for.

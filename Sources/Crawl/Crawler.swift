@@ -134,14 +134,10 @@ package struct Crawler: Sendable {
         // Nothing of it is read before the shelves are known and the privacy options checked.
         let client = client
         let listing = Task { try await client.booksBody() }
-        let shelves: ShelvesAnswer
-        do {
-            shelves = try await client.shelves()
-            try privacy.check(shelves.shelves)
-        } catch {
-            listing.cancel()
-            throw error
-        }
+        // However the crawl ends: a request that went out beside it is not left to run on.
+        defer { listing.cancel() }
+        let shelves = try await client.shelves()
+        try privacy.check(shelves.shelves)
         logger.info("Shelves: \(shelves.shelves.count)")
         let run = try CrawlRun(crawler: self, shelves: shelves.shelves, writer: writer, previousCovers: previousCovers, listing: listing)
         defer { run.stop() }

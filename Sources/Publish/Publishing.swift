@@ -88,10 +88,10 @@ package struct Publishing: Sendable {
         // The host is asked what it has unless the last publish there finished, having listed it
         // less than a week ago: what it uploaded and deleted since is in the record, file by file.
         let remote: [String: RemoteFile]
-        let trusted = !options.checkHost && record.finished
-            && record.listedAt.map { (0..<Self.hostCheckInterval).contains(options.now - $0) } == true
-        if trusted {
-            logger.debug("Compared with the record of the last publish to \(target), which listed it \(options.now - record.listedAt!) s ago (--check-host lists it now)")
+        let listedAgo = record.listedAt.map { options.now - $0 }
+        let trusted = !options.checkHost && record.finished && listedAgo.map { (0..<Self.hostCheckInterval).contains($0) } == true
+        if trusted, let listedAgo {
+            logger.debug("Compared with the record of the last publish to \(target), which listed it \(listedAgo) s ago (--check-host lists it now)")
             remote = record.entries.mapValues { RemoteFile(size: $0.size, md5: $0.md5) }
         } else {
             remote = try await rclone.list(target, withMD5: try await rclone.keepsMD5(target))

@@ -94,8 +94,7 @@ package struct TemplateSet: Sendable {
                 }
                 added.append((name, text))
             }
-            let recipe = PreparedLibraries.Recipe(library: library, folder: folder, format: format, language: language, added: added)
-            recipes[format] = recipe
+            recipes[format] = PreparedLibraries.Recipe(library: library, folder: folder, format: format, language: language, added: added)
             // Told from the text as it will be written, without parsing it again.
             let texts = Self.templateNames(in: folder).compactMap { library.getTemplate(named: $0)?.description } + added.map(\.text)
             if texts.contains(where: { Language.namesWords(language.writtenInto($0, html: format == .html)) }) {
