@@ -61,12 +61,16 @@ struct FaultMiddleware: RouterMiddleware {
             while !state.isStopping { try await Task.sleep(for: .milliseconds(20)) }
             throw CancellationError()
         }
-        guard let capacity else {
-            return try await answer(request, since: ArrivalStamp.arrival(of: request), context: context, next: next)
+        let response: Response
+        if let capacity {
+            nonisolated(unsafe) let next = next
+            // A request that waited its turn is worked on for the whole latency once its turn comes.
+            response = try await capacity.serving { try await answer(request, since: .now, context: context, next: next) }
+        } else {
+            response = try await answer(request, since: ArrivalStamp.arrival(of: request), context: context, next: next)
         }
-        nonisolated(unsafe) let next = next
-        // A request that waited its turn is worked on for the whole latency once its turn comes.
-        return try await capacity.serving { try await answer(request, since: .now, context: context, next: next) }
+        if api { state.answered() }
+        return response
     }
 
     private func answer(_ request: Request, since start: ContinuousClock.Instant, context: Context,

@@ -83,6 +83,9 @@ public final class SampleServer: Sendable {
     public var waiting: Int { state.waiting }
     /// When the server went, by `hang(fromAPIRequest:)` or `RunningSampleServer.stop(atAPIRequest:)`.
     public var wentAt: ContinuousClock.Instant? { state.wentAt }
+    /// When the server last answered an API request: after it went, the requests already being
+    /// answered still are, and the outage a client sees begins with the last of them.
+    public var lastAnswerAt: ContinuousClock.Instant? { state.lastAnswerAt }
     public func resetCounters() {
         state.resetCounters()
         openLibrary?.resetCounters()
@@ -307,6 +310,9 @@ final class ServerState: @unchecked Sendable {
     private var _stopWhenGone: (@Sendable () -> Void)?
     private var _wentAt: ContinuousClock.Instant?
     var wentAt: ContinuousClock.Instant? { lock.withLock { _wentAt } }
+    private var _lastAnswerAt: ContinuousClock.Instant?
+    var lastAnswerAt: ContinuousClock.Instant? { lock.withLock { _lastAnswerAt } }
+    func answered() { lock.withLock { _lastAnswerAt = .now } }
     func go(fromAPIRequest number: Int, stop: (@Sendable () -> Void)?) {
         lock.withLock { (_goneFrom, _stopWhenGone) = (number, stop) }
     }
