@@ -18,6 +18,9 @@ extension Exporter {
         var library: Catalog?
         /// Where the last library is, when it was let go until the change report needs it.
         var libraryLater: URL?
+        /// Whether the last snapshot is there and as this tool left it (`RenderDigest.isIntact`):
+        /// looked at while logging in, as its library is read.
+        var intact = false
 
         /// The last snapshot's pages' digests, read when the render needs them rather than held
         /// through the crawl.
@@ -44,10 +47,11 @@ extension Exporter {
                                   redactor: Redactor(secrets: settings.credentials.secrets), retry: network.retry, cache: cache,
                                   logger: logger)
         night.client = client
-        night.last = try await logIn(client, readingLastSnapshot: state, from: stateFolder)
+        night.last = try await logIn(client, readingLastSnapshot: state, from: stateFolder, checking: output.swap.previous)
     }
 
-    private func logIn(_ client: ReaderClient, readingLastSnapshot state: SnapshotState, from stateFolder: URL) async throws -> LastSnapshot {
+    private func logIn(_ client: ReaderClient, readingLastSnapshot state: SnapshotState, from stateFolder: URL,
+                       checking previous: URL?) async throws -> LastSnapshot {
         var state = state
         let readers = (library: WorkerThread(name: "library reader"), covers: WorkerThread(name: "cover reader"))
         defer { readers.library.stop(); readers.covers.stop() }
@@ -55,7 +59,12 @@ extension Exporter {
             Result { try SnapshotState.readLibrary(from: stateFolder) }
         }
         let coversFile = state.unreadCovers
-        async let readingCovers = readers.covers.run { coversFile.flatMap(CoverRecords.init(reading:)) }
+        // The cover reader then walks the last snapshot: after the crawl, that walk was most of
+        // the comparison of a night with nothing changed (every file looked at).
+        let formats = settings.site.formats
+        async let readingCovers = readers.covers.run {
+            (coversFile.flatMap(CoverRecords.init(reading:)), previous.map { RenderDigest.isIntact($0, formats: formats) } ?? false)
+        }
         logger.info("Logging in to \(settings.server)")
         try await client.authenticate(settings.credentials)
         var library: Catalog?
@@ -66,7 +75,8 @@ extension Exporter {
             logger.warning("The last snapshot's library could not be read (\(error)): every book is asked for again, and no changes are reported.")
             library = nil
         }
-        state.covers = await readingCovers
+        let (covers, intact) = await readingCovers
+        state.covers = covers
         // A library of another server or account can stand in for no book: it is read again for
         // the change report once the crawl is over, rather than held through it (100,000 books'
         // took 40 MB of the crawl's peak).
@@ -80,7 +90,7 @@ extension Exporter {
             state.addresses = CoverAddresses()
         }
         MemoryUsage.release()
-        return LastSnapshot(state: state, library: library, libraryLater: libraryLater)
+        return LastSnapshot(state: state, library: library, libraryLater: libraryLater, intact: intact)
     }
 
     /// Walks the library; books unchanged since the last snapshot are taken from it.
@@ -172,7 +182,7 @@ extension Exporter {
         outcome.decision = NightPlan.decide(NightPlan.Facts(
             libraryUnchanged: compared.unchanged, reuseUnchanged: settings.content.reuseUnchanged, hasLastSnapshot: previous != nil,
             sameRendering: last.state.renderedWith == state.renderedWith,
-            lastSnapshotIntact: previous.map { RenderDigest.isIntact($0, formats: settings.site.formats) } ?? false,
+            lastSnapshotIntact: previous != nil && last.intact,
             dated: output.place.dated != nil))
         if outcome.decision != .leaveAsItWas {
             try state.setAside(in: output.place.stateFolder)
