@@ -330,16 +330,17 @@ if [ "${QUIET:-1}" = 1 ]; then
   nightly_run "$out" "$work/quiet-first.time"   # asks again for what failed the night before
   cfg="$work/quiet.cfg"
   (umask 077; printf 'url = "%s/api/v1/sessions"\nheader = "Content-Type: application/json"\ndata = "{\\"email\\":\\"demo@reader.example\\",\\"password\\":\\"%s\\"}"\n' "$url" "$READER_PASSWORD" >"$cfg")
+  # auth_of LOGIN: the query a session's requests carry, from the login's answer.
+  auth_of() { printf 'api_key=%s&user_id=%s' "$(printf '%s' "$1" | sed -n 's/.*"api_key" *: *"\([^"]*\)".*/\1/p')" "$(printf '%s' "$1" | sed -n 's/.*"user_id" *: *\([0-9]*\).*/\1/p')"; }
   # The ETags the server gives now: what the last night kept, and sends back.
-  login=$(curl -s -K "$cfg")
-  auth="api_key=$(printf '%s' "$login" | sed -n 's/.*"api_key" *: *"\([^"]*\)".*/\1/p')&user_id=$(printf '%s' "$login" | sed -n 's/.*"user_id" *: *\([0-9]*\).*/\1/p')"
+  auth=$(auth_of "$(curl -s -K "$cfg")")
   etag() { curl -s -D - -o /dev/null "$url/api/v1/$1?$auth" | tr -d '\r' | awk 'tolower($1) == "etag:" { print $2 }'; }
   shelves_tag=$(etag shelves) books_tag=$(etag books)
   cat >"$work/quiet-curl.sh" <<EOF
 #!/bin/bash
 set -e
-login=\$(curl -s -K "$cfg")
-auth="api_key=\$(printf '%s' "\$login" | sed -n 's/.*"api_key" *: *"\([^"]*\)".*/\1/p')&user_id=\$(printf '%s' "\$login" | sed -n 's/.*"user_id" *: *\([0-9]*\).*/\1/p')"
+$(declare -f auth_of)
+auth=\$(auth_of "\$(curl -s -K "$cfg")")
 curl -s --parallel -o /dev/null -H 'If-None-Match: $shelves_tag' "$url/api/v1/shelves?\$auth" -o /dev/null -H 'If-None-Match: $books_tag' "$url/api/v1/books?\$auth" -w '%{http_code}\n'
 EOF
   chmod +x "$work/quiet-curl.sh"

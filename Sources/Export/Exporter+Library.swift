@@ -182,7 +182,7 @@ extension Exporter {
         outcome.decision = NightPlan.decide(NightPlan.Facts(
             libraryUnchanged: compared.unchanged, reuseUnchanged: settings.content.reuseUnchanged, hasLastSnapshot: previous != nil,
             sameRendering: last.state.renderedWith == state.renderedWith,
-            lastSnapshotIntact: previous != nil && last.intact,
+            lastSnapshotIntact: last.intact,
             dated: output.place.dated != nil))
         if outcome.decision != .leaveAsItWas {
             try state.setAside(in: output.place.stateFolder)
