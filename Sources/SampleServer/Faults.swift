@@ -58,8 +58,11 @@ struct FaultMiddleware: RouterMiddleware {
         }
         if api, state.isHanging || state.isGone(atAPIRequest: number) {
             // In small steps, so that stopping the server ends the hang.
-            while !state.isStopping { try await Task.sleep(for: .milliseconds(20)) }
-            throw CancellationError()
+            while !state.isStopping, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+            // A server that is gone answers nothing, not even an error page: its connections are cut,
+            // as when its process dies. A thrown error would be Hummingbird's 500, which the tool
+            // rightly takes for a server that answers, and so counts its silence from there.
+            return Self.cutOff
         }
         let response: Response
         if let capacity {
@@ -105,8 +108,7 @@ struct FaultMiddleware: RouterMiddleware {
             }
             return try await next(request, context)
         case .reset?:
-            return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: ResponseBody(contentLength: 100) { _ in throw InjectedFault() })
+            return Self.cutOff
         case .truncated?:
             let response = try await next(request, context)
             var whole = ByteBuffer()
@@ -127,6 +129,15 @@ struct FaultMiddleware: RouterMiddleware {
 }
 
 struct InjectedFault: Error {}
+
+extension FaultMiddleware {
+    /// An answer cut off before its body: the connection closes, and the client has no answer to
+    /// read (Hummingbird sends a response's head before its body, so the head goes first).
+    static var cutOff: Response {
+        Response(status: .ok, headers: [.contentType: "application/json"],
+                 body: ResponseBody(contentLength: 100) { _ in throw InjectedFault() })
+    }
+}
 
 /// Gathers a response body, to cut it in half.
 final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {

@@ -259,6 +259,31 @@ struct SampleServerTests {
         }
     }
 
+    /// A server that went (stopped, or hung until it stops) answers the requests it holds with
+    /// nothing: the connection is cut. An error page would tell the tool the server still answers,
+    /// and an outage test on a busy machine would then count its silence from the last of them.
+    @Test func aServerThatWentAnswersNothingNotEvenAnErrorPage() async throws {
+        let server = try Self.makeServer()
+        let key = String(repeating: "c0ffee", count: 6) + "abcd"
+        server.hang()
+        try await server.makeApplication(host: "127.0.0.1", port: 0).test(.live) { client in
+            let stopping = Task {
+                try await Task.sleep(for: .milliseconds(200))
+                server.state.setStopping()
+            }
+            var status: HTTPResponse.Status?
+            do {
+                try await client.execute(uri: "/api/v1/books/101?api_key=\(key)&user_id=1", method: .get) { response in
+                    status = response.status
+                }
+            } catch {
+                // Cut off: the test client has no answer to give.
+            }
+            try await stopping.value
+            #expect(status == nil, "a server that went answered \(status.map { "\($0.code)" } ?? "")")
+        }
+    }
+
     /// Answers are held for the latency: for tests, never less; for benchmarks (`--latency-ms`), on
     /// average, the timer set early by the lateness it has seen, never by more than half the latency.
     @Test(arguments: [false, true])
