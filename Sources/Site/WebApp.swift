@@ -33,14 +33,28 @@ enum WebApp {
         guard let previous = writer.previous,
               let data = try? Data(contentsOf: previous.appendingPathComponent(listFile), options: .mappedIfSafe),
               let list = try? JSONDecoder().decode(LastList.self, from: data) else { return [:] }
-        var versions: [String: String] = [:]
-        for entry in list.shell + list.pages where entry.count >= 2 { versions[entry[0]] = entry[1] }
-        return versions
+        return list.versions
     }
 
+    /// The last list's versions by path, taken entry by entry as they are decoded: its entries
+    /// held whole beside the dictionary were 40 MB at 100,000 books, on a night's busiest moment.
     private struct LastList: Decodable {
-        var shell: [[String]]
-        var pages: [[String]]
+        var versions: [String: String] = [:]
+
+        private enum Key: String, CodingKey { case shell, pages }
+
+        init(from decoder: any Decoder) throws {
+            let list = try decoder.container(keyedBy: Key.self)
+            for key in [Key.shell, .pages] {
+                var entries = try list.nestedUnkeyedContainer(forKey: key)
+                while !entries.isAtEnd {
+                    var entry = try entries.nestedUnkeyedContainer()
+                    var strings: [String] = []
+                    while !entry.isAtEnd { strings.append(try entry.decode(String.self)) }
+                    if strings.count >= 2 { versions[strings[0]] = strings[1] }
+                }
+            }
+        }
     }
 
     /// Whether two paths are one file (a link from the last snapshot): then its bytes are as they were.
@@ -99,33 +113,68 @@ enum WebApp {
         let firstBook = pagePaths.count
         pagePaths += model.books.map { "books/\(model.fileNames[$0]).html" }
         let paths = lists + pagePaths
-        let last = lastVersions(writer)
-        let versions = try EveryCore.map(paths.count, itemsPerWorker: 64, worker: {}) { _, index in
-            let path = paths[index]
-            if let version = last[path], let previous = writer.previous, sameFile(root.appendingPathComponent(path), previous.appendingPathComponent(path)) {
-                return version
+        // The last list's versions are let go once tonight's are known: at 100,000 books they
+        // are tens of megabytes, and the end of the render is its peak.
+        let versions = try { () throws -> [String] in
+            let last = lastVersions(writer)
+            return try EveryCore.map(paths.count, itemsPerWorker: 64, worker: {}) { _, index in
+                let path = paths[index]
+                if let version = last[path], let previous = writer.previous, sameFile(root.appendingPathComponent(path), previous.appendingPathComponent(path)) {
+                    return version
+                }
+                let data = try Data(contentsOf: root.appendingPathComponent(path), options: .mappedIfSafe)
+                return SHA256.hash(data: data).prefix(8).hexString
             }
-            let data = try Data(contentsOf: root.appendingPathComponent(path), options: .mappedIfSafe)
-            return SHA256.hash(data: data).prefix(8).hexString
-        }
+        }()
         func entry(_ path: String, _ version: String, _ more: String? = nil) -> String {
             "[\(SiteModel.jsonString(path)),\(SiteModel.jsonString(version))" + (more.map { ",\(SiteModel.jsonString($0))" } ?? "") + "]"
         }
-        var shell = zip(lists, versions).map { entry($0, $1) }
-        var pages = zip(pagePaths.prefix(firstBook), versions[lists.count...]).map { entry($0, $1) }
-        var thumbnails = Set<String>()
-        for (number, place) in model.books.enumerated() {
-            let cover = model.catalog.entries[place].cover
-            pages.append(entry(pagePaths[firstBook + number], versions[lists.count + firstBook + number], cover.map { $0.thumbnail(.page) ?? $0.path }))
-            if whole, let list = cover?.thumbnail(.list), thumbnails.insert(list).inserted { shell.append(entry(list, "")) }
+        // The list's entries, made afresh for each pass rather than held: once to hash them, once
+        // to write them (the whole list, held as strings and joined, was 50 MB at 100,000 books).
+        func eachPiece(_ take: (String) throws -> Void) throws {
+            try take("\"shell\":[\n")
+            var first = true
+            func item(_ text: String) throws {
+                try take(first ? text : ",\n" + text)
+                first = false
+            }
+            for (path, version) in zip(lists, versions) { try item(entry(path, version)) }
+            if whole {
+                var thumbnails = Set<String>()
+                for place in model.books {
+                    if let list = model.catalog.entries[place].cover?.thumbnail(.list), thumbnails.insert(list).inserted { try item(entry(list, "")) }
+                }
+            }
+            try take("],\n\"pages\":[\n")
+            first = true
+            for (path, version) in zip(pagePaths.prefix(firstBook), versions[lists.count...]) { try item(entry(path, version)) }
+            for (number, place) in model.books.enumerated() {
+                let cover = model.catalog.entries[place].cover
+                try item(entry(pagePaths[firstBook + number], versions[lists.count + firstBook + number], cover.map { $0.thumbnail(.page) ?? $0.path }))
+            }
+            try take("]}\n")
         }
-        let files = "\"shell\":[\n" + shell.joined(separator: ",\n") + "],\n\"pages\":[\n" + pages.joined(separator: ",\n") + "]}\n"
         // The copy's identity is what it holds, not its date: two snapshots of one date (a fixed
         // SOURCE_DATE_EPOCH) that differ are two copies.
-        let id = SHA256.hash(data: Data(files.utf8)).prefix(8).hexString
-        let text = "{\"id\":\"\(id)\",\"snapshot\":\(SiteModel.jsonString(snapshot)),\"books\":\(model.books.count),\"whole\":\(whole),\n" + files
-        try writer.write(text, to: listFile)
-        // What the worker asks for at every page opened: whether the list changed, in a few bytes.
+        var hasher = SHA256()
+        try eachPiece { piece in
+            var piece = piece
+            piece.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        }
+        let id = hasher.finalize().prefix(8).hexString
+        try writer.writeStream(to: listFile) { write in
+            var buffer = Data()
+            buffer.reserveCapacity(1 << 16)
+            buffer.append(contentsOf: "{\"id\":\"\(id)\",\"snapshot\":\(SiteModel.jsonString(snapshot)),\"books\":\(model.books.count),\"whole\":\(whole),\n".utf8)
+            try eachPiece { piece in
+                buffer.append(contentsOf: piece.utf8)
+                if buffer.count >= 1 << 16 {
+                    try write(buffer)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            try write(buffer)
+        }
         try writer.write("{\"id\":\"\(id)\"}\n", to: idFile)
     }
 }
