@@ -257,7 +257,7 @@ extension Exporter {
             logger.debug("Share cards drawn during the crawl that no page names, taken out: \(rendered.cardsTakenOut)")
         }
         if rendered.linked > 0 {
-            logger.info("Pages: \(rendered.linked) of \(rendered.digests.count) book and shelf pages made from what they were made from last time, linked")
+            logger.info("Pages: \(rendered.linked) of \(rendered.pages) book and shelf pages made from what they were made from last time, linked")
         }
         return rendered.digests
     }

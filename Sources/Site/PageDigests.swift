@@ -69,6 +69,8 @@ package struct PageDigests: Sendable {
         private let lock = NSLock()
         private var entries: [PageDigestTable.Entry] = []
         private(set) var linked = 0
+        /// The book, shelf, author and year pages among them (the rest: the web app's icons).
+        private(set) var pages = 0
 
         init() {}
 
@@ -77,11 +79,14 @@ package struct PageDigests: Sendable {
             lock.withLock { entries.reserveCapacity(pages) }
         }
 
-        func add(_ path: String, _ digest: Digest, size: Int, linked wasLinked: Bool) {
+        func add(_ path: String, _ digest: Digest, size: Int, linked wasLinked: Bool, page: Bool = true) {
             let entry = PageDigestTable.Entry(path: PageDigestTable.key(path), digest0: digest.high, digest1: digest.low, size: UInt64(size))
             lock.withLock {
                 entries.append(entry)
-                if wasLinked { linked += 1 }
+                if page {
+                    pages += 1
+                    if wasLinked { linked += 1 }
+                }
             }
         }
 

@@ -10,15 +10,35 @@ import Support
 extension SiteRenderer {
     /// Links the last snapshot's page at `path` when its inputs are as they were; else renders it.
     func page(_ path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, into writer: SnapshotWriter, render: () throws -> String) throws {
-        if let size = pages.sizeAsBefore(path, digest: digest), writer.linkFromPrevious(path, size: size) {
-            gathered.add(path, digest, size: size, linked: true)
-            return
-        }
+        if linkedAsBefore(path, digest: digest, gathered: gathered, into: writer) { return }
         // Written from the text as it is: a copy of a big page (the list of all books, megabytes
         // at 100,000 books) was the render's peak memory twice over, one for each core.
         let page = try render()
         try writer.write(page, to: path)
         gathered.add(path, digest, size: page.utf8.count, linked: false)
+    }
+
+    /// Whether the last snapshot's file at `path` was made from these inputs and is linked.
+    private func linkedAsBefore(_ path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, page: Bool = true,
+                                into writer: SnapshotWriter) -> Bool {
+        guard let size = pages.sizeAsBefore(path, digest: digest), writer.linkFromPrevious(path, size: size) else { return false }
+        gathered.add(path, digest, size: size, linked: true, page: page)
+        return true
+    }
+
+    /// The web app's icons, drawn with libvips, are linked from the last snapshot when this build
+    /// drew them there with the same letter: a night that makes no image then never loads libvips,
+    /// which with what it pulls in is about 18 MB. Their digests are kept beside the pages'.
+    func icons(title: String, gathered: PageDigests.Gathered, into writer: SnapshotWriter) throws {
+        let letter = WebApp.iconLetter(title: title)
+        for size in WebApp.iconSizes {
+            let path = WebApp.iconFile(size)
+            let digest = PageDigests.Digest(of: Data("icon \(pages.seed ?? "") \(letter) \(size)".utf8))
+            if linkedAsBefore(path, digest: digest, gathered: gathered, page: false, into: writer) { continue }
+            let png = try WebApp.drawIcon(letter: letter, size: size)
+            try writer.write(png, to: path)
+            gathered.add(path, digest, size: png.count, linked: false, page: false)
+        }
     }
 
     /// Each author's page and each year's, in HTML and Markdown: like a shelf's, made from its

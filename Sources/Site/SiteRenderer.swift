@@ -50,6 +50,8 @@ package struct SiteRenderer: Sendable {
     package struct Rendered: Sendable {
         package var digests = PageDigestTable()
         package var linked = 0
+        /// How many of the digests are book, shelf, author and year pages.
+        package var pages = 0
         /// Share cards drawn before the render (during the crawl) that no page names: work wasted.
         package var cardsTakenOut = 0
     }
@@ -96,7 +98,7 @@ package struct SiteRenderer: Sendable {
             if formats.contains(.html) { html = model }
             jobs += authorsIndexJobs(model, into: writer)
             let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
-            if formats.contains(.html) { jobs += htmlJobs(model, cards: cards, into: writer) }
+            if formats.contains(.html) { jobs += htmlJobs(model, cards: cards, gathered: gathered, into: writer) }
             if formats.contains(.markdown) {
                 let templates = self.templates
                 jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
@@ -105,7 +107,8 @@ package struct SiteRenderer: Sendable {
             if !formats.isDisjoint(with: [.html, .markdown]) {
                 // A digest for each book's, shelf's, author's and year's page in each format.
                 let pageFormats = formats.intersection([.html, .markdown]).count
-                gathered.reserve((catalog.count + model.shelves.count + model.authors.authors.count + model.years.years.count) * pageFormats)
+                gathered.reserve((catalog.count + model.shelves.count + model.authors.authors.count + model.years.years.count) * pageFormats
+                                 + (formats.contains(.html) ? WebApp.iconSizes.count : 0))
                 let entries = PageDigests.EntryDigests(count: catalog.count)
                 jobs += bookJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
                 // Then the shelves, from the digests of their books' entries, each read once.
@@ -139,7 +142,7 @@ package struct SiteRenderer: Sendable {
         let digests = gathered.take()
         // Last: what the offline copy keeps is every other file, as written.
         if let html { try WebApp.writeList(html, snapshot: catalog.frame.generatedAt, keptWhole: site.offlineBooks, into: writer) }
-        return Rendered(digests: digests, linked: gathered.linked, cardsTakenOut: takenOut)
+        return Rendered(digests: digests, linked: gathered.linked, pages: gathered.pages, cardsTakenOut: takenOut)
     }
 
     /// `changes.json` and `library.json`: the snapshot's data, beside its pages.
@@ -223,7 +226,7 @@ package struct SiteRenderer: Sendable {
     }
 
     /// The site's other pages of the whole library, first, so that they do not finish last alone.
-    private func htmlJobs(_ model: SiteModel, cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+    private func htmlJobs(_ model: SiteModel, cards: RenderedCards, gathered: PageDigests.Gathered, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         let (online, onlineOrigin) = (site.lookupOnline?.absoluteString, site.lookupOnlineOrigin)
         var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }, { try LookupIndex.write(model, authors: site.lookupOnline != nil, into: writer) }]
@@ -251,7 +254,7 @@ package struct SiteRenderer: Sendable {
             }
         }
         jobs.append { try WebApp.writeManifest(model, into: writer) }
-        jobs.append { try WebApp.writeIcons(title: model.site.title, into: writer) }
+        jobs.append { try self.icons(title: model.site.title, gathered: gathered, into: writer) }
         for asset in templates.assets where !Self.doorOnly.contains(asset.path) {
             // The worker's scope starts where its file is: it is written at the top.
             let target = asset.path == WebApp.workerSource ? WebApp.workerSource : "assets/" + asset.path

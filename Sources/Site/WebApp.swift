@@ -78,14 +78,16 @@ enum WebApp {
         try writer.write(manifest, to: manifestFile)
     }
 
-    static func writeIcons(title: String, into writer: SnapshotWriter) throws {
-        let letter = title.first.map { String($0).uppercased() } ?? "L"
-        for size in iconSizes {
-            guard let png = ShareCardDrawing.appIcon(letter: letter, size: size, colour: (0x8a, 0x3b, 0x12)) else {
-                throw SnapshotError(.notWritable(detail: "the web app's icon could not be drawn (libvips)"), path: iconFile(size))
-            }
-            try writer.write(png, to: iconFile(size))
+    /// The letter an icon shows: the catalog's title's first, as a capital.
+    static func iconLetter(title: String) -> String {
+        title.first.map { String($0).uppercased() } ?? "L"
+    }
+
+    static func drawIcon(letter: String, size: Int) throws -> Data {
+        guard let png = ShareCardDrawing.appIcon(letter: letter, size: size, colour: (0x8a, 0x3b, 0x12)) else {
+            throw SnapshotError(.notWritable(detail: "the web app's icon could not be drawn (libvips)"), path: iconFile(size))
         }
+        return png
     }
 
     /// `offline.json`, once every other file is written: `shell`, kept at the first visit (the

@@ -99,6 +99,41 @@ import Testing
                 == written.split(separator: "\n").dropFirst())
     }
 
+    /// The icons this build drew with the same letter are linked from the last snapshot, not
+    /// drawn again (a night that makes no image then never loads libvips); another letter, or
+    /// another build, draws them. Told by bytes planted in the last snapshot's icons: a link
+    /// carries them over, a drawing does not.
+    @Test func theIconsOfTheLastSnapshotAreLinkedWhileTheirLetterIsTheSame() async throws {
+        let templates = try await TemplateSet.bundled()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let icons = WebApp.iconSizes.map(WebApp.iconFile)
+        func render(_ name: String, title: String, build: String, after last: (URL, PageDigestTable)?) throws -> (URL, PageDigestTable) {
+            let root = folder.url.appendingPathComponent(name)
+            var library = RenderTests.libraryOfThirtyThree()
+            library.title = title
+            var renderer = SiteRenderer(templates: templates)
+            renderer.pages = PageDigests(previous: last?.1 ?? PageDigestTable(), seed: build)
+            return (root, try renderer.render(library, into: SnapshotWriter(root: root, previous: last?.0)).digests)
+        }
+        func icon(_ root: URL, _ path: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(path)) }
+        let first = try render("first", title: "Books", build: "this build", after: nil)
+        for path in icons {
+            let size = try icon(first.0, path).count
+            #expect(size > 100, "\(path): \(size) bytes")
+            try Data(repeating: 0x42, count: size).write(to: first.0.appendingPathComponent(path))
+        }
+        let planted = try icons.map { try icon(first.0, $0) }
+        let linked = try render("linked", title: "Bookshelf", build: "this build", after: first)
+        #expect(try icons.map { try icon(linked.0, $0) } == planted, "the same letter and build: linked")
+        for (name, title, build) in [("letter", "Catalog", "this build"), ("build", "Books", "another build")] {
+            let drawn = try render(name, title: title, build: build, after: first)
+            for (path, bytes) in zip(icons, planted) {
+                #expect(try icon(drawn.0, path) != bytes, "another \(name): \(path) drawn")
+            }
+        }
+    }
+
     /// A page's version follows what it shows: the same library gives the same list, and one note
     /// changed changes its book's version and not another book's.
     @Test func versionsChangeWithWhatAPageShowsAndNothingElse() async throws {
