@@ -64,7 +64,8 @@ package struct PageDigests: Sendable {
         return Int(kept.size)
     }
 
-    /// The digests of a run's book and shelf pages, gathered from the render's threads.
+    /// The digests of a run's book and shelf pages (and of the web app's icons), gathered from
+    /// the render's threads.
     final class Gathered: @unchecked Sendable {
         private let lock = NSLock()
         private var entries: [PageDigestTable.Entry] = []

@@ -57,6 +57,23 @@ enum WebApp {
         }
     }
 
+    /// Each file's version: the last list's for a file linked from the last snapshot, else a
+    /// digest of its bytes. The last list's versions are let go on return, before the list is
+    /// written: a path and a version for every page, at the end of the render, where its memory
+    /// peaks.
+    private static func versions(of paths: [String], in writer: SnapshotWriter) throws -> [String] {
+        let root = writer.root
+        let last = lastVersions(writer)
+        return try EveryCore.map(paths.count, itemsPerWorker: 64, worker: {}) { _, index in
+            let path = paths[index]
+            if let version = last[path], let previous = writer.previous, sameFile(root.appendingPathComponent(path), previous.appendingPathComponent(path)) {
+                return version
+            }
+            let data = try Data(contentsOf: root.appendingPathComponent(path), options: .mappedIfSafe)
+            return SHA256.hash(data: data).prefix(8).hexString
+        }
+    }
+
     /// Whether two paths are one file (a link from the last snapshot): then its bytes are as they were.
     private static func sameFile(_ one: URL, _ other: URL) -> Bool {
         var first = stat(), second = stat()
@@ -115,19 +132,7 @@ enum WebApp {
         let firstBook = pagePaths.count
         pagePaths += model.books.map { "books/\(model.fileNames[$0]).html" }
         let paths = lists + pagePaths
-        // The last list's versions are let go once tonight's are known: a path and a version for
-        // every page, and the end of the render is where its memory peaks.
-        let versions = try { () throws -> [String] in
-            let last = lastVersions(writer)
-            return try EveryCore.map(paths.count, itemsPerWorker: 64, worker: {}) { _, index in
-                let path = paths[index]
-                if let version = last[path], let previous = writer.previous, sameFile(root.appendingPathComponent(path), previous.appendingPathComponent(path)) {
-                    return version
-                }
-                let data = try Data(contentsOf: root.appendingPathComponent(path), options: .mappedIfSafe)
-                return SHA256.hash(data: data).prefix(8).hexString
-            }
-        }()
+        let versions = try versions(of: paths, in: writer)
         func entry(_ path: String, _ version: String, _ more: String? = nil) -> String {
             "[\(SiteModel.jsonString(path)),\(SiteModel.jsonString(version))" + (more.map { ",\(SiteModel.jsonString($0))" } ?? "") + "]"
         }
