@@ -29,6 +29,7 @@
     X(vips_extract_area) \
     X(vips_extract_band) \
     X(vips_flatten) \
+    X(vips_foreign_find_load_buffer) \
     X(vips_gaussblur) \
     X(vips_gaussnoise) \
     X(vips_image_copy_memory) \
@@ -47,6 +48,7 @@
     X(vips_image_new_from_file) \
     X(vips_image_new_from_memory) \
     X(vips_init) \
+    X(vips_jpegload_buffer) \
     X(vips_jpegsave_buffer) \
     X(vips_linear1) \
     X(vips_min) \
@@ -86,6 +88,7 @@ RT_VIPS_FUNCTIONS(RT_VIPS_DECLARE)
 #define vips_extract_area (*rt_vips_extract_area)
 #define vips_extract_band (*rt_vips_extract_band)
 #define vips_flatten (*rt_vips_flatten)
+#define vips_foreign_find_load_buffer (*rt_vips_foreign_find_load_buffer)
 #define vips_gaussblur (*rt_vips_gaussblur)
 #define vips_gaussnoise (*rt_vips_gaussnoise)
 #define vips_image_copy_memory (*rt_vips_image_copy_memory)
@@ -104,6 +107,7 @@ RT_VIPS_FUNCTIONS(RT_VIPS_DECLARE)
 #define vips_image_new_from_file (*rt_vips_image_new_from_file)
 #define vips_image_new_from_memory (*rt_vips_image_new_from_memory)
 #define vips_init (*rt_vips_init)
+#define vips_jpegload_buffer (*rt_vips_jpegload_buffer)
 #define vips_jpegsave_buffer (*rt_vips_jpegsave_buffer)
 #define vips_linear1 (*rt_vips_linear1)
 #define vips_min (*rt_vips_min)

@@ -93,6 +93,11 @@ package struct ThumbnailBox: Sendable, Equatable {
     package var width: Int
     package var height: Int
 
+    package init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
     package static let list = ThumbnailBox(width: 64, height: 96)
     package static let list2x = ThumbnailBox(width: 128, height: 192)
     package static let page = ThumbnailBox(width: 192, height: 288)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LibraryArchive
 import SampleServer
 import Support
 import Thumbnails
@@ -19,6 +20,9 @@ struct ThumbnailsBench: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write this many covers of real sizes into the folder first, and stop.", valueName: "n"))
     var make: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Write the thumbnails into this folder too, named after their cover and width (to compare two builds').", valueName: "dir"))
+    var keep: String?
+
     func run() async throws {
         let folder = URL(fileURLWithPath: covers)
         if let make {
@@ -35,17 +39,25 @@ struct ThumbnailsBench: AsyncParsableCommand {
         }
         let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).sorted { $0.path < $1.path }
         let thumbnailer = Thumbnailer()
+        let kept = keep.map { URL(fileURLWithPath: $0) }
+        if let kept { try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true) }
         let clock = ContinuousClock()
         var made = 0, failed = 0, bytes = 0
         let elapsed = try await clock.measure {
             // As the crawl asks: many covers at once, the threads (one a core) taking them in turn.
-            try await withThrowingTaskGroup(of: Result<[Thumbnailer.Made], ThumbnailProblem>.self) { group in
-                for file in files { group.addTask { await thumbnailer.make(from: file) } }
-                for try await result in group {
+            try await withThrowingTaskGroup(of: (URL, Result<[Thumbnailer.Made], ThumbnailProblem>).self) { group in
+                for file in files { group.addTask { (file, await thumbnailer.make(from: file)) } }
+                for try await (file, result) in group {
                     switch result {
                     case .success(let thumbnails):
                         made += 1
                         bytes += thumbnails.reduce(0) { $0 + $1.data.count }
+                        // Named after their box, not their width: a cover narrower than a box keeps its own.
+                        for (thumbnail, box) in zip(thumbnails, ThumbnailBox.all) {
+                            guard let kept else { break }
+                            let name = file.deletingPathExtension().lastPathComponent + "-\(box.width)." + (thumbnail.isPNG ? "png" : "jpg")
+                            try thumbnail.data.write(to: kept.appendingPathComponent(name))
+                        }
                     case .failure: failed += 1
                     }
                 }

@@ -112,6 +112,31 @@ struct ThumbnailTests {
         #expect(!animated[0].isPNG)
     }
 
+    /// A JPEG at least twice its largest box is decoded at a half, a quarter or an eighth of its size
+    /// (libjpeg scaling as it decodes): boxes a fifth of the fixtures' size take that way, which must
+    /// still turn the image, make CMYK sRGB, and refuse a file cut short.
+    @Test func aJPEGDecodedSmallerIsStillTurnedMadeSRGBAndRefusedWhenCutShort() throws {
+        let boxes = [ThumbnailBox(width: 12, height: 18), ThumbnailBox(width: 24, height: 36)]
+        func made(_ image: Data) throws -> [Thumbnailer.Made] {
+            switch Thumbnailer.make(image, boxes: boxes) {
+            case .success(let made): return made
+            case .failure(let problem): throw problem
+            }
+        }
+        let cmyk = try made(try Fixtures.data("images/cmyk.jpg"))
+        #expect(cmyk.map { [$0.width, $0.height] } == [[12, 18], [24, 36]])
+        #expect(cmyk.allSatisfy { !$0.isPNG && Self.jpegComponents($0.data) == 3 })
+        // Stored 180 × 120 with orientation 6: shown, and thumbnailed, 120 × 180.
+        let turned = try made(try Fixtures.data("images/orient6.jpg"))
+        #expect(turned.map { [$0.width, $0.height] } == [[12, 18], [24, 36]])
+        let cover = try #require(SampleCovers.jpeg(width: 1216, height: 1824, seed: 3))
+        guard case .failure(let problem) = Thumbnailer.make(cover.prefix(cover.count / 2)) else {
+            Issue.record("a cover cut in half was thumbnailed")
+            return
+        }
+        #expect(problem.message.hasPrefix("not a readable image"), "\(problem)")
+    }
+
     /// The number of colour components in a JPEG's frame header (3: YCbCr, 4: CMYK).
     static func jpegComponents(_ data: Data) -> Int? {
         let bytes = Array(data)
