@@ -112,7 +112,7 @@ struct ThumbnailTests {
         #expect(!animated[0].isPNG)
     }
 
-    /// A JPEG at least twice its largest box is decoded at a half, a quarter or an eighth of its size
+    /// A JPEG at least two and a half times its largest box is decoded at a half, a quarter or an eighth of its size
     /// (libjpeg scaling as it decodes): boxes a fifth of the fixtures' size take that way, which must
     /// still turn the image, make CMYK sRGB, and refuse a file cut short.
     @Test func aJPEGDecodedSmallerIsStillTurnedMadeSRGBAndRefusedWhenCutShort() throws {
