@@ -20,7 +20,7 @@ struct ThumbnailsBench: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write this many covers of real sizes into the folder first, and stop.", valueName: "n"))
     var make: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Write the thumbnails into this folder too, named after their cover and width (to compare two builds').", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Write the thumbnails into this folder too, named after their cover and box (to compare two builds').", valueName: "dir"))
     var keep: String?
 
     func run() async throws {

@@ -112,9 +112,9 @@ struct ThumbnailTests {
         #expect(!animated[0].isPNG)
     }
 
-    /// A JPEG at least two and a half times its largest box is decoded at a half, a quarter or an eighth of its size
-    /// (libjpeg scaling as it decodes): boxes a fifth of the fixtures' size take that way, which must
-    /// still turn the image, make CMYK sRGB, and refuse a file cut short.
+    /// A JPEG at least two and a half times its largest box is decoded at a half, a quarter or an
+    /// eighth of its size (libjpeg scaling as it decodes): boxes a fifth of the fixtures' size take
+    /// that way, which must still turn the image, make CMYK sRGB, and refuse a file cut short.
     @Test func aJPEGDecodedSmallerIsStillTurnedMadeSRGBAndRefusedWhenCutShort() throws {
         let boxes = [ThumbnailBox(width: 12, height: 18), ThumbnailBox(width: 24, height: 36)]
         func made(_ image: Data) throws -> [Thumbnailer.Made] {
