@@ -42,7 +42,7 @@ def main():
     if old_names != new_names:
         missing = sorted(old_names ^ new_names)[:5]
         sys.exit(f"the two folders do not hold the same thumbnails ({len(old_names ^ new_names)} differ, e.g. {missing})")
-    boxes = defaultdict(lambda: {"count": 0, "mad": [], "ssim": [], "old": 0, "new": 0, "resized": 0, "worst": ("", 0, 1)})
+    boxes = defaultdict(lambda: {"count": 0, "mad": [], "ssim": [], "old": 0, "new": 0, "resized": 0})
     for name in sorted(old_names):
         box = int(name.rsplit("-", 1)[1].split(".")[0])
         row = boxes[box]
@@ -61,8 +61,6 @@ def main():
         row["ssim"].append(ssim)
         row["old"] += os.path.getsize(old_path)
         row["new"] += os.path.getsize(new_path)
-        if mad > row["worst"][1] or ssim < row["worst"][2]:
-            row["worst"] = (name, max(mad, row["worst"][1]), min(ssim, row["worst"][2]))
     met = True
     print(f"{'box':>5} {'thumbnails':>10} {'MAD worst':>9} {'MAD mean':>8} {'SSIM worst':>10} {'SSIM mean':>9} "
           f"{'KB before':>9} {'KB now':>7} {'bytes':>7}  resized")
