@@ -59,14 +59,19 @@ package struct Crawler: Sendable {
         package let addresses: CoverAddresses
         /// What failed in the last runs and when to ask for it again; the run's date.
         package let retry: Retry
+        /// What the last quiet night found, when everything but its two answers is known to be as
+        /// it was then (the exporter checks the state, the options and the date): given the same
+        /// two answers, the night is that one again.
+        package let quiet: QuietNight?
         /// The gaps the last snapshot listed.
         var problems: [Problem] { library?.frame.problems ?? [] }
         /// The same gaps by `Problem.gapKey`: one still open tonight is not news.
         let knownGaps: Set<String>
 
         package init(previous: Catalog? = nil, previousIsThisBuild: Bool = false, library: Catalog? = nil,
-                     addresses: CoverAddresses = CoverAddresses(), retry: Retry = Retry()) {
+                     addresses: CoverAddresses = CoverAddresses(), retry: Retry = Retry(), quiet: QuietNight? = nil) {
             self.previous = previous
+            self.quiet = quiet
             self.previousIsThisBuild = previousIsThisBuild
             self.library = library
             self.addresses = addresses
@@ -121,6 +126,8 @@ package struct Crawler: Sendable {
         package var retry = RetrySchedule()
         /// Each book's cover address, for the next run (private: never in `library.json`).
         package var addresses = CoverAddresses()
+        /// The library is the last snapshot's, as the last quiet night found it (`QuietNight`).
+        package var again = false
     }
 
     var wantsCovers: Bool { privacy.covers }
@@ -138,12 +145,29 @@ package struct Crawler: Sendable {
         defer { listing.cancel() }
         let shelves = try await client.shelves()
         try privacy.check(shelves.shelves)
+        if let again = try await quietNightAgain(listing) { return again }
         logger.info("Shelves: \(shelves.shelves.count)")
         let run = try CrawlRun(crawler: self, shelves: shelves.shelves, writer: writer, previousCovers: previousCovers, listing: listing)
         defer { run.stop() }
         try await run.requestEverything()
         // The account's name (`shelves.user`) is not kept: a shared catalog must not show it.
         return try await run.finish(generatedAt: date.text)
+    }
+
+    /// The last quiet night's library and words, when both lists answered 304 to the ETags that
+    /// night had them answer to: nothing of the list is read and no book is made.
+    private func quietNightAgain(_ listing: Task<Data, any Error>) async throws -> Result? {
+        guard let quiet = last.quiet, let library = last.previous, let cache = client.cache,
+              cache.notModifiedETag(ReaderClient.shelvesPath) == quiet.shelves else { return nil }
+        _ = try await listing.value
+        guard cache.notModifiedETag(ReaderClient.booksPath) == quiet.books else { return nil }
+        for line in quiet.lines { logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.text)") }
+        client.metrics.record {
+            $0.coversReused += quiet.coversReused
+            $0.coversFailed += quiet.coversFailed
+        }
+        logger.debug("The shelves and the list of books are as the last quiet night had them, and nothing is due: its library stands")
+        return Result(catalog: library, covers: nil, retry: last.retry.schedule, addresses: last.addresses, again: true)
     }
 
     /// The previous snapshot's books that can stand for a fresh request (by their place in it): from

@@ -107,6 +107,16 @@ extension Exporter {
         crawler.concurrencyMode = settings.network.concurrencyMode
         crawler.content = settings.content
         crawler.keepsOpenLibrary = settings.openLibrary != nil
+        let renderedWith = RenderDigest.digest(settings.site)
+        night.renderedWith = renderedWith
+        var quiet: QuietNight?
+        if mayBeQuiet(night, renderedWith: renderedWith) {
+            let watch = QuietWatch(requestsBefore: metrics.reading.requests)
+            night.quietWatch = watch
+            crawler.logger = watch.recorder.recording(logger)
+            let origin = SnapshotOrigin(server: client.server.description, userID: client.session?.userID)
+            quiet = last.state.quietNight.flatMap { $0.stands(options: quietOptions(origin: origin), now: settings.date.seconds) ? $0 : nil }
+        }
         // The cards drawn now show the title the pages show: the one the site's identity resolved.
         if settings.site.drawsShareCards { crawler.shareCardTitle = settings.site.title }
         // --full asks for everything, what failed last time included.
@@ -115,7 +125,8 @@ extension Exporter {
             previous: reusable ? last.library : nil,
             previousIsThisBuild: reusable && !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild,
             library: last.library, addresses: last.state.addresses,
-            retry: Crawler.Retry(schedule: last.state.retry, now: settings.date.seconds, asksEverything: !settings.content.reuseUnchanged))
+            retry: Crawler.Retry(schedule: last.state.retry, now: settings.date.seconds, asksEverything: !settings.content.reuseUnchanged),
+            quiet: quiet)
         let crawled: Crawler.Result
         do {
             crawled = try await crawler.crawl(date: settings.date, writer: writer, previousCovers: last.state.covers)
@@ -172,7 +183,8 @@ extension Exporter {
         var library = try Self.found(night.library, "the library")
         var crawled = try Self.found(night.crawled, "the crawl")
         let compared = try await compare(&library, with: &last, place: output)
-        var state = stateToKeep(crawled, client: client, cache: try Self.found(night.cache, "the cache"))
+        var state = stateToKeep(crawled, client: client, cache: try Self.found(night.cache, "the cache"),
+                                renderedWith: try Self.found(night.renderedWith, "what the pages are made with"))
         night.cache = nil
         var outcome = Outcome(catalog: library, changes: compared.changes, network: client.metrics.reading,
                               unchanged: compared.unchanged, place: output.place)
@@ -184,6 +196,12 @@ extension Exporter {
             sameRendering: last.state.renderedWith == state.renderedWith,
             lastSnapshotIntact: last.intact,
             dated: output.place.dated != nil))
+        if crawled.again, outcome.decision != .leaveAsItWas {
+            // Cannot be (`mayBeQuiet` asked for a night that leaves the snapshot): the covers were
+            // not taken from the last snapshot. Nothing is written; the next night crawls.
+            try? FileManager.default.removeItem(at: output.place.stateFolder.appendingPathComponent(QuietNight.fileName))
+            throw SnapshotError(.notWritable(detail: "the night was taken for the last quiet one, and was not: run it again"), path: output.place.stateFolder.path)
+        }
         if outcome.decision != .leaveAsItWas {
             try state.setAside(in: output.place.stateFolder)
             crawled.covers = nil

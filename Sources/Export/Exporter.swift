@@ -152,6 +152,10 @@ extension Exporter {
         var state: SnapshotState?
         var cache: ResponseCache?
         var outcome: Outcome?
+        /// What the pages are made with (`RenderDigest`), found once.
+        var renderedWith: String?
+        /// Set on a night that may be a quiet one (`QuietNight`).
+        var quietWatch: QuietWatch?
 
         /// The night ended early: the connections closed, the staging folder and the state set
         /// aside let go; the last snapshot stays as it was unless the swap was done.
@@ -225,7 +229,7 @@ extension Exporter {
 
     /// The state this night keeps for the next: the answers (none when privacy options left
     /// something out of them), the covers, what failed, where it came from, how it is rendered.
-    func stateToKeep(_ crawled: Crawler.Result, client: ReaderClient, cache: ResponseCache) -> SnapshotState {
+    func stateToKeep(_ crawled: Crawler.Result, client: ReaderClient, cache: ResponseCache, renderedWith: String) -> SnapshotState {
         let privacy = settings.content.privacy
         var state = SnapshotState(responses: privacy.isActive ? [:] : cache.entries, covers: crawled.covers)
         state.retry = crawled.retry
@@ -233,7 +237,7 @@ extension Exporter {
         state.addresses = crawled.addresses
         state.noteLimit = privacy.isActive ? nil : settings.content.noteLimit
         state.privacy = privacy.summary
-        state.renderedWith = RenderDigest.digest(settings.site)
+        state.renderedWith = renderedWith
         state.writtenBy = RenderDigest.thisBuild
         return state
     }
@@ -258,6 +262,9 @@ extension Exporter {
         case .leaveAsItWas:
             // What was asked for again and failed again, or waited its turn, counts all the same.
             if state.retry != last.state.retry { try state.writeAnswers(to: output.place.stateFolder) }
+            if let watch = night.quietWatch, let client = night.client {
+                try keepQuietNight(night, watch: watch, state: state, last: last, client: client)
+            }
             night.state = state
             return
         case .linkLastSnapshot:

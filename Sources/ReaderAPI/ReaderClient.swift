@@ -35,7 +35,7 @@ package final class ReaderClient: Sendable {
     package let limits: ResponseLimits
     package let redactor: Redactor
     package let retry: RetryPolicy
-    let cache: ResponseCache?
+    package let cache: ResponseCache?
     package let metrics = ClientMetrics()
     /// For --verbose: each retry, with its reason.
     package let logger: Logger?
@@ -111,8 +111,11 @@ package final class ReaderClient: Sendable {
         return ReaderSession(userID: answer.user_id.value, apiKey: answer.api_key)
     }
 
+    /// The shelves' and the list of books' paths, which are also their keys in the cache.
+    package static let shelvesPath = "/api/v1/shelves", booksPath = "/api/v1/books"
+
     package func shelves() async throws -> ShelvesAnswer {
-        try await get("/api/v1/shelves", tellsTries: true)
+        try await get(Self.shelvesPath, tellsTries: true)
     }
 
     /// A shelf's answer as it came, to be read by `shelf(from:id:)` off the threads answers resume on.
@@ -126,7 +129,7 @@ package final class ReaderClient: Sendable {
 
     /// The list's answer as it came, to be read by `books(from:each:)` off the threads answers resume on.
     package func booksBody() async throws -> Data {
-        try await getData("/api/v1/books", tellsTries: true)
+        try await getData(Self.booksPath, tellsTries: true)
     }
 
     /// The list of books a book at a time: each book's fields, with its JSON as it stood in the

@@ -9,6 +9,8 @@ package final class ResponseCache: @unchecked Sendable {
     private let lock = NSLock()
     private let previous: [String: KeptAnswer]
     private var current: [String: KeptAnswer] = [:]
+    /// The ETags of this run's answers that were 304s, by key.
+    private var notModified: [String: String] = [:]
     private let spill: SpillFile?
 
     /// - Parameter folder: where this run's bodies are spilled (nothing is left there); without one
@@ -23,7 +25,10 @@ package final class ResponseCache: @unchecked Sendable {
     /// The body of a 304: the previous answer, now also this run's.
     func reuse(_ key: String) -> Data? {
         guard let entry = previous[key], let data = try? entry.body.data() else { return nil }
-        lock.withLock { current[key] = entry }
+        lock.withLock {
+            current[key] = entry
+            notModified[key] = entry.etag
+        }
         return data
     }
 
@@ -35,8 +40,14 @@ package final class ResponseCache: @unchecked Sendable {
         } else {
             kept = .text(String(decoding: body, as: UTF8.self))
         }
-        lock.withLock { current[key] = KeptAnswer(etag: etag, body: kept) }
+        lock.withLock {
+            current[key] = KeptAnswer(etag: etag, body: kept)
+            notModified[key] = nil
+        }
     }
 
     package var entries: [String: KeptAnswer] { lock.withLock { current } }
+
+    /// The ETag `key` (a path: "/api/v1/books") was answered 304 to in this run, if it was.
+    package func notModifiedETag(_ key: String) -> String? { lock.withLock { notModified[key] } }
 }

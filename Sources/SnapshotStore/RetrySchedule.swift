@@ -52,6 +52,9 @@ package struct RetrySchedule: Codable, Sendable, Equatable {
 
     package var isEmpty: Bool { details.isEmpty && covers.isEmpty }
 
+    /// When the first failure is due again; nil when nothing failed.
+    package var nextDue: Int? { (details.values.map(\.due) + covers.values.map(\.due)).min() }
+
     /// The failure that keeps a book's details from being asked for at `now`, if any.
     package func waitingDetails(of id: Int, updatedAt: String?, now: Int) -> Failure? {
         guard let failure = details[String(id)], failure.updatedAt == updatedAt, now < failure.due else { return nil }

@@ -71,6 +71,8 @@ package struct SnapshotState: Sendable {
     package var origin: SnapshotOrigin?
     /// Each book's cover address, by book id.
     package var addresses = CoverAddresses()
+    /// What the last quiet night found, when no run has written the state since (`QuietNight`).
+    package var quietNight: QuietNight?
     /// Whether the covers and addresses are already written, waiting under other names (`setAside(in:)`).
     package private(set) var isSetAside = false
 
@@ -124,6 +126,7 @@ package struct SnapshotState: Sendable {
         state.retry = stored.retry ?? RetrySchedule()
         state.origin = stored.origin
         state.privacy = stored.privacy
+        state.quietNight = QuietNight.read(from: folder)
         if let data = try? Data(contentsOf: folder.appendingPathComponent(addressesFile)),
            let addresses = try? CoverAddresses(json: data) {
             state.addresses = addresses
@@ -226,6 +229,8 @@ package struct SnapshotState: Sendable {
     package func writeAnswers(to folder: URL) throws {
         do {
             try Self.makePrivateFolder(folder)
+            // What the last quiet night found was found against the state as it was.
+            try QuietNight.remove(from: folder)
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
             try Self.makePrivateFolder(bodies)
             var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith,

@@ -123,6 +123,76 @@ struct NightlyTests {
         await server.stop()
     }
 
+    /// A quiet night (the two lists answer 304, nothing else is asked for, nothing changed) is kept;
+    /// the next night with the same two answers is known from them alone: no book is made, and it
+    /// says what the quiet night said. A change on the server, a failure falling due, or another
+    /// title each make the night crawl again, and see what changed.
+    @Test func aQuietNightIsKeptAndTheNextIsKnownFromItsTwoAnswers() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("nightly")
+        let record = stateFolder(of: output).appendingPathComponent("quiet-night.json")
+        func kept() -> Bool { FileManager.default.fileExists(atPath: record.path) }
+        let known = "its library stands"
+        // What a night says, but for the debug lines and how long it took.
+        func said(_ run: ToolRun) -> [String] {
+            run.stderr.split(separator: "\n").filter { !$0.hasPrefix("debug: ") }
+                .map { String($0).replacing(#/\sin [0-9.]+ s\./#, with: " in a while.") }
+        }
+        let onDeletedShelf = server.server.library.books.filter { book in !server.server.library.shelves.contains { $0.id == book.shelfID } }.count
+        #expect(onDeletedShelf > 0)
+
+        // The first night, and the second, which asks again for what failed: neither is quiet.
+        for night in 1...2 {
+            let run = try await Self.export(server, to: output, extra: ["--verbose"])
+            #expect(run.status == 2 && !run.stderr.contains(known) && !kept(), "night \(night): \(run.output)")
+        }
+        let quiet = try await Self.export(server, to: output, extra: ["--verbose"])
+        #expect(quiet.status == 2 && !quiet.stderr.contains(known), "\(quiet.output)")
+        #expect(kept(), "\(quiet.output)")
+        let before = SiteInspector(root: output).fingerprints()
+
+        server.server.resetCounters()
+        let again = try await Self.export(server, to: output, extra: ["--verbose"])
+        #expect(again.status == 2, "\(again.output)")
+        #expect(again.stderr.contains(known), "\(again.output)")
+        #expect(!again.stderr.contains("Books made while crawling"), "no book is made: \(again.output)")
+        #expect(server.server.counters.requests == 3 && server.server.counters.notModified == 2, "\(server.server.counters)")
+        #expect(said(again) == said(quiet), "the same words as the quiet night: \(again.output)")
+        #expect(said(again).contains { $0.contains("not fetched since 2023-11-14 (the server failed (HTTP 500)); asked again from") })
+        #expect(said(again).contains { $0.hasPrefix("Covers: 0 fetched, ") && !$0.hasPrefix("Covers: 0 fetched, 0 unchanged") }, "\(again.output)")
+        #expect(SiteInspector(root: output).fingerprints() == before, "the snapshot is left as it was")
+        #expect(kept())
+
+        // One note edited: the list answers anew; the night crawls, sees the edit, and the record goes.
+        server.server.update { library in
+            library.updateBook(id: 101) { $0.comments = "<div class=\"trix-content\">\n  <div>A quiet thought.</div>\n</div>\n" }
+        }
+        let edited = try await Self.export(server, to: output, extra: ["--verbose"])
+        #expect(!edited.stderr.contains(known) && edited.stderr.contains("1 edited"), "\(edited.output)")
+        #expect(SiteInspector(root: output).text("books/101-pride-and-prejudice.html")?.contains("A quiet thought.") == true)
+        #expect(!kept())
+        let quietAgain = try await Self.export(server, to: output, extra: ["--verbose"])
+        #expect(!quietAgain.stderr.contains(known) && kept(), "\(quietAgain.output)")
+
+        // Two days later the books that failed are due: asked for again, whatever the record says.
+        let later = ["SOURCE_DATE_EPOCH": String(1_700_000_000 + 2 * 86_400)]
+        server.server.resetCounters()
+        let due = try await EndToEndTests.export(server, to: output, extra: ["--verbose"], environment: later)
+        #expect(due.status == 2 && !due.stderr.contains(known), "\(due.output)")
+        #expect(server.server.counters.detailRequests == onDeletedShelf, "\(server.server.counters)")
+        #expect(!kept(), "what failed again was written, and the record with it let go")
+
+        // Kept again, then another title: the list is as it was, but the library is not.
+        let quietLater = try await EndToEndTests.export(server, to: output, extra: ["--verbose"], environment: later)
+        #expect(!quietLater.stderr.contains(known) && kept(), "\(quietLater.output)")
+        let titled = try await EndToEndTests.export(server, to: output, extra: ["--verbose", "--title", "Shelf of Quiet"], environment: later)
+        #expect(!titled.stderr.contains(known), "\(titled.output)")
+        #expect(SiteInspector(root: output).text("index.html")?.contains("Shelf of Quiet") == true)
+        await server.stop()
+    }
+
     /// The crawl's progress counts the books it fetches, of a total the list gives, which does not
     /// move; a night that fetches a few prints no count (it would count work it did not do).
     @Test func progressCountsTheBooksFetchedOfAFixedTotalAndAQuietNightCountsNothing() async throws {

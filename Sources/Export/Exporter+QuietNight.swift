@@ -1,0 +1,63 @@
+import Crawl
+import Crypto
+import Foundation
+import Logging
+import ReaderAPI
+import SnapshotStore
+import Support
+
+/// A quiet night known from its two answers (`QuietNight`): when it may be one, and keeping it.
+extension Exporter {
+    /// What a quiet night's record is watched with: the crawl's words and how many requests went
+    /// out before it.
+    struct QuietWatch {
+        let recorder = LineRecorder()
+        let requestsBefore: Int
+    }
+
+    /// What decides a night's crawl besides the server's two answers and the state: this build, the
+    /// server and account, and the options that shape the library. A quiet night's record stands
+    /// for another night only under the same.
+    func quietOptions(origin: SnapshotOrigin) -> String {
+        let content = settings.content
+        let site = settings.site
+        let lines = [RenderDigest.thisBuild, origin.server, origin.userID.map(String.init) ?? "", "notes \(content.noteLimit)",
+                     "privacy \(content.privacy.summary)", "thumbnails \(content.thumbnails)", "title \(site.givenTitle ?? "")",
+                     "language \(site.templates.language.tag)", "cards \(site.drawsShareCards ? site.title : "")"]
+        return SHA256.hash(data: Data(lines.joined(separator: "\n").utf8)).hexString
+    }
+
+    /// Whether tonight's crawl may be a quiet night's, again or for the first time: the last
+    /// snapshot would be left as it was if the library is (it is there, intact, rendered the same
+    /// way), its library is whole, of this account and this build, and no option adds to what the
+    /// crawl finds (Open Library) or leaves out of what the server's answers are kept as (privacy).
+    func mayBeQuiet(_ night: Night, renderedWith: String) -> Bool {
+        guard let output = night.output, let last = night.last, last.library != nil, last.libraryLater == nil else { return false }
+        let content = settings.content
+        let leaves = NightPlan.decide(NightPlan.Facts(
+            libraryUnchanged: true, reuseUnchanged: content.reuseUnchanged, hasLastSnapshot: output.swap.previous != nil,
+            sameRendering: last.state.renderedWith == renderedWith, lastSnapshotIntact: last.intact, dated: output.place.dated != nil))
+        return leaves == .leaveAsItWas && !content.privacy.isActive && settings.openLibrary == nil
+            && last.state.noteLimit == content.noteLimit && last.state.privacy == content.privacy.summary
+            && !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild
+    }
+
+    /// After a night that left the snapshot as it was: when its crawl asked for the two lists alone,
+    /// both answered 304, no cover came and the state is unchanged, what it found is kept for the
+    /// next night.
+    func keepQuietNight(_ night: Night, watch: QuietWatch, state: SnapshotState, last: LastSnapshot, client: ReaderClient) throws {
+        guard let output = night.output, let cache = client.cache, let origin = state.origin,
+              let shelves = cache.notModifiedETag(ReaderClient.shelvesPath), let books = cache.notModifiedETag(ReaderClient.booksPath)
+        else { return }
+        let network = client.metrics.reading
+        guard network.requests == watch.requestsBefore + 2, network.coversDownloaded == 0, network.thumbnailsMade == 0,
+              state.retry == last.state.retry
+        else { return }
+        let quiet = QuietNight(shelves: shelves, books: books, options: quietOptions(origin: origin), until: state.retry.nextDue,
+                               lines: watch.recorder.lines.map { QuietNight.Line(level: $0.level.rawValue, text: $0.text) },
+                               coversReused: network.coversReused, coversFailed: network.coversFailed)
+        guard quiet != last.state.quietNight else { return }
+        try quiet.write(to: output.place.stateFolder)
+        logger.debug("Kept for the next night: the shelves and the list of books as they are now, and what the crawl said")
+    }
+}
