@@ -121,7 +121,8 @@ package struct ExportArguments: ParsableArguments {
         }
     }
 
-    /// Every option checked, the environment read once, the password read, the templates loaded:
+    /// Every option checked, the environment read once, the password read, the templates loaded
+    /// (their parse is checked once the export has logged in):
     /// the values the export takes. A mistake is a `ValidationError`, told as a usage error;
     /// templates that cannot be loaded are a `SnapshotError`, with its own exit code.
     package func resolve(environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger) async throws -> ExportSettings {
@@ -147,7 +148,8 @@ package struct ExportArguments: ParsableArguments {
         }
         let credentials = try resolveCredentials(variable, logger: logger)
         let place = SnapshotPlace(root: URL(fileURLWithPath: output), keep: keep, cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) })
-        var site = try await self.site.resolve(logger: logger, place: place)
+        // The templates are parsed while the export logs in (`Exporter.logIn`).
+        var site = try await self.site.resolve(logger: logger, place: place, checkingTemplatesLater: true)
         if markdownInto != nil { site.formats.insert(.markdown) }
         var contentPolicy = content
         contentPolicy.reuseUnchanged = !full

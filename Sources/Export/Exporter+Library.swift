@@ -67,6 +67,8 @@ extension Exporter {
         }
         logger.info("Logging in to \(settings.server)")
         try await client.authenticate(settings.credentials)
+        // Parsed meanwhile on a thread of their own: a broken template is told before the crawl.
+        try await settings.site.templates.check()
         var library: Catalog?
         switch await readingLibrary {
         case .success(let read): library = read

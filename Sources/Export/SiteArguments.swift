@@ -46,16 +46,18 @@ package struct SiteArguments: ParsableArguments {
     /// catalog's key, made with the salt kept in the place's private state. Every command that
     /// writes pages knows where, so an option that needs the place is resolved here, and no caller
     /// changes for it.
-    package func resolve(logger: Logger, place: SnapshotPlace, otherwise: String? = nil) async throws -> SiteIdentity {
+    /// - Parameter checkingTemplatesLater: the caller waits for the templates' parse itself
+    ///   (`TemplateSet.check()`), doing something else meanwhile.
+    package func resolve(logger: Logger, place: SnapshotPlace, otherwise: String? = nil, checkingTemplatesLater: Bool = false) async throws -> SiteIdentity {
         try check()
         let key = try await privateCatalogKey(privateState: place.stateFolder)
         let formats = try formats()
         let siteURL = try site()
         let language = language ?? otherwise.flatMap { TemplateSet.isLanguageTag($0) ? $0 : nil } ?? "en"
         let set = if let templates {
-            try await TemplateSet.load(from: URL(fileURLWithPath: templates), language: language)
+            try await TemplateSet.load(from: URL(fileURLWithPath: templates), language: language, waitingForTheParse: !checkingTemplatesLater)
         } else {
-            try await TemplateSet.bundled(language: language)
+            try await TemplateSet.bundled(language: language, waitingForTheParse: !checkingTemplatesLater)
         }
         let missing = set.language.missingKeys
         if !missing.isEmpty {

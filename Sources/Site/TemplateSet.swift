@@ -32,9 +32,6 @@ package struct TemplateSet: Sendable {
     let prepared: PreparedLibraries
     /// The roots of the pages: the site's top, and the folders one below it.
     static let roots = ["", "../"]
-    /// The kinds whose templates still look the language's words up as pages are made (a user's
-    /// template with `{{#t.…}}`); the others had them written in when loaded.
-    let wordsAtRuntime: Set<OutputFormat>
     /// Relative paths of the files under `assets/`, each with the file it is copied from.
     package let assets: [(path: String, source: URL)]
 
@@ -49,58 +46,34 @@ package struct TemplateSet: Sendable {
         DefaultTemplates.directory
     }
 
-    package static func bundled(language: String = Language.english) async throws -> TemplateSet {
+    package static func bundled(language: String = Language.english, waitingForTheParse: Bool = true) async throws -> TemplateSet {
         guard let directory = bundledDirectory else {
             throw SnapshotError(.templatesMissing, path: "the bundled templates")
         }
-        return try await load(from: directory, language: language)
+        return try await load(from: directory, language: language, waitingForTheParse: waitingForTheParse)
     }
 
     /// The templates in `directory`, in `language`: its strings come from `directory/strings/`,
     /// or from the bundled ones when the folder has none for that language (a set copied before
-    /// there were strings files has none at all).
-    package static func load(from directory: URL, language tag: String = Language.english) async throws -> TemplateSet {
+    /// there were strings files has none at all). Without `waitingForTheParse`, the templates are
+    /// parsed while the caller goes on, and `check()` tells whether they could be.
+    package static func load(from directory: URL, language tag: String = Language.english, waitingForTheParse: Bool = true) async throws -> TemplateSet {
         let path = directory.path
         var folders = [directory.appendingPathComponent(StringsFiles.folder)]
         if let bundled = bundledDirectory?.appendingPathComponent(StringsFiles.folder), bundled.standardizedFileURL != folders[0].standardizedFileURL {
             folders.append(bundled)
         }
         let language = try StringsFiles.language(tag, in: folders)
-        var recipes: [OutputFormat: PreparedLibraries.Recipe] = [:]
-        var wordsAtRuntime = Set<OutputFormat>()
-        for (format, names) in requiredTemplates {
-            let folder = directory.appendingPathComponent(format.rawValue)
+        for format in requiredTemplates.keys {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(format.rawValue).path, isDirectory: &isDirectory),
+                  isDirectory.boolValue else {
                 throw SnapshotError(.templatesMissing, path: path)
             }
-            let library: MustacheLibrary
-            do {
-                library = try await MustacheLibrary(directory: folder.path)
-            } catch let error as MustacheLibrary.ParserError {
-                throw SnapshotError(.templateSyntax(file: format.rawValue + "/" + error.filename, line: error.context.lineNumber,
-                                                    column: error.context.columnNumber,
-                                                    detail: describe(error.error)), path: path)
-            }
-            for name in names where library.getTemplate(named: name) == nil {
-                throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
-            }
-            // The pages added since, which a set copied before them lacks: the bundled ones.
-            var added: [(name: String, text: String)] = []
-            for name in addedTemplates[format] ?? [] where library.getTemplate(named: name) == nil {
-                guard let bundled = bundledDirectory?.appendingPathComponent(format.rawValue).appendingPathComponent(name + ".mustache"),
-                      let text = try? String(contentsOf: bundled, encoding: .utf8) else {
-                    throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
-                }
-                added.append((name, text))
-            }
-            recipes[format] = PreparedLibraries.Recipe(library: library, folder: folder, format: format, language: language, added: added)
-            // Told from the text as it will be written, without parsing it again.
-            let texts = Self.templateNames(in: folder).compactMap { library.getTemplate(named: $0)?.description } + added.map(\.text)
-            if texts.contains(where: { Language.namesWords(language.writtenInto($0, html: format == .html)) }) {
-                wordsAtRuntime.insert(format)
-            }
         }
+        // Parsed on a thread of their own, beside what the command does next (an export logs in
+        // meanwhile): the parse was a fifth of what a quiet night did before its first request.
+        let prepared = PreparedLibraries { try recipes(in: directory, language: language) }
         let assetsDirectory = directory.appendingPathComponent("assets")
         var assets: [(path: String, source: URL)] = []
         if let enumerator = FileManager.default.enumerator(atPath: assetsDirectory.path) {
@@ -114,8 +87,57 @@ package struct TemplateSet: Sendable {
         for added in addedAssets where !assets.contains(where: { $0.path == added }) {
             if let bundled = bundledDirectory?.appendingPathComponent("assets").appendingPathComponent(added) { assets.append((added, bundled)) }
         }
-        return TemplateSet(directory: directory, language: language, prepared: PreparedLibraries(recipes), wordsAtRuntime: wordsAtRuntime,
-                           assets: assets.sorted { $0.path < $1.path })
+        let set = TemplateSet(directory: directory, language: language, prepared: prepared, assets: assets.sorted { $0.path < $1.path })
+        if waitingForTheParse { try await set.check() }
+        return set
+    }
+
+    /// Each kind's templates parsed and checked (those a kind needs are there, those added since
+    /// are the bundled ones where a set lacks them), kind by kind in `OutputFormat`'s order.
+    private static func recipes(in directory: URL, language: Language) throws -> [OutputFormat: PreparedLibraries.Recipe] {
+        let path = directory.path
+        var recipes: [OutputFormat: PreparedLibraries.Recipe] = [:]
+        for (format, names) in requiredTemplates.sorted(by: { $0.key < $1.key }) {
+            let folder = directory.appendingPathComponent(format.rawValue)
+            let library = try parse(folder, format: format, path: path)
+            for name in names where library.getTemplate(named: name) == nil {
+                throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
+            }
+            // The pages added since, which a set copied before them lacks: the bundled ones.
+            var added: [(name: String, text: String)] = []
+            for name in addedTemplates[format] ?? [] where library.getTemplate(named: name) == nil {
+                guard let bundled = bundledDirectory?.appendingPathComponent(format.rawValue).appendingPathComponent(name + ".mustache"),
+                      let text = try? String(contentsOf: bundled, encoding: .utf8) else {
+                    throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)
+                }
+                added.append((name, text))
+            }
+            recipes[format] = PreparedLibraries.Recipe(library: library, folder: folder, format: format, language: language, added: added)
+        }
+        return recipes
+    }
+
+    /// Every template under `folder`, named by its path without `.mustache` ("partials/pager"), as
+    /// swift-mustache's `MustacheLibrary(directory:)` names them: that one is async, and this runs
+    /// on a thread of its own.
+    private static func parse(_ folder: URL, format: OutputFormat, path: String) throws -> MustacheLibrary {
+        var templates: [String: MustacheTemplate] = [:]
+        for name in templateNames(in: folder) {
+            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name + ".mustache").path) else { continue }
+            do {
+                templates[name] = try MustacheTemplate(string: String(decoding: data, as: UTF8.self))
+            } catch let error as MustacheTemplate.ParserError {
+                throw SnapshotError(.templateSyntax(file: format.rawValue + "/" + name + ".mustache", line: error.context.lineNumber,
+                                                    column: error.context.columnNumber, detail: describe(error.error)), path: path)
+            }
+        }
+        return MustacheLibrary(templates: templates)
+    }
+
+    /// Waits for the templates to be parsed: a syntax error, or a page a kind needs and lacks, is
+    /// told here. Every command waits for it before it asks a server for anything but a login.
+    package func check() async throws {
+        _ = try await prepared.parsed()
     }
 
     func render<Page: MustacheParent & AnyObject>(_ page: Page, _ format: OutputFormat, template name: String) throws -> String {
@@ -125,7 +147,7 @@ package struct TemplateSet: Sendable {
     /// - Parameter root: the page's `root`, when it has one: its templates then have it written in.
     func render<Context: MustacheParent>(context: Context, _ format: OutputFormat, template name: String, root: String? = nil) throws -> String {
         let library = try prepared.library(format, root: root.flatMap { Self.roots.contains($0) ? $0 : nil })
-        let output = wordsAtRuntime.contains(format)
+        let output = try prepared.looksWordsUp(format)
             ? library?.render(Localized(page: context, strings: StringsView(language: language)), withTemplate: name)
             : library?.render(context, withTemplate: name)
         guard let output else {
@@ -159,7 +181,8 @@ package struct TemplateSet: Sendable {
 /// The libraries pages are rendered with, each made when a page first needs it: a night with
 /// nothing changed renders nothing, and parsing every kind four times (as loaded, with the words
 /// written in, and once for each depth of page) was most of what it did before its first request.
-/// The templates were parsed once when loaded, so a syntax error is still told before the crawl.
+/// The templates are parsed once, on a thread of their own from the moment they are loaded
+/// (`TemplateSet.check` waits for it), so a syntax error is still told before the crawl.
 final class PreparedLibraries: @unchecked Sendable {
     /// How one kind's libraries are made: the words (`Language.writtenInto`) and the root written
     /// in, in html/ the escaping, and the added pages a set copied before them lacks.
@@ -178,6 +201,14 @@ final class PreparedLibraries: @unchecked Sendable {
             }
             return written
         }
+
+        /// Whether its pages still look the language's words up as they are made (a user's template
+        /// with `{{#t.…}}`); otherwise they were written in. Told from the text as it will be
+        /// written, without parsing it again.
+        var looksWordsUp: Bool {
+            let texts = TemplateSet.templateNames(in: folder).compactMap { library.getTemplate(named: $0)?.description } + added.map(\.text)
+            return texts.contains { Language.namesWords(language.writtenInto($0, html: format == .html)) }
+        }
     }
 
     private struct Key: Hashable {
@@ -185,17 +216,69 @@ final class PreparedLibraries: @unchecked Sendable {
         let root: String?
     }
 
-    private let recipes: [OutputFormat: Recipe]
+    /// The kinds' recipes once parsed, or why they could not be; nil while the parse runs.
+    private var recipes: Result<[OutputFormat: Recipe], Error>?
+    private var waiting: [CheckedContinuation<[OutputFormat: Recipe], Error>] = []
+    private let parse = NSCondition()
     private let lock = NSLock()
     private var made: [Key: MustacheLibrary] = [:]
+    /// `Recipe.looksWordsUp` of each kind, once a page asked (the look took a night that renders
+    /// nothing a fifth of what it did before its first request).
+    private var wordsLookedUp: [OutputFormat: Bool] = [:]
 
-    init(_ recipes: [OutputFormat: Recipe]) {
-        self.recipes = recipes
+    /// Starts `parse` on a thread of its own (not one of Swift's: a page made on one of those
+    /// may wait for it).
+    init(parsing: @escaping @Sendable () throws -> [OutputFormat: Recipe]) {
+        let thread = Thread { [self] in
+            let result = Result { try parsing() }
+            parse.lock()
+            recipes = result
+            let waiting = self.waiting
+            self.waiting = []
+            parse.broadcast()
+            parse.unlock()
+            for continuation in waiting { continuation.resume(with: result) }
+        }
+        thread.name = "templates"
+        thread.start()
+    }
+
+    /// The recipes, once parsed: waits for them.
+    private func parsedNow() throws -> [OutputFormat: Recipe] {
+        parse.lock()
+        defer { parse.unlock() }
+        while recipes == nil { parse.wait() }
+        return try recipes!.get()
+    }
+
+    /// The recipes, once parsed, without holding a thread meanwhile.
+    func parsed() async throws -> [OutputFormat: Recipe] {
+        try await withCheckedThrowingContinuation { continuation in
+            parse.lock()
+            guard let recipes else {
+                waiting.append(continuation)
+                parse.unlock()
+                return
+            }
+            parse.unlock()
+            continuation.resume(with: recipes)
+        }
+    }
+
+    func looksWordsUp(_ format: OutputFormat) throws -> Bool {
+        let recipes = try parsedNow()
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = wordsLookedUp[format] { return known }
+        let looks = recipes[format]?.looksWordsUp ?? false
+        wordsLookedUp[format] = looks
+        return looks
     }
 
     /// The kind's library with `root` written in (nil: looked up on the page). Made under the lock:
     /// the first pages, one on each core, wait for it rather than make it twice.
     func library(_ format: OutputFormat, root: String?) throws -> MustacheLibrary? {
+        let recipes = try parsedNow()
         lock.lock()
         defer { lock.unlock() }
         let key = Key(format: format, root: root)

@@ -267,9 +267,13 @@ struct EndToEndTests {
         #expect(page.contains("<h1 class=\"mine\">Shelf: Classics</h1>"))
 
         try (original + "\n{{#books}}\n").write(to: shelf, atomically: true, encoding: .utf8)
+        server.server.resetCounters()
         let broken = try await Self.export(server, to: folder.path("out2"), extra: ["--templates", templates.path])
         await server.stop()
         #expect(broken.status == 78, "\(broken.output)")
         #expect(broken.stderr.contains("html/shelf.mustache:"), "\(broken.output)")
+        // Parsed while the run logged in: told before anything else was asked for.
+        #expect(server.server.counters.apiRequests == 1, "\(server.server.counters)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out2").path), "\(broken.output)")
     }
 }
