@@ -145,7 +145,7 @@ package struct Crawler: Sendable {
         defer { listing.cancel() }
         let shelves = try await client.shelves()
         try privacy.check(shelves.shelves)
-        if let again = try await quietNightAgain(listing) { return again }
+        if let again = try await quietNightAgain(listing, covers: previousCovers) { return again }
         logger.info("Shelves: \(shelves.shelves.count)")
         let run = try CrawlRun(crawler: self, shelves: shelves.shelves, writer: writer, previousCovers: previousCovers, listing: listing)
         defer { run.stop() }
@@ -155,8 +155,9 @@ package struct Crawler: Sendable {
     }
 
     /// The last quiet night's library and words, when both lists answered 304 to the ETags that
-    /// night had them answer to: nothing of the list is read and no book is made.
-    private func quietNightAgain(_ listing: Task<Data, any Error>) async throws -> Result? {
+    /// night had them answer to: nothing of the list is read and no book is made. The covers'
+    /// records are the last run's, as that night found them.
+    private func quietNightAgain(_ listing: Task<Data, any Error>, covers: CoverRecords?) async throws -> Result? {
         guard let quiet = last.quiet, let library = last.previous, let cache = client.cache,
               cache.notModifiedETag(ReaderClient.shelvesPath) == quiet.shelves else { return nil }
         _ = try await listing.value
@@ -167,7 +168,7 @@ package struct Crawler: Sendable {
             $0.coversFailed += quiet.coversFailed
         }
         logger.debug("The shelves and the list of books are as the last quiet night had them, and nothing is due: its library stands")
-        return Result(catalog: library, covers: nil, retry: last.retry.schedule, addresses: last.addresses, again: true)
+        return Result(catalog: library, covers: wantsCovers ? covers : nil, retry: last.retry.schedule, addresses: last.addresses, again: true)
     }
 
     /// The previous snapshot's books that can stand for a fresh request (by their place in it): from

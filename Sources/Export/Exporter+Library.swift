@@ -198,12 +198,13 @@ extension Exporter {
             sameRendering: last.state.renderedWith == state.renderedWith,
             lastSnapshotIntact: last.intact,
             dated: output.place.dated != nil))
-        if crawled.again, outcome.decision != .leaveAsItWas {
-            // Cannot be (`mayBeQuiet` asked for a night that leaves the snapshot): the covers were
-            // not taken from the last snapshot. Nothing is written; the next night crawls.
+        if crawled.again, outcome.decision.writesNewFiles {
+            // Cannot be (`mayBeQuiet` asked for a night that leaves or links the snapshot): the
+            // covers were not linked into the new one. Nothing is written; the next night crawls.
             try? FileManager.default.removeItem(at: output.place.stateFolder.appendingPathComponent(QuietNight.fileName))
             throw SnapshotError(.notWritable(detail: "the night was taken for the last quiet one, and was not: run it again"), path: output.place.stateFolder.path)
         }
+        night.quietFound = quietNightFound(night, decision: outcome.decision, state: state, last: last, client: client)
         if outcome.decision != .leaveAsItWas {
             try state.setAside(in: output.place.stateFolder)
             crawled.covers = nil

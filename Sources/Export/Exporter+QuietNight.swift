@@ -28,36 +28,40 @@ extension Exporter {
     }
 
     /// Whether tonight's crawl may be a quiet night's, again or for the first time: the last
-    /// snapshot would be left as it was if the library is (it is there, intact, rendered the same
-    /// way), its library is whole, of this account and this build, and no option adds to what the
-    /// crawl finds (Open Library) or leaves out of what the server's answers are kept as (privacy).
+    /// snapshot would be left as it was, or linked into tonight's dated folder, if the library is
+    /// (it is there, intact, rendered the same way), its library is whole, of this account and
+    /// this build, and no option adds to what the crawl finds (Open Library) or leaves out of what
+    /// the server's answers are kept as (privacy).
     func mayBeQuiet(_ night: Night, renderedWith: String) -> Bool {
         guard let output = night.output, let last = night.last, last.library != nil, last.libraryLater == nil else { return false }
         let content = settings.content
         let leaves = NightPlan.decide(NightPlan.Facts(
             libraryUnchanged: true, reuseUnchanged: content.reuseUnchanged, hasLastSnapshot: output.swap.previous != nil,
             sameRendering: last.state.renderedWith == renderedWith, lastSnapshotIntact: last.intact, dated: output.place.dated != nil))
-        return leaves == .leaveAsItWas && !content.privacy.isActive && settings.openLibrary == nil
+        return !leaves.writesNewFiles && !content.privacy.isActive && settings.openLibrary == nil
             && last.state.noteLimit == content.noteLimit && last.state.privacy == content.privacy.summary
             && !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild
     }
 
-    /// After a night that left the snapshot as it was: when its crawl asked for the two lists alone,
-    /// both answered 304, no cover came and the state is unchanged, what it found is kept for the
-    /// next night.
-    func keepQuietNight(_ night: Night, watch: QuietWatch, state: SnapshotState, last: LastSnapshot, client: ReaderClient) throws {
-        guard let output = night.output, let cache = client.cache, let origin = state.origin,
+    /// What a night that leaves the snapshot as it was (or links it) found, to keep for the next:
+    /// when its crawl asked for the two lists alone, both answered 304, no cover came and nothing
+    /// failed anew. Nil for any other night.
+    func quietNightFound(_ night: Night, decision: NightPlan, state: SnapshotState, last: LastSnapshot, client: ReaderClient) -> QuietNight? {
+        guard let watch = night.quietWatch, !decision.writesNewFiles, let cache = client.cache, let origin = state.origin,
               let shelves = cache.notModifiedETag(ReaderClient.shelvesPath), let books = cache.notModifiedETag(ReaderClient.booksPath)
-        else { return }
+        else { return nil }
         let network = client.metrics.reading
         guard network.requests == watch.requestsBefore + 2, network.coversDownloaded == 0, network.thumbnailsMade == 0,
               state.retry == last.state.retry
-        else { return }
-        let quiet = QuietNight(shelves: shelves, books: books, options: quietOptions(origin: origin), until: state.retry.nextDue,
-                               lines: watch.recorder.lines.map { QuietNight.Line(level: $0.level.rawValue, text: $0.text) },
-                               coversReused: network.coversReused, coversFailed: network.coversFailed)
-        guard quiet != last.state.quietNight else { return }
-        try quiet.write(to: output.place.stateFolder)
+        else { return nil }
+        return QuietNight(shelves: shelves, books: books, options: quietOptions(origin: origin), until: state.retry.nextDue,
+                          lines: watch.recorder.lines.map { QuietNight.Line(level: $0.level.rawValue, text: $0.text) },
+                          coversReused: network.coversReused, coversFailed: network.coversFailed)
+    }
+
+    /// Keeps what the quiet night found, in the state folder.
+    func keep(_ quiet: QuietNight, in folder: URL) throws {
+        try quiet.write(to: folder)
         logger.debug("Kept for the next night: the shelves and the list of books as they are now, and what the crawl said")
     }
 }

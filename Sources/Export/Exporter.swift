@@ -156,6 +156,8 @@ extension Exporter {
         var renderedWith: String?
         /// Set on a night that may be a quiet one (`QuietNight`).
         var quietWatch: QuietWatch?
+        /// What tonight found, when it was a quiet night: kept once the state is.
+        var quietFound: QuietNight?
 
         /// The night ended early: the connections closed, the staging folder and the state set
         /// aside let go; the last snapshot stays as it was unless the swap was done.
@@ -262,9 +264,7 @@ extension Exporter {
         case .leaveAsItWas:
             // What was asked for again and failed again, or waited its turn, counts all the same.
             if state.retry != last.state.retry { try state.writeAnswers(to: output.place.stateFolder) }
-            if let watch = night.quietWatch, let client = night.client {
-                try keepQuietNight(night, watch: watch, state: state, last: last, client: client)
-            }
+            if let found = night.quietFound, found != last.state.quietNight { try keep(found, in: output.place.stateFolder) }
             night.state = state
             return
         case .linkLastSnapshot:
@@ -302,6 +302,8 @@ extension Exporter {
         try output.swap.swapIn()
         try output.place.dated?.finish(publishing: output.target)
         try state.write(to: output.place.stateFolder, library: outcome.catalog)
+        // Written with the state it was found against (a linked night writes it whole again).
+        if let found = night.quietFound { try keep(found, in: output.place.stateFolder) }
     }
 
     /// `--markdown-into`: the snapshot's Markdown kept in the user's folder, their edits kept.

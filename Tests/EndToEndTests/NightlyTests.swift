@@ -509,6 +509,55 @@ struct NightlyTests {
         #expect(!after.contains { $0.contains(".staging-") }, "\(after)")
     }
 
+    /// With `--keep`, a quiet night links the last snapshot into tonight's folder; the nights after
+    /// it are known from their two answers and link it too, keeping the covers' records whole: the
+    /// night a note is edited fetches no cover again.
+    @Test func keepLinksTheLastSnapshotOnNightsKnownFromTheirTwoAnswers() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("kept")
+        let state = stateFolder(of: output)
+        let known = "its library stands"
+        func night(_ day: Int) async throws -> ToolRun {
+            let run = try await EndToEndTests.export(server, to: output, extra: ["--keep", "10", "--verbose"],
+                                                     environment: ["SOURCE_DATE_EPOCH": String(1_700_000_000 + day * 86_400)])
+            #expect(run.status == 2, "day \(day): \(run.output)")
+            return run
+        }
+        // The books on a deleted shelf are asked for on days 1, 2 and 3 (then they wait a week).
+        for day in 1...3 { #expect(try await !night(day).stderr.contains(known)) }
+        let quiet = try await night(4)
+        #expect(!quiet.stderr.contains(known) && quiet.stderr.contains("Nothing changed: linking"), "\(quiet.output)")
+        #expect(FileManager.default.fileExists(atPath: state.appendingPathComponent("quiet-night.json").path))
+        let covers = try Data(contentsOf: state.appendingPathComponent("covers.jsonl"))
+        for day in 5...6 {
+            server.server.resetCounters()
+            let run = try await night(day)
+            #expect(run.stderr.contains(known) && run.stderr.contains("Nothing changed: linking"), "day \(day): \(run.output)")
+            #expect(server.server.counters.requests == 3, "day \(day): \(server.server.counters)")
+            #expect(try Data(contentsOf: state.appendingPathComponent("covers.jsonl")) == covers, "day \(day)")
+            #expect(FileManager.default.fileExists(atPath: state.appendingPathComponent("quiet-night.json").path), "day \(day)")
+        }
+        let days = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("snapshots").path).sorted()
+        #expect(days.count == 6, "\(days)")
+        let fourth = SiteInspector(root: output.appendingPathComponent("snapshots/\(days[3])"))
+        let sixth = SiteInspector(root: output.appendingPathComponent("snapshots/\(days[5])"))
+        #expect(!sixth.files().isEmpty && sixth.files() == fourth.files())
+        for file in fourth.files() { #expect(sixth.data(file) == fourth.data(file), "\(file)") }
+
+        // A note edited: the night crawls, renders, and takes every cover from the last snapshot.
+        server.server.update { library in
+            library.updateBook(id: 101) { $0.comments = "<div class=\"trix-content\">\n  <div>Kept, then edited.</div>\n</div>\n" }
+        }
+        server.server.resetCounters()
+        let edited = try await night(7)
+        #expect(!edited.stderr.contains(known) && edited.stderr.contains("1 edited"), "\(edited.output)")
+        #expect(server.server.counters.coverBytes == 0, "\(server.server.counters)")
+        #expect(SiteInspector(root: output.appendingPathComponent("latest")).text("books/101-pride-and-prejudice.html")?.contains("Kept, then edited.") == true)
+        await server.stop()
+    }
+
     @Test func keepHoldsTheLastNightsSharingUnchangedCovers() async throws {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()
