@@ -321,7 +321,10 @@ fi
 # A quiet night against its three requests made with curl (issue 48): the login, then the shelves
 # and the list of books in parallel, each with the ETag the last night was given, as ours asks
 # them. Both against a server that costs what Reader does (--realistic), alternated, QUIET_RUNS
-# times each (5). Goal: at most x1.10 the wall time of curl's three requests.
+# times each (5). Goal: at most x1.10 the wall time of curl's three requests. The first of the
+# runs is the first quiet night after the two before (which asked again for what failed): it
+# crawls and keeps what it found; the nights after it are known from their two answers, as a
+# nightly job's are from its second quiet night on. The runs are printed in order.
 if [ "${QUIET:-1}" = 1 ]; then
   quiet_books=${QUIET_BOOKS:-1000}
   REALISTIC=1 start_server "$quiet_books"
