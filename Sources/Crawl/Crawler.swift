@@ -158,7 +158,8 @@ package struct Crawler: Sendable {
     /// night had them answer to: nothing of the list is read and no book is made. The covers'
     /// records are the last run's, as that night found them.
     private func quietNightAgain(_ listing: Task<Data, any Error>, covers: CoverRecords?) async throws -> Result? {
-        guard let quiet = last.quiet, let library = last.previous, let cache = client.cache,
+        // Without the last run's covers' records (unreadable), the covers are linked again by a crawl.
+        guard let quiet = last.quiet, let library = last.previous, let cache = client.cache, covers != nil || !wantsCovers,
               cache.notModifiedETag(ReaderClient.shelvesPath) == quiet.shelves else { return nil }
         _ = try await listing.value
         guard cache.notModifiedETag(ReaderClient.booksPath) == quiet.books else { return nil }

@@ -201,7 +201,7 @@ extension Exporter {
         if crawled.again, outcome.decision.writesNewFiles {
             // Cannot be (`mayBeQuiet` asked for a night that leaves or links the snapshot): the
             // covers were not linked into the new one. Nothing is written; the next night crawls.
-            try? FileManager.default.removeItem(at: output.place.stateFolder.appendingPathComponent(QuietNight.fileName))
+            try? QuietNight.remove(from: output.place.stateFolder)
             throw SnapshotError(.notWritable(detail: "the night was taken for the last quiet one, and was not: run it again"), path: output.place.stateFolder.path)
         }
         night.quietFound = quietNightFound(night, decision: outcome.decision, state: state, last: last, client: client)

@@ -72,7 +72,7 @@ package struct QuietNight: Codable, Sendable, Equatable {
         }
     }
 
-    static func remove(from folder: URL) throws {
+    package static func remove(from folder: URL) throws {
         do {
             try FileManager.default.removeItem(at: folder.appendingPathComponent(fileName))
         } catch CocoaError.fileNoSuchFile {
