@@ -43,7 +43,7 @@ final class CrawlRun {
 
     let crawler: Crawler
     /// The list of books, asked for beside the shelves (`Crawler.crawl`).
-    let listing: Task<Data, any Error>?
+    let listing: Task<Handover<Data>, any Error>?
     let client: ReaderClient
     let fetcher: CoverFetcher
     let spill: SpillFile
@@ -83,7 +83,7 @@ final class CrawlRun {
     /// Seconds since the crawl began.
     var now: Double { (ContinuousClock.now - started).seconds }
 
-    init(crawler: Crawler, shelves: [ShelfSummary], writer: SnapshotWriter, previousCovers: CoverRecords?, listing: Task<Data, any Error>? = nil) throws {
+    init(crawler: Crawler, shelves: [ShelfSummary], writer: SnapshotWriter, previousCovers: CoverRecords?, listing: Task<Handover<Data>, any Error>? = nil) throws {
         self.crawler = crawler
         self.listing = listing
         client = crawler.client

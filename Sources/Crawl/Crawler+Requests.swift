@@ -18,7 +18,7 @@ extension Crawler {
         var reusable: [Int: Int]
         var retry: Crawler.Retry
         /// The list of books, when it was asked for already.
-        var listing: Task<Data, any Error>?
+        var listing: Task<Handover<Data>, any Error>?
 
         /// What came back, and how many requests it took.
         func perform() async throws -> (CrawlRun.Event, Int) {
@@ -49,10 +49,16 @@ extension Crawler {
         /// on a thread of its own: 100,000 books take a second or two, and the shelves and details
         /// must not wait behind them.
         private func listBooks() async throws -> ListedBooks {
-            let body: Data
+            // Taken from the request that went out beside the shelves, so that nothing else holds
+            // the body once it is read; asked for anew if it was taken already.
+            var early: Handover<Data>?
             if let listing {
                 // Cancelled with this request (an outage ends the crawl at once), though started before it.
-                body = try await withTaskCancellationHandler { try await listing.value } onCancel: { listing.cancel() }
+                early = try await withTaskCancellationHandler { try await listing.value } onCancel: { listing.cancel() }
+            }
+            let body: Data
+            if let taken = early?.take() {
+                body = taken
             } else {
                 body = try await client.booksBody()
             }

@@ -140,7 +140,7 @@ package struct Crawler: Sendable {
         // login and these two, and on a real network the second waited a round trip for the first.
         // Nothing of it is read before the shelves are known and the privacy options checked.
         let client = client
-        let listing = Task { try await client.booksBody() }
+        let listing = Task { Handover(try await client.booksBody()) }
         // However the crawl ends: a request that went out beside it is not left to run on.
         defer { listing.cancel() }
         let shelves = try await client.shelves()
@@ -157,7 +157,7 @@ package struct Crawler: Sendable {
     /// The last quiet night's library and words, when both lists answered 304 to the ETags that
     /// night had them answer to: nothing of the list is read and no book is made. The covers'
     /// records are the last run's, as that night found them.
-    private func quietNightAgain(_ listing: Task<Data, any Error>, covers: CoverRecords?) async throws -> Result? {
+    private func quietNightAgain(_ listing: Task<Handover<Data>, any Error>, covers: CoverRecords?) async throws -> Result? {
         // Without the last run's covers' records (unreadable), the covers are linked again by a crawl.
         guard let quiet = last.quiet, let library = last.previous, let cache = client.cache, covers != nil || !wantsCovers,
               cache.notModifiedETag(ReaderClient.shelvesPath) == quiet.shelves else { return nil }

@@ -28,49 +28,19 @@ enum WebApp {
     static let backgroundColour = "#fbfaf7"
     static func iconFile(_ size: Int) -> String { "assets/icons/icon-\(size).png" }
 
-    /// The versions the last snapshot's list gave its files, by path; none when it has no list.
-    private static func lastVersions(_ writer: SnapshotWriter) -> [String: String] {
-        guard let previous = writer.previous,
-              let data = try? Data(contentsOf: previous.appendingPathComponent(listFile), options: .mappedIfSafe),
-              let list = try? JSONDecoder().decode(LastList.self, from: data) else { return [:] }
-        return list.versions
-    }
-
-    /// The last list's versions by path, taken entry by entry as they are decoded: its entries
-    /// held whole beside the dictionary would hold them twice, at the end of the render.
-    private struct LastList: Decodable {
-        var versions: [String: String] = [:]
-
-        private enum Key: String, CodingKey { case shell, pages }
-
-        init(from decoder: any Decoder) throws {
-            let list = try decoder.container(keyedBy: Key.self)
-            for key in [Key.shell, .pages] {
-                var entries = try list.nestedUnkeyedContainer(forKey: key)
-                while !entries.isAtEnd {
-                    var entry = try entries.nestedUnkeyedContainer()
-                    var strings: [String] = []
-                    while !entry.isAtEnd { strings.append(try entry.decode(String.self)) }
-                    if strings.count >= 2 { versions[strings[0]] = strings[1] }
-                }
-            }
-        }
-    }
-
     /// Each file's version: the last list's for a file linked from the last snapshot, else a
-    /// digest of its bytes. The last list's versions are let go on return, before the list is
-    /// written: a path and a version for every page, at the end of the render, where its memory
-    /// peaks.
-    private static func versions(of paths: [String], in writer: SnapshotWriter) throws -> [String] {
+    /// digest of its bytes.
+    private static func versions(of paths: Paths, in writer: SnapshotWriter) throws -> [Version] {
         let root = writer.root
-        let last = lastVersions(writer)
+        let last = writer.previous.flatMap { LastVersions(list: $0.appendingPathComponent(listFile)) }
         return try EveryCore.map(paths.count, itemsPerWorker: 64, worker: {}) { _, index in
             let path = paths[index]
-            if let version = last[path], let previous = writer.previous, sameFile(root.appendingPathComponent(path), previous.appendingPathComponent(path)) {
+            if let previous = writer.previous, let version = last?.version(of: path),
+               sameFile(root.appendingPathComponent(path), previous.appendingPathComponent(path)) {
                 return version
             }
             let data = try Data(contentsOf: root.appendingPathComponent(path), options: .mappedIfSafe)
-            return SHA256.hash(data: data).prefix(8).hexString
+            return Version(SHA256.hash(data: data))
         }
     }
 
@@ -127,14 +97,12 @@ enum WebApp {
                 if FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isFolder), !isFolder.boolValue { lists.append(path) }
             }
         }
-        var pagePaths = model.shelves.map { "shelves/\($0.fileName).html" } + model.years.years.map { "years/\($0.year).html" }
+        let pages = model.shelves.map { "shelves/\($0.fileName).html" } + model.years.years.map { "years/\($0.year).html" }
             + model.authors.authors.map { "authors/\($0.fileName).html" }
-        let firstBook = pagePaths.count
-        pagePaths += model.books.map { "books/\(model.fileNames[$0]).html" }
-        let paths = lists + pagePaths
+        let paths = Paths(lists: lists, pages: pages, books: model.books, fileNames: model.fileNames)
         let versions = try versions(of: paths, in: writer)
-        func entry(_ path: String, _ version: String, _ more: String? = nil) -> String {
-            "[\(SiteModel.jsonString(path)),\(SiteModel.jsonString(version))" + (more.map { ",\(SiteModel.jsonString($0))" } ?? "") + "]"
+        func entry(_ path: String, _ version: Version?, _ more: String? = nil) -> String {
+            "[\(SiteModel.jsonString(path)),\"\(version?.text ?? "")\"" + (more.map { ",\(SiteModel.jsonString($0))" } ?? "") + "]"
         }
         // The list's entries, made afresh for each pass rather than held: once to hash them, once
         // to write them. Held as strings, joined and copied, they raised the peak of a 100,000-book
@@ -146,19 +114,19 @@ enum WebApp {
                 try take(first ? text : ",\n" + text)
                 first = false
             }
-            for (path, version) in zip(lists, versions) { try item(entry(path, version)) }
+            for index in 0..<lists.count { try item(entry(paths[index], versions[index])) }
             if whole {
                 var thumbnails = Set<String>()
                 for place in model.books {
-                    if let list = model.catalog.entries[place].cover?.thumbnail(.list), thumbnails.insert(list).inserted { try item(entry(list, "")) }
+                    if let list = model.catalog.entries[place].cover?.thumbnail(.list), thumbnails.insert(list).inserted { try item(entry(list, nil)) }
                 }
             }
             try take("],\n\"pages\":[\n")
             first = true
-            for (path, version) in zip(pagePaths.prefix(firstBook), versions[lists.count...]) { try item(entry(path, version)) }
-            for (number, place) in model.books.enumerated() {
+            for index in lists.count..<paths.firstBook { try item(entry(paths[index], versions[index])) }
+            for (index, place) in zip(paths.firstBook..., model.books) {
                 let cover = model.catalog.entries[place].cover
-                try item(entry(pagePaths[firstBook + number], versions[lists.count + firstBook + number], cover.map { $0.thumbnail(.page) ?? $0.path }))
+                try item(entry(paths[index], versions[index], cover.map { $0.thumbnail(.page) ?? $0.path }))
             }
             try take("]}\n")
         }

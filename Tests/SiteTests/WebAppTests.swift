@@ -88,15 +88,48 @@ import Testing
         let written = try #require(SiteInspector(root: first).text("offline.json"))
         let page = try #require(written.split(separator: "\n").first { $0.hasPrefix("[\"books/") })
         let version = try #require(page.split(separator: "\"").dropFirst(3).first)
-        // The last list says something no digest gives: the next render takes it as it is.
-        try Data(written.replacingOccurrences(of: String(page), with: String(page).replacingOccurrences(of: String(version), with: "as-the-last-list-said")).utf8)
+        // The last list says what no digest of these bytes gives: the next render takes it as it is.
+        let planted = version == "0123456789abcdef" ? "fedcba9876543210" : "0123456789abcdef"
+        try Data(written.replacingOccurrences(of: String(page), with: String(page).replacingOccurrences(of: String(version), with: planted)).utf8)
             .write(to: first.appendingPathComponent("offline.json"))
         try SiteRenderer(templates: templates).render(library, into: SnapshotWriter(root: second, previous: first))
         let again = try #require(SiteInspector(root: second).text("offline.json"))
-        #expect(again.contains("\"as-the-last-list-said\""))
+        #expect(again.contains("\"\(planted)\""))
         // Apart from that version, and the id of the whole it is part of, the same list.
-        #expect(again.replacingOccurrences(of: "as-the-last-list-said", with: String(version)).split(separator: "\n").dropFirst()
+        #expect(again.replacingOccurrences(of: planted, with: String(version)).split(separator: "\n").dropFirst()
                 == written.split(separator: "\n").dropFirst())
+
+        // A version that is not one this tool writes is not taken: the page is read and digested.
+        let third = folder.url.appendingPathComponent("third")
+        try Data(written.replacingOccurrences(of: String(page), with: String(page).replacingOccurrences(of: String(version), with: "as-the-last-list-said")).utf8)
+            .write(to: second.appendingPathComponent("offline.json"))
+        try SiteRenderer(templates: templates).render(library, into: SnapshotWriter(root: third, previous: second))
+        #expect(try #require(SiteInspector(root: third).text("offline.json")) == written)
+    }
+
+    /// The last list is read a line at a time: every entry's version is found by its path, the
+    /// first and last of each part among them (their lines also close the lists around them).
+    @Test func theLastListsVersionsAreReadEntryByEntry() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try SiteRenderer(templates: try await TemplateSet.bundled()).render(RenderTests.libraryOfThirtyThree(), into: SnapshotWriter(root: folder.url))
+        let url = folder.url.appendingPathComponent("offline.json")
+        let list = try Self.object(SiteInspector(root: folder.url).text("offline.json"))
+        let shell = try #require(list["shell"] as? [[String]]), pages = try #require(list["pages"] as? [[String]])
+        let last = try #require(WebApp.LastVersions(list: url))
+        let versioned = (shell + pages).filter { !$0[1].isEmpty }
+        #expect(versioned.count > 40 && versioned.first?[0] == shell.first?[0] && versioned.last?[0] == pages.last?[0])
+        for entry in versioned { #expect(last.version(of: entry[0])?.text == entry[1], "\(entry[0])") }
+        #expect(last.version(of: "books/no-such-book.html") == nil)
+
+        // Laid out otherwise (here on one line), the list gives no version at all.
+        let text = try String(contentsOf: url, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: "\n", with: "").utf8).write(to: url)
+        let flat = try #require(WebApp.LastVersions(list: url))
+        #expect(versioned.allSatisfy { flat.version(of: $0[0]) == nil })
+        // Not JSON where an entry should be: none either.
+        try Data(text.replacingOccurrences(of: "[\"index.html\",", with: "[index.html,").utf8).write(to: url)
+        #expect(WebApp.LastVersions(list: url) == nil)
     }
 
     /// The icons this build drew with the same letter are linked from the last snapshot, not
@@ -161,3 +194,4 @@ import Testing
         #expect(changed.count < 15, "\(changed.sorted())")
     }
 }
+
