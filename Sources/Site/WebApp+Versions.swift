@@ -53,8 +53,9 @@ extension WebApp {
     /// The versions the last snapshot's list gave its files, by a hash of the path (FNV-1a, as the
     /// page digests key their pages), 16 bytes each and sorted. Read a line at a time: the list of
     /// 100,000 books is 11 MB, and decoded whole it took 56 MB at the end of the render. A hash that
-    /// two paths share is left out, so a version is never taken for another path's; a file without
-    /// one is read and digested.
+    /// two of its paths share is left out; a version is taken only for a file linked from the last
+    /// snapshot, whose path that list named, so never for another path's. A file without one is
+    /// read and digested.
     struct LastVersions {
         private var entries: [(path: UInt64, version: UInt64)] = []
 
