@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// Each book's cover address, by book id: what the private state keeps (`cover-addresses.json`)
 /// for the next run, which asks for an unchanged book's cover again by it.
@@ -66,13 +67,9 @@ package struct CoverAddresses: Sendable {
     /// The address of `id`, if it has one. Only on addresses in order (`sorted()`).
     package subscript(id: Int) -> String? {
         precondition(isSorted, "cover addresses looked up before they were sorted")
-        var (low, high) = (0, ids.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        guard low < ids.count, ids[low] == id else { return nil }
-        return address(at: low)
+        let index = ids.lowerBound(of: id) { $0 }
+        guard index < ids.endIndex, ids[index] == id else { return nil }
+        return address(at: index)
     }
 
     /// The address at `index`, read from the last one kept whole before it.

@@ -10,6 +10,8 @@ extension WebApp {
     struct Version: Equatable, Sendable {
         let value: UInt64
 
+        fileprivate init(value: UInt64) { self.value = value }
+
         init(_ digest: SHA256.Digest) {
             value = digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
         }
@@ -123,17 +125,9 @@ extension WebApp {
 
         func version(of path: String) -> Version? {
             let key = PageDigestTable.key(path)
-            var low = 0, high = entries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if entries[middle].path < key { low = middle + 1 } else { high = middle }
-            }
-            guard low < entries.count, entries[low].path == key else { return nil }
-            return Version(value: entries[low].version)
+            let index = entries.lowerBound(of: key) { $0.path }
+            guard index < entries.endIndex, entries[index].path == key else { return nil }
+            return Version(value: entries[index].version)
         }
     }
-}
-
-extension WebApp.Version {
-    fileprivate init(value: UInt64) { self.value = value }
 }

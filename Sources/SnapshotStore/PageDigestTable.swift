@@ -37,12 +37,8 @@ package struct PageDigestTable: Sendable, Equatable {
 
     package func entry(for path: String) -> Entry? {
         let key = Self.key(path)
-        var low = 0, high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle].path < key { low = middle + 1 } else { high = middle }
-        }
-        return low < entries.count && entries[low].path == key ? entries[low] : nil
+        let index = entries.lowerBound(of: key) { $0.path }
+        return index < entries.endIndex && entries[index].path == key ? entries[index] : nil
     }
 
     private static let magic = Data("RSPAGES1".utf8)
