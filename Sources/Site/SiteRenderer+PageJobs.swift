@@ -26,14 +26,15 @@ extension SiteRenderer {
         return true
     }
 
-    /// The web app's icons, drawn with libvips, are linked from the last snapshot when this build
-    /// drew them there with the same letter: a night that makes no image then never loads libvips,
-    /// which with what it pulls in is about 18 MB. Their digests are kept beside the pages'.
+    /// The web app's icons, drawn with libvips, are linked from the last snapshot when they were
+    /// drawn there with the same letter and the same drawing, by this build or an earlier one: a
+    /// night that makes no image, the first after an upgrade too, then never loads libvips, which
+    /// with the libraries it is linked with maps 24 MB. Their digests are kept beside the pages'.
     func icons(title: String, gathered: PageDigests.Gathered, into writer: SnapshotWriter) throws {
         let letter = WebApp.iconLetter(title: title)
         for size in WebApp.iconSizes {
             let path = WebApp.iconFile(size)
-            let digest = PageDigests.Digest(of: Data("icon \(pages.seed ?? "") \(letter) \(size)".utf8))
+            let digest = WebApp.iconDigest(letter: letter, size: size)
             if linkedAsBefore(path, digest: digest, gathered: gathered, page: false, into: writer) { continue }
             let png = try WebApp.drawIcon(letter: letter, size: size)
             try writer.write(png, to: path)

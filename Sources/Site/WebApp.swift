@@ -70,6 +70,16 @@ enum WebApp {
         title.first.map { String($0).uppercased() } ?? "L"
     }
 
+    /// Changes when the drawing does (its colour, its letter's place, its font), as a share card's
+    /// does: an icon is kept from one night to the next, and across builds, while it would be drawn
+    /// the same.
+    static let iconDrawing = "app-icon 1"
+
+    /// What an icon is made of, for the page digests: the same digest, the same icon.
+    static func iconDigest(letter: String, size: Int, drawing: String = iconDrawing) -> PageDigests.Digest {
+        PageDigests.Digest(of: Data("icon \(drawing) \(letter) \(size)".utf8))
+    }
+
     static func drawIcon(letter: String, size: Int) throws -> Data {
         guard let png = ShareCardDrawing.appIcon(letter: letter, size: size, colour: (0x8a, 0x3b, 0x12)) else {
             throw SnapshotError(.notWritable(detail: "the web app's icon could not be drawn (libvips)"), path: iconFile(size))

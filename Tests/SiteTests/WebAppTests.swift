@@ -132,16 +132,16 @@ import Testing
         #expect(WebApp.LastVersions(list: url) == nil)
     }
 
-    /// The icons this build drew with the same letter are linked from the last snapshot, not
-    /// drawn again (a night that makes no image then never loads libvips); another letter, or
-    /// another build, draws them. Told by bytes planted in the last snapshot's icons: a link
-    /// carries them over, a drawing does not.
+    /// The icons drawn with the same letter are linked from the last snapshot, not drawn again,
+    /// whichever build drew them (a night that makes no image, the first after an upgrade too, then
+    /// never loads libvips); another letter draws them, and so does a render that reuses nothing.
+    /// Told by bytes planted in the last snapshot's icons: a link carries them over, a drawing does not.
     @Test func theIconsOfTheLastSnapshotAreLinkedWhileTheirLetterIsTheSame() async throws {
         let templates = try await TemplateSet.bundled()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let icons = WebApp.iconSizes.map(WebApp.iconFile)
-        func render(_ name: String, title: String, build: String, after last: (URL, PageDigestTable)?) throws -> (URL, PageDigestTable) {
+        func render(_ name: String, title: String, build: String?, after last: (URL, PageDigestTable)?) throws -> (URL, PageDigestTable) {
             let root = folder.url.appendingPathComponent(name)
             var library = RenderTests.libraryOfThirtyThree()
             library.title = title
@@ -157,14 +157,20 @@ import Testing
             try Data(repeating: 0x42, count: size).write(to: first.0.appendingPathComponent(path))
         }
         let planted = try icons.map { try icon(first.0, $0) }
-        let linked = try render("linked", title: "Bookshelf", build: "this build", after: first)
-        #expect(try icons.map { try icon(linked.0, $0) } == planted, "the same letter and build: linked")
-        for (name, title, build) in [("letter", "Catalog", "this build"), ("build", "Books", "another build")] {
+        for (name, title, build) in [("linked", "Bookshelf", "this build"), ("upgraded", "Books", "another build")] {
+            let linked = try render(name, title: title, build: build, after: first)
+            #expect(try icons.map { try icon(linked.0, $0) } == planted, "the same letter, \(name): linked")
+        }
+        for (name, title, build) in [("letter", "Catalog", "this build"), ("full", "Books", nil)] {
             let drawn = try render(name, title: title, build: build, after: first)
             for (path, bytes) in zip(icons, planted) {
-                #expect(try icon(drawn.0, path) != bytes, "another \(name): \(path) drawn")
+                #expect(try icon(drawn.0, path) != bytes, "\(name): \(path) drawn")
             }
         }
+        // Another drawing, like another letter or size, is another icon: it is drawn, not linked.
+        let digest = WebApp.iconDigest(letter: "B", size: 192)
+        #expect(WebApp.iconDigest(letter: "B", size: 192, drawing: WebApp.iconDrawing + " changed") != digest)
+        #expect(WebApp.iconDigest(letter: "C", size: 192) != digest && WebApp.iconDigest(letter: "B", size: 512) != digest)
     }
 
     /// A page's version follows what it shows: the same library gives the same list, and one note
