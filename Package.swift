@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-algorithms.git", from: "1.2.0"),
     ],
     targets: [
         // cmark-gfm and its GFM extensions, from Debian's libcmark-gfm-dev / -extensions-dev.
@@ -63,11 +64,12 @@ let package = Package(
         // A note: the server's rich text (libxml2) → Markdown → HTML (cmark-gfm).
         .target(name: "Notes", dependencies: ["CCmarkGFM", "CLibXML2", "Support"]),
         // The library as data, and library.json's layout, written and read.
-        .target(name: "LibraryArchive", dependencies: ["Notes", "Support"]),
+        .target(name: "LibraryArchive", dependencies: ["Notes", "Support", .product(name: "Algorithms", package: "swift-algorithms")]),
         // Where a snapshot is written: staging, the swap, dated snapshots, the state between runs.
         .target(
             name: "SnapshotStore",
-            dependencies: ["CFileSwap", "LibraryArchive", "Support", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CFileSwap", "LibraryArchive", "Support", .product(name: "Algorithms", package: "swift-algorithms"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Covers' thumbnails at the sizes the pages show (libvips).
         .target(name: "Thumbnails", dependencies: ["CThumbnail", "LibraryArchive", "Support"]),
@@ -110,6 +112,7 @@ let package = Package(
         .target(
             name: "Site",
             dependencies: ["CICU", "DefaultTemplates", "LibraryArchive", "Notes", "PrivateCatalog", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
+                           .product(name: "Algorithms", package: "swift-algorithms"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Mustache", package: "swift-mustache")]
         ),

@@ -1,5 +1,5 @@
+import Algorithms
 import Foundation
-import Support
 
 /// Each book's cover address, by book id: what the private state keeps (`cover-addresses.json`)
 /// for the next run, which asks for an unchanged book's cover again by it.
@@ -67,7 +67,7 @@ package struct CoverAddresses: Sendable {
     /// The address of `id`, if it has one. Only on addresses in order (`sorted()`).
     package subscript(id: Int) -> String? {
         precondition(isSorted, "cover addresses looked up before they were sorted")
-        let index = ids.lowerBound(of: id) { $0 }
+        let index = ids.partitioningIndex { $0 >= id }
         guard index < ids.endIndex, ids[index] == id else { return nil }
         return address(at: index)
     }

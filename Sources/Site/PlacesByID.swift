@@ -1,5 +1,5 @@
+import Algorithms
 import LibraryArchive
-import Support
 
 /// Each book's place among the cards, found by its id: the places in order of id, searched by
 /// halves. A dictionary of 100,000 ids took 4 MB through every render; this takes 0.4.
@@ -15,7 +15,7 @@ struct PlacesByID: Sendable {
 
     /// The first place of the book with `id`, if there is one.
     subscript(id: Int) -> Int? {
-        let index = places.lowerBound(of: id) { cards.id(at: Int($0)) }
+        let index = places.partitioningIndex { cards.id(at: Int($0)) >= id }
         guard index < places.endIndex, cards.id(at: Int(places[index])) == id else { return nil }
         return Int(places[index])
     }

@@ -1,3 +1,4 @@
+import Algorithms
 import Crypto
 import Foundation
 import SnapshotStore
@@ -18,15 +19,9 @@ extension WebApp {
 
         /// From its text, as the list wrote it: exactly 16 lowercase hexadecimal digits, or none.
         init?(text: String) {
-            guard text.utf8.count == 16 else { return nil }
-            var value: UInt64 = 0
-            for byte in text.utf8 {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(byte - UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
-                default: return nil
-                }
-            }
+            // The radix parser alone would also take capitals and a sign.
+            guard text.utf8.count == 16, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+                  let value = UInt64(text, radix: 16) else { return nil }
             self.value = value
         }
 
@@ -125,7 +120,7 @@ extension WebApp {
 
         func version(of path: String) -> Version? {
             let key = PageDigestTable.key(path)
-            let index = entries.lowerBound(of: key) { $0.path }
+            let index = entries.partitioningIndex { $0.path >= key }
             guard index < entries.endIndex, entries[index].path == key else { return nil }
             return Version(value: entries[index].version)
         }

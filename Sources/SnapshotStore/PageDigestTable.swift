@@ -1,3 +1,4 @@
+import Algorithms
 import Foundation
 import Support
 
@@ -37,7 +38,7 @@ package struct PageDigestTable: Sendable, Equatable {
 
     package func entry(for path: String) -> Entry? {
         let key = Self.key(path)
-        let index = entries.lowerBound(of: key) { $0.path }
+        let index = entries.partitioningIndex { $0.path >= key }
         return index < entries.endIndex && entries[index].path == key ? entries[index] : nil
     }
 

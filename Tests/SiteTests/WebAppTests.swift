@@ -107,6 +107,17 @@ import Testing
         #expect(try #require(SiteInspector(root: third).text("offline.json")) == written)
     }
 
+    /// A version read back from a list is the one written: 16 lowercase hexadecimal digits, and
+    /// nothing else (not capitals, a sign, or another length).
+    @Test func aVersionIsSixteenLowercaseHexDigits() {
+        for text in ["0123456789abcdef", "ffffffffffffffff", "0000000000000000"] {
+            #expect(WebApp.Version(text: text)?.text == text, "\(text)")
+        }
+        for text in ["0123456789ABCDEF", "+123456789abcdef", "-123456789abcdef", "0123456789abcde", "0123456789abcdef0", "0123456789abcdeg", ""] {
+            #expect(WebApp.Version(text: text) == nil, "\(text)")
+        }
+    }
+
     /// The last list is read a line at a time: every entry's version is found by its path, the
     /// first and last of each part among them (their lines also close the lists around them).
     @Test func theLastListsVersionsAreReadEntryByEntry() async throws {
