@@ -240,7 +240,8 @@ if [ "${MEMORY:-1}" = 1 ]; then
   fi
   # The first night after an upgrade: the same build copied anew, which the last snapshot does not
   # name (a build is known by its file's size and time). Every book kept from the last snapshot is
-  # encoded again rather than copied, every page is made anew and the icons are drawn again.
+  # encoded again rather than copied and every page is made anew; the icons, kept by what draws
+  # them, are not drawn again.
   # Naming another build in the state alone left the pages linked: it measured less than an upgrade.
   measured=$bin upgraded="$work/upgraded"
   rm -rf "$upgraded" && mkdir -p "$upgraded"
