@@ -13,7 +13,17 @@ TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git jing rclone g
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local
-.PHONY: all deps test-deps apt-install build release man man-check completions install demo test bench bench-100k sample-server clean
+# The version, from the one place it is written; the Debian package's revision and architecture.
+VERSION := $(shell sed -n 's/.*static let current = "\([^"]*\)".*/\1/p' Sources/Support/ToolVersion.swift)
+DEB_REVISION ?= 1
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+DEB := dist/reader-snapshot_$(VERSION)-$(DEB_REVISION)_$(DEB_ARCH).deb
+# On Linux a release build carries Swift's standard library and Foundation inside the binary, so
+# that the installed tool (make install, the .deb) needs no Swift runtime on the machine.
+ifeq ($(shell uname -s),Linux)
+RELEASE_FLAGS := --static-swift-stdlib
+endif
+.PHONY: all deps test-deps apt-install build release man man-check completions install deb package-test demo test bench bench-100k sample-server clean
 
 all: build
 
@@ -54,7 +64,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 # The manual page and the shell completions, made from the tool's own options by
 # swift-argument-parser (its generate-manual plugin and --generate-completion-script), into .build/share.
@@ -100,6 +110,19 @@ install: release man completions
 	install -m 644 $(SHARE)/zsh/site-functions/_reader-snapshot $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 	install -m 644 $(SHARE)/fish/vendor_completions.d/reader-snapshot.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/
 
+# The Debian package, $(DEB): the release build, the manual page, the completions, the services
+# (packaging/systemd) and Debian's files (packaging/debian), by scripts/make-deb.sh. The release
+# build is made again last: the manual page's plugin may have built the tool its own way.
+deb: man completions
+	@$(MAKE) --no-print-directory apt-install PACKAGES="dpkg-dev binutils"
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
+	DEB_REVISION=$(DEB_REVISION) scripts/make-deb.sh
+
+# The package installed on a bare Debian 12 (debootstrap --variant=minbase, cached under .build),
+# where there is no Swift, and used there: scripts/package-test.sh says what it checks.
+package-test: deb
+	scripts/package-test.sh $(DEB)
+
 # Starts the bundled sample Reader server on a free loopback port and exports it to Output/demo.
 demo: build
 	$(BIN) demo --output Output/demo
@@ -138,4 +161,4 @@ sample-server: build
 	$(BIN) sample-server
 
 clean:
-	rm -rf .build Output/demo Output/.demo.reader-snapshot
+	rm -rf .build dist Output/demo Output/.demo.reader-snapshot

@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-algorithms.git", from: "1.2.0"),
+        // --metrics-file's text format (HELP, TYPE, labels escaped) as Prometheus' own Swift client writes it.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // cmark-gfm and its GFM extensions, from Debian's libcmark-gfm-dev / -extensions-dev.
@@ -147,6 +149,8 @@ let package = Package(
                            .product(name: "Subprocess", package: "swift-subprocess"),
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
+        // --metrics-file: a run's metrics in Prometheus' text format, for node_exporter's textfile collector.
+        .target(name: "RunMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         // The default templates, from the top-level Templates/ folder that users copy.
         .target(
             name: "DefaultTemplates",
@@ -171,10 +175,11 @@ let package = Package(
                 // Export is the front door of export, demo and render; the other commands' modules beside
                 // it; Notes, LibraryArchive and Thumbnails for the two bench commands.
                 "Export", "History", "LibraryArchive", "Notes", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
-                "SampleServer", "Thumbnails", "Vault",
+                "RunMetrics", "SampleServer", "Thumbnails", "Vault",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -214,6 +219,7 @@ let package = Package(
         .testTarget(name: "SampleServerTests", dependencies: ["SampleServer", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "LibraryArchive", "SampleServer", "TestSupport"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "TestSupport"]),
+        .testTarget(name: "RunMetricsTests", dependencies: ["RunMetrics", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["Export", "LibraryArchive", "Notes", "PrivateCatalog", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support",

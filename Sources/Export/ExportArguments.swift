@@ -20,7 +20,7 @@ package struct ExportArguments: ParsableArguments {
     var server: String?
 
     @Option(name: .long, help: ArgumentHelp("The folder to write the snapshot to; an earlier snapshot there is replaced when the new one is complete.", valueName: "dir"))
-    var output: String?
+    package var output: String?
 
     @Option(name: .long, help: ArgumentHelp("Your account's e-mail (or READER_EMAIL).", valueName: "email"))
     var email: String?

@@ -45,7 +45,7 @@ extension Exporter {
         night.cache = cache
         let client = ReaderClient(server: settings.server, http: http, timeout: network.timeout, limits: network.limits,
                                   redactor: Redactor(secrets: settings.credentials.secrets), retry: network.retry, cache: cache,
-                                  logger: logger)
+                                  logger: logger, metrics: self.network)
         night.client = client
         night.last = try await logIn(client, readingLastSnapshot: state, from: stateFolder, checking: output.swap.previous)
     }

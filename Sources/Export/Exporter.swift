@@ -46,11 +46,15 @@ package struct Exporter: Sendable {
     package var settings: ExportSettings
     package var logger: Logger
     package var live: LiveProgress?
+    /// The night's requests and covers, counted as they go: the caller reads them for
+    /// `--metrics-file` even when the night fails.
+    package let network: ClientMetrics
 
-    package init(settings: ExportSettings, logger: Logger, live: LiveProgress? = nil) {
+    package init(settings: ExportSettings, logger: Logger, live: LiveProgress? = nil, network: ClientMetrics = ClientMetrics()) {
         self.settings = settings
         self.logger = logger
         self.live = live
+        self.network = network
     }
 
     package func run() async throws -> Outcome {

@@ -36,7 +36,8 @@ package final class ReaderClient: Sendable {
     package let redactor: Redactor
     package let retry: RetryPolicy
     package let cache: ResponseCache?
-    package let metrics = ClientMetrics()
+    /// What the run asked of the network; handed in by a caller that reads it even when the run fails.
+    package let metrics: ClientMetrics
     /// For --verbose: each retry, with its reason.
     package let logger: Logger?
     private let sessionBox: SessionBox
@@ -51,7 +52,9 @@ package final class ReaderClient: Sendable {
 
     package init(server: ServerAddress, http: HTTPClient, timeout: Duration = .seconds(30),
                 limits: ResponseLimits = ResponseLimits(), redactor: Redactor = Redactor(),
-                retry: RetryPolicy = .none, cache: ResponseCache? = nil, logger: Logger? = nil) {
+                retry: RetryPolicy = .none, cache: ResponseCache? = nil, logger: Logger? = nil,
+                metrics: ClientMetrics = ClientMetrics()) {
+        self.metrics = metrics
         self.logger = logger
         self.server = server
         self.http = http

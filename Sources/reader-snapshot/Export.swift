@@ -3,6 +3,9 @@ import Export
 import Foundation
 import Logging
 import Publish
+import ReaderAPI
+import RunMetrics
+import Support
 
 struct Export: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
@@ -39,21 +42,47 @@ struct Export: AsyncParsableCommand, CheckedCommand {
         }
     }
 
+    @Option(name: .long, help: ArgumentHelp("Write the run's metrics here when it ends, failed runs too, in Prometheus' text format (a temporary file renamed into place), for node_exporter's textfile collector: name it NAME.prom in its folder.", valueName: "file"))
+    var metricsFile: String?
+
     func run() async throws {
         let live = arguments.console.makeLiveProgress()
         let logger = arguments.console.makeLogger(live: live)
+        let network = ClientMetrics()
+        let metrics = try metricsFile.map { path in
+            let file = MetricsFile(URL(fileURLWithPath: path))
+            do { try file.checkFolder() } catch { throw ValidationError("\(error)") }
+            return MetricsRecorder(file: file, output: arguments.output ?? "", network: network)
+        }
+        do {
+            try await exportAndPublish(logger: logger, live: live, network: network, metrics: metrics)
+            metrics?.finish(exitCode: ExitCodes.complete, logger: logger)
+        } catch let code as ExitCode {
+            metrics?.finish(exitCode: code.rawValue, logger: logger)
+            throw code
+        } catch {
+            // A usage error found while resolving the options: argument-parser ends the run with 64.
+            metrics?.finish(exitCode: error is ValidationError ? ExitCodes.badUsage : 1, logger: logger)
+            throw error
+        }
+    }
+
+    private func exportAndPublish(logger: Logger, live: LiveProgress?, network: ClientMetrics, metrics: MetricsRecorder?) async throws {
         let settings = try await resolving(logger: logger) { try await arguments.resolve(logger: logger) }
-        Interruption.install(logger: logger, live: live)
+        metrics?.resolved(output: settings.place.root.path)
+        Interruption.install(logger: logger, live: live) { code in metrics?.finish(exitCode: code, logger: logger) }
         live?.start()
         defer { live?.stop() }
         logger.debug("reader-snapshot \(ReaderSnapshot.version)")
         do {
-            let outcome = try await Exporter(settings: settings, logger: logger, live: live).run()
+            let outcome = try await Exporter(settings: settings, logger: logger, live: live, network: network).run()
+            metrics?.wrote(outcome)
             // A snapshot written with gaps ends with its own exit code; a complete one returns.
             let code = report(outcome, formats: settings.site.formats, logger: logger)
             if let vault = outcome.vault, let folder = settings.vault { reportVault(vault, in: folder, logger: logger) }
             if let publish {
-                try await publishSnapshot(outcome, to: try PublishOptions.target(publish, option: "--publish"), logger: logger)
+                try await publishSnapshot(outcome, to: try PublishOptions.target(publish, option: "--publish"), logger: logger,
+                                          metrics: metrics)
             }
             if !code.isSuccess { throw code }
         } catch let code as ExitCode {
@@ -65,7 +94,7 @@ struct Export: AsyncParsableCommand, CheckedCommand {
 
     /// `--publish`: the snapshot goes up when the export published something new, or when the
     /// last publish to that remote was cut short; a night that changed nothing sends nothing.
-    func publishSnapshot(_ outcome: Exporter.Outcome, to target: RemoteTarget, logger: Logger) async throws {
+    func publishSnapshot(_ outcome: Exporter.Outcome, to target: RemoteTarget, logger: Logger, metrics: MetricsRecorder?) async throws {
         if outcome.unchanged && Publishing.lastPublishFinished(place: outcome.place, target: target) {
             logger.info("Publish: nothing new since the last publish to \(target)")
             return
@@ -75,6 +104,7 @@ struct Export: AsyncParsableCommand, CheckedCommand {
         options.force = publishing.force
         options.checkHost = publishing.checkHost
         let published = try await Publishing(options: options, logger: logger).run()
+        metrics?.published(published)
         reportPublish(published, to: target, dryRun: false, logger: logger)
     }
 }

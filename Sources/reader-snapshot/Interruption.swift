@@ -13,13 +13,16 @@ enum Interruption {
     private static let handlers = Handlers()
 
     /// Called by the commands that write a snapshot, once their logger is made.
-    static func install(logger: Logger, live: LiveProgress?, saying message: String = "interrupted; the last snapshot is kept") {
+    /// `finishing` runs before the process ends, with its exit code: `--metrics-file` is written then.
+    static func install(logger: Logger, live: LiveProgress?, saying message: String = "interrupted; the last snapshot is kept",
+                        finishing: @escaping @Sendable (Int32) -> Void = { _ in }) {
         handlers.install([(SIGINT, ExitCodes.interrupted), (SIGTERM, ExitCodes.terminated)], on: queue) { code in
             SnapshotSwap.discardAllForExit()
             // An upload under way stops with the tool; the next publish goes on from the host's listing.
             RunningChildren.shared.terminateAll()
             live?.stop()
             logger.error("\(message)")
+            finishing(code)
             fflush(nil)
             // Not exit(): other threads are still at work, and the libraries' exit handlers
             // could run under them.

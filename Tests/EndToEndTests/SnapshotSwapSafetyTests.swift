@@ -161,9 +161,18 @@ struct SnapshotSwapSafetyTests {
     }
 
     @Test func ctrlCEndsTheRunWith130AndKeepsTheLastSnapshot() async throws {
-        let (run, reason) = try await Self.interruptedRun(by: SIGINT)
+        // With --metrics-file: the stopped run says so there too, and keeps the first run's success.
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let metrics = folder.path("reader-snapshot.prom")
+        let (run, reason) = try await Self.interruptedRun(by: SIGINT, extra: ["--metrics-file", metrics.path])
         #expect(reason == .exit, "the signal ended the process before the tool could")
         #expect(run.status == 130, "\(run.output)")
+        let written = try String(contentsOf: metrics, encoding: .utf8)
+        #expect(written.contains("\nreader_snapshot_run_exit_code{output=\""), "\(written)")
+        #expect(written.contains("} 130.0\n") || written.contains("} 130\n"), "\(written)")
+        #expect(written.contains("\nreader_snapshot_last_success_timestamp_seconds{"), "\(written)")
+        #expect(written.contains("\nreader_snapshot_books{"), "\(written)")
     }
 
     @Test func sigtermEndsTheRunWith143AndKeepsTheLastSnapshotAndItsHistory() async throws {
