@@ -317,6 +317,9 @@ done
 [ -x "$root/usr/lib/reader-snapshot/reader-snapshot" ] || fail "/usr/lib/reader-snapshot/reader-snapshot is not executable"
 echo "    /usr/lib/reader-snapshot/: $(ls "$root/usr/lib/reader-snapshot" | tr '\n' ' ')"
 ok "binary, /usr/bin link, manual page, bash completion and the four systemd units are installed"
+bin_bytes=$(stat -c %s "$root/usr/lib/reader-snapshot/reader-snapshot")
+bin_human=$(du -h "$root/usr/lib/reader-snapshot/reader-snapshot" | cut -f1)
+dir_human=$(du -sh "$root/usr/lib/reader-snapshot" | cut -f1)
 
 # ---------------------------------------------------------------------------------------------
 # 3. The tool itself, before anything but the package's own Depends is installed
@@ -531,14 +534,23 @@ level=""; security reader-snapshot@books.service; tmpl_level=$level
 awk -v l="$tmpl_level" 'BEGIN { exit !(l <= 2.0) }' || fail "reader-snapshot@books.service's exposure level is $tmpl_level, above 2.0"
 ok "exposure: reader-snapshot@books.service $tmpl_level (at most 2.0), user reader-snapshot.service $user_level"
 
+section "3. apt-get purge $package"
+rc=0; in_root apt-get purge -y "$package" >"$results/apt-purge.log" 2>&1 || rc=$?
+grep -E '^(Removing|Purging|W: |E: |dpkg: )' "$results/apt-purge.log" | indent || true
+[ "$rc" = 0 ] || { tail -n 20 "$results/apt-purge.log" | indent; fail "apt-get purge $package failed"; }
+left=$(cd "$root" && ls -d usr/lib/reader-snapshot usr/bin/reader-snapshot usr/share/man/man1/reader-snapshot.1.gz \
+  usr/lib/systemd/user/reader-snapshot.service lib/systemd/system/reader-snapshot@.service 2>/dev/null || true)
+[ -z "$left" ] || fail "files left after purge: $left"
+ok "purged: its files are gone"
+
 # ---------------------------------------------------------------------------------------------
 # 4. On the host: sizes and lintian
 
 section "4. Sizes"
-deb_bytes=$(stat -c %s "$deb"); bin="$root/usr/lib/reader-snapshot/reader-snapshot"
+deb_bytes=$(stat -c %s "$deb")
 printf '    %-44s %8s  %10d bytes\n' "$deb_name" "$(du -h "$deb" | cut -f1)" "$deb_bytes"
-printf '    %-44s %8s  %10d bytes\n' "/usr/lib/reader-snapshot/reader-snapshot" "$(du -h "$bin" | cut -f1)" "$(stat -c %s "$bin")"
-printf '    %-44s %8s\n' "/usr/lib/reader-snapshot/ (with the bundles)" "$(du -sh "$root/usr/lib/reader-snapshot" | cut -f1)"
+printf '    %-44s %8s  %10d bytes\n' "/usr/lib/reader-snapshot/reader-snapshot" "$bin_human" "$bin_bytes"
+printf '    %-44s %8s\n' "/usr/lib/reader-snapshot/ (with the bundles)" "$dir_human"
 printf '    %-44s %8s KiB\n' "Installed-Size" "$(dpkg-deb --field "$deb" Installed-Size)"
 echo "    the root's size after the package and its Depends: $(sed -n 's/^After this operation, //p' "$results/apt-install.log")"
 

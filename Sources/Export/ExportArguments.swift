@@ -248,7 +248,7 @@ package struct ExportArguments: ParsableArguments {
             throw ValidationError("Cannot read the password file \(path).")
         }
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-           let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 != 0 {
+           let permissions = attributes[.posixPermissions] as? Int, !SecretFile.isPrivate(path: path, permissions: permissions) {
             throw ValidationError("The password file \(path) can be read by others; run: chmod 600 \(path)")
         }
         let password = firstLine(String(decoding: data, as: UTF8.self))

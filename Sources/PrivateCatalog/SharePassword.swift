@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// The password a private catalog is opened with (`--share-password-file`), read from a file that
 /// its owner alone may read. It is never printed: its description says only that it is there.
@@ -25,7 +26,7 @@ package struct SharePassword: Sendable, CustomStringConvertible {
             throw SharePasswordError("Cannot read the share password file \(path).")
         }
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-           let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 != 0 {
+           let permissions = attributes[.posixPermissions] as? Int, !SecretFile.isPrivate(path: path, permissions: permissions) {
             throw SharePasswordError("The share password file \(path) can be read by others; run: chmod 600 \(path)")
         }
         // A line ends at any newline: "\r\n" is one Character, which a split at "\n" does not see.
