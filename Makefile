@@ -19,10 +19,12 @@ DEB_REVISION ?= 1
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 DEB := dist/reader-snapshot_$(VERSION)-$(DEB_REVISION)_$(DEB_ARCH).deb
 # On Linux a release build carries Swift's standard library and Foundation inside the binary, so
-# that the installed tool (make install, the .deb) needs no Swift runtime on the machine.
+# that the installed tool (make install, the .deb) needs no Swift runtime on the machine. Every
+# release build here takes these flags (bench.sh too): one built without them compiles everything again.
 ifeq ($(shell uname -s),Linux)
 RELEASE_FLAGS := --static-swift-stdlib
 endif
+export RELEASE_FLAGS
 .PHONY: all deps test-deps apt-install build release man man-check completions install deb package-test demo test bench bench-100k sample-server clean
 
 all: build
@@ -74,8 +76,10 @@ SHARE := .build/share
 # argument-parser writes a paragraph break as an empty line, which mdoc warns of ("Empty input
 # line"): .Pp is mdoc's own.
 MAN_PAGE := .build/plugins/GenerateManual/outputs/reader-snapshot/reader-snapshot.1
+# The page is made from the debug build's options (the same as the release build's): the plugin
+# builds the configuration it is given without RELEASE_FLAGS, which would undo the release build.
 man: release
-	$(SWIFT) package generate-manual --configuration release --date $(MAN_DATE)
+	$(SWIFT) package generate-manual --configuration debug --date $(MAN_DATE)
 	install -d $(SHARE)/man/man1
 	sed 's/^$$/.Pp/' $(MAN_PAGE) >$(SHARE)/man/man1/reader-snapshot.1
 	chmod 644 $(SHARE)/man/man1/reader-snapshot.1
@@ -101,7 +105,8 @@ completions: release
 install: release man completions
 	install -d $(DESTDIR)$(PREFIX)/lib/reader-snapshot $(DESTDIR)$(PREFIX)/bin
 	install -m 755 -s .build/release/reader-snapshot $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
-	cp -R .build/release/reader-snapshot_*.resources $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
+	cp -R .build/release/reader-snapshot_DefaultTemplates.resources .build/release/reader-snapshot_SampleServer.resources \
+	  $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
 	ln -sf ../lib/reader-snapshot/reader-snapshot $(DESTDIR)$(PREFIX)/bin/reader-snapshot
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
@@ -111,11 +116,9 @@ install: release man completions
 	install -m 644 $(SHARE)/fish/vendor_completions.d/reader-snapshot.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/
 
 # The Debian package, $(DEB): the release build, the manual page, the completions, the services
-# (packaging/systemd) and Debian's files (packaging/debian), by scripts/make-deb.sh. The release
-# build is made again last: the manual page's plugin may have built the tool its own way.
+# (packaging/systemd) and Debian's files (packaging/debian), by scripts/make-deb.sh.
 deb: man completions
 	@$(MAKE) --no-print-directory apt-install PACKAGES="dpkg-dev binutils"
-	$(SWIFT) build -c release $(RELEASE_FLAGS)
 	DEB_REVISION=$(DEB_REVISION) scripts/make-deb.sh
 
 # The package installed on a bare Debian 12 (debootstrap --variant=minbase, cached under .build),

@@ -32,7 +32,8 @@ concurrency=8
 if [ -n "${BIN:-}" ]; then
   bin=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 else
-  swift build -c release >/dev/null
+  # The Makefile's release flags (Swift's runtime inside the binary on Linux), as the package ships it.
+  swift build -c release ${RELEASE_FLAGS:-} >/dev/null
   bin=$PWD/.build/release/reader-snapshot
 fi
 # Work in the build folder, not /tmp: on this machine's ext4, new folders directly under /tmp land in
