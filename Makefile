@@ -74,20 +74,22 @@ release: deps
 MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 SHARE := .build/share
 # argument-parser writes a paragraph break as an empty line, which mdoc warns of ("Empty input
-# line"): .Pp is mdoc's own.
+# line"): .Pp is mdoc's own. It also quotes the one-line description (.Nd), and whatis and apropos
+# would show the quotes: they are taken off.
+MAN_FIX := sed -e 's/^$$/.Pp/' -e 's/^\.Nd "\(.*\)"$$/.Nd \1/'
 MAN_PAGE := .build/plugins/GenerateManual/outputs/reader-snapshot/reader-snapshot.1
 # The page is made from the debug build's options (the same as the release build's): the plugin
 # builds the configuration it is given without RELEASE_FLAGS, which would undo the release build.
 man: release
 	$(SWIFT) package generate-manual --configuration debug --date $(MAN_DATE)
 	install -d $(SHARE)/man/man1
-	sed 's/^$$/.Pp/' $(MAN_PAGE) >$(SHARE)/man/man1/reader-snapshot.1
+	$(MAN_FIX) $(MAN_PAGE) >$(SHARE)/man/man1/reader-snapshot.1
 	chmod 644 $(SHARE)/man/man1/reader-snapshot.1
 
 # The same page from the debug build, read by groff with every warning on: none may show.
 man-check:
 	$(SWIFT) package generate-manual --configuration debug --date $(MAN_DATE)
-	@sed 's/^$$/.Pp/' $(MAN_PAGE) >.build/reader-snapshot-check.1
+	@$(MAN_FIX) $(MAN_PAGE) >.build/reader-snapshot-check.1
 	@warnings=$$(groff -mandoc -z -ww .build/reader-snapshot-check.1 2>&1); \
 	  if [ -n "$$warnings" ]; then echo "The manual page has warnings:"; echo "$$warnings"; exit 1; fi
 

@@ -502,7 +502,7 @@ out=$(in_root sh -c 'zcat /usr/share/man/man1/reader-snapshot.1.gz | groff -mand
 [ -z "$out" ] || { echo "$out" | indent; fail "groff -mandoc -ww warns about the manual page"; }
 out=$(in_root lexgrog /usr/share/man/man1/reader-snapshot.1.gz 2>&1) || { echo "$out" | indent; fail "lexgrog finds no NAME section (whatis/apropos will not list it)"; }
 echo "$out" | indent
-grep -q ' - "' <<<"$out" && note "the NAME line keeps its quotes: whatis and apropos show them (.Nd \"…\" in the page's source)"
+! grep -q ' - "' <<<"$out" || fail "the NAME line keeps its quotes: whatis and apropos would show them (.Nd \"…\" in the page's source)"
 ok "man shows the page; no warning from man --warnings=w nor groff -ww; lexgrog reads its NAME line"
 
 section "3. Bash completion"
