@@ -94,6 +94,9 @@ cp packaging/debian/control "$work/debian/control"
     | grep -v "binaries to analyze should already be installed\|if dlopened was not linked" >&2 || true)
 grep -q '^shlibs:Depends=.*libvips' "$work/debian/substvars" || { echo "make-deb: dpkg-shlibdeps found no libvips" >&2; exit 1; }
 
+# The maintainer scripts: systemd reads the units again after an install, an upgrade or a removal.
+install -m 755 packaging/debian/postinst packaging/debian/postrm "$root/DEBIAN/"
+
 # md5sums, as dh_md5sums writes them, then the control file.
 (cd "$root" && find . -type f ! -path './DEBIAN/*' -printf '%P\n' | LC_ALL=C sort | xargs md5sum >DEBIAN/md5sums)
 chmod 644 "$root/DEBIAN/md5sums"
