@@ -60,7 +60,7 @@ package struct ExportArguments: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Keep the last N snapshots as DIR/snapshots/<date>/, with DIR/latest pointing at the newest; unchanged files are hard links, not copies.", valueName: "n"))
     var keep: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Keep the state of incremental runs (ETags, covers) here instead of in the snapshot's hidden .reader-snapshot folder.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Keep the state of incremental runs (ETags, covers) here instead of beside the output, in PARENT/.DIR.reader-snapshot.", valueName: "dir"))
     var cacheDir: String?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for a connection (a gone cover host costs this a few times).", valueName: "seconds"))

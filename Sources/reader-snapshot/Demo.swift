@@ -3,6 +3,7 @@ import Export
 import Foundation
 import Logging
 import SampleServer
+import Support
 import SnapshotStore
 
 struct Demo: AsyncParsableCommand, CheckedCommand {
@@ -211,7 +212,7 @@ struct SampleServerCommand: AsyncParsableCommand, CheckedCommand {
             let url = "http://\(host):\(port)"
             let banner = """
             Sample Reader server: \(url)
-            Account: \(email) / password \(password) (\(count) books on \(shelves) shelves)
+            Account: \(email) / password \(password) (\(counted(count, "book", "books")) on \(counted(shelves, "shelf", "shelves")))
             Export it: READER_PASSWORD=\(password) reader-snapshot export --server \(url) --email \(email) --output Output/sample\(openlibrary ? " --enrich openlibrary --openlibrary-url \(url)/openlibrary" : "")
 
             """

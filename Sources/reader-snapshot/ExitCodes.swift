@@ -64,9 +64,10 @@ enum ExitCodes {
         }).joined(separator: "\n")
     }
 
-    /// A meaning wrapped before argument-parser's 80 columns, under itself: argument-parser
-    /// wraps a longer line at column 0, in the middle of the list.
-    static func wrapped(_ meaning: String, width: Int = 72) -> String {
+    /// A meaning wrapped under itself, before argument-parser's 80 columns (which wraps a longer
+    /// line at column 0, in the middle of the list) and before the manual page's: man indents the
+    /// list by 5 and fills to 80, so a row is at most 6 + 66 + 5 = 77 columns there.
+    static func wrapped(_ meaning: String, width: Int = 66) -> String {
         var lines: [String] = [], line = ""
         for word in meaning.split(separator: " ") {
             if !line.isEmpty && line.count + 1 + word.count > width {

@@ -38,8 +38,8 @@ func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Log
     let incomplete = library.problems.filter { $0.kind == .bookDetails }.count
     let seconds = Double(outcome.duration.components.seconds) + Double(outcome.duration.components.attoseconds) / 1e18
     logger.info(outcome.unchanged
-        ? "No changes: \(cards.count) books on \(library.shelves.count) shelves in \(output.path), as they were"
-        : "Wrote \(cards.count) books on \(library.shelves.count) shelves (\(notes) with notes) to \(output.path)")
+        ? "No changes: \(counted(cards.count, "book", "books")) on \(counted(library.shelves.count, "shelf", "shelves")) in \(output.path), as they were"
+        : "Wrote \(counted(cards.count, "book", "books")) on \(counted(library.shelves.count, "shelf", "shelves")) (\(notes) with notes) to \(output.path)")
     logger.info("""
         Covers: \(network.coversDownloaded) fetched, \(network.coversReused) unchanged, \(network.coversFailed) failed\(thumbnailed(network)). \
         Requests: \(network.requests) (\(network.notModified) not modified, \(network.retries) retries), \

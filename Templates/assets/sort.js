@@ -22,8 +22,11 @@
   function sortBy(key, reverse) {
     var items = Array.prototype.slice.call(list.children);
     items.sort(function (a, b) {
-      var order = compare(a, b, key) || (key === "title" ? 0 : compare(a, b, "title"));
-      return (reverse ? -order : order) || Number(a.getAttribute("data-id")) - Number(b.getAttribute("data-id"));
+      // Only the key's order is reversed: an author's books stay in title order either way.
+      var order = compare(a, b, key);
+      if (reverse) order = -order;
+      return order || (key === "title" ? 0 : compare(a, b, "title")) ||
+        Number(a.getAttribute("data-id")) - Number(b.getAttribute("data-id"));
     });
     items.forEach(function (item) { list.appendChild(item); });
     buttons.forEach(function (button) {

@@ -48,3 +48,21 @@ struct SystemdCredentialTests {
         #expect(!SecretFile.isPrivate(path: "/etc/password", permissions: 0o440, credentialsDirectory: ""))
     }
 }
+
+/// The summary counts in words a person would write: one book, one shelf.
+@Suite(.serialized)
+struct SummaryWordsTests {
+    @Test func aLibraryOfOneBookOnOneShelfIsToldInTheSingular() async throws {
+        var options = SampleServer.Options()
+        options.loginDelay = .zero
+        let server = try await SampleServer(library: try SampleLibrary.synthetic(books: 1, seed: 3, shelves: 1), options: options).start()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let first = try await EndToEndTests.export(server, to: folder.path("one"))
+        let again = try await EndToEndTests.export(server, to: folder.path("one"))
+        await server.stop()
+        #expect([0, 2].contains(first.status), "\(first.output)")
+        #expect(first.output.contains("Wrote 1 book on 1 shelf ("), "\(first.output)")
+        #expect(again.output.contains("No changes: 1 book on 1 shelf in "), "\(again.output)")
+    }
+}

@@ -56,6 +56,29 @@ struct RenderTests {
         return library
     }
 
+    /// The chart of books added per year keeps every year on its axis: 2025, when no book was
+    /// added, stands between 2024 and 2026, with no bar and no link (it has no page).
+    @Test func theStatsChartKeepsAYearWithoutBooksInItsPlace() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var library = SmallLibrary.hostile()
+        for (id, year) in [(40, 2024), (41, 2026), (42, 2026)] {
+            library.books.append(Book(id: id, title: "Book \(id)", author: "Author", shelfID: 1, createdAt: "\(year)-03-01T00:00:00.000Z"))
+            library.shelves[0].bookIDs.append(id)
+        }
+        try SiteRenderer(templates: try await TemplateSet.bundled()).render(library, into: SnapshotWriter(root: folder.url))
+        let site = SiteInspector(root: folder.url)
+        let stats = try #require(site.text("stats.html"))
+        let chart = try #require(stats.range(of: "<svg class=\"chart\" viewBox=\"0 0 ").map { String(stats[$0.lowerBound...]) })
+        let labels = chart.components(separatedBy: "text-anchor=\"middle\">").dropFirst().map { $0.prefix { $0 != "<" } }
+        let years = labels.filter { $0.count == 4 && Int($0) != nil }.map(String.init)
+        #expect(years.first == "2024" && years.last == "2026" && years.contains("2025"), "\(years)")
+        #expect(Set(years) == Set((Int(years.first ?? "0")!...Int(years.last ?? "0")!).map(String.init)), "a year is missing: \(years)")
+        #expect(!stats.contains("years/2025.html"), "an empty year links a page it does not have")
+        #expect(!site.files().contains("years/2025.html"))
+        #expect(stats.contains("years/2024.html") && stats.contains("years/2026.html"))
+    }
+
     /// Pages of many books (a year's at 100,000 books) are made one after another in one job, not
     /// two at once: the same pages, whichever way they are made.
     @Test func bigPagesMadeOneAfterAnotherAreTheSamePages() async throws {

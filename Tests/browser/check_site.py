@@ -182,6 +182,12 @@ def check_sort(driver, root):
         "return Array.from(document.querySelectorAll('#all-books .book-list > li')).map(li => li.dataset.author || '\uffff')")
     if reversed_keys != sorted(keys, reverse=True):
         return ["a second click on the author button did not reverse the order"]
+    # Reversed by author, one author's books still read in title order.
+    pairs = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#all-books .book-list > li')).map(li => [li.dataset.author || '\uffff', li.dataset.title || ''])")
+    for (author, title), (next_author, next_title) in zip(pairs, pairs[1:]):
+        if author == next_author and title > next_title:
+            return [f"reversed by author, one author's books are not in title order: {title!r} before {next_title!r}"]
     if not driver.current_url.endswith("#sort=author-reversed"):
         return [f"the order is not kept in the address: {driver.current_url}"]
     first = driver.execute_script("return document.querySelector('#all-books .book-list > li a').getAttribute('href')")
