@@ -13,7 +13,8 @@
   var root = form.getAttribute("data-root") || "";
   var base = root + "assets/search/";
   var more = document.getElementById("search-more");
-  // Results are shown twenty at a time; "Show more" adds twenty.
+  // Twenty results are shown first; "Show more" shows as many again each time (40, 80, 160, …),
+  // so that 600 matches take five clicks, not twenty-nine.
   var step = 20, limit = step, lastFound = null, lastQuery = "";
   var manifest = null, split = {}, shards = {}, chunks = {}, loading = {}, sequence = 0;
 
@@ -165,7 +166,7 @@
   if (more) more.addEventListener("click", function () {
     if (!lastFound) return;
     var current = sequence, from = limit;
-    limit += step;
+    limit += limit;
     withBooks(lastFound).then(function (found) {
       if (current !== sequence) return;
       render(found, lastQuery);
