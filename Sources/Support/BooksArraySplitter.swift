@@ -50,58 +50,82 @@ package struct BooksArraySplitter {
             let byte = chunk[offset]
             defer { offset += 1 }
             if inString {
-                take(byte)
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                } else if depth == 1, !inBooks, key != nil {
-                    key!.append(byte)
-                    if key!.count > 8 { key = nil }
-                }
-                continue
-            }
-            // Between the books only commas and spaces: anything else is a layout this does not read.
-            if inBooks, depth == 2, element == nil, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "]"), byte != UInt8(ascii: ","),
-               byte != 0x20, byte != 0x0A, byte != 0x0D, byte != 0x09 {
+                readInString(byte)
+            } else if try !readOutsideString(byte, at: position + offset, book: book) {
                 return false
             }
-            switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
-                if depth == 1, !inBooks { key = [] }
-                take(byte)
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                if depth == 1, byte == UInt8(ascii: "["), !sawBooks, key == Array("books".utf8) {
-                    inBooks = true
-                    sawBooks = true
-                    frameBytes.append(byte)
-                } else if inBooks, depth == 2 {
-                    guard byte == UInt8(ascii: "{") else { return false }
-                    element = [byte]
-                    elementStart = position + offset
-                } else {
-                    take(byte)
-                }
-                depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                depth -= 1
-                guard depth >= 0 else { return false }
-                if inBooks, depth == 2, var finished = element {
-                    finished.append(byte)
-                    element = nil
-                    try book(Data(finished), elementStart)
-                } else if inBooks, depth == 1 {
-                    inBooks = false
-                    frameBytes.append(byte)
-                } else {
-                    take(byte)
-                }
-            default:
-                take(byte)
-            }
+        }
+        return true
+    }
+
+    /// A byte inside a string: an escape, the string's end, or a letter of a top-level key.
+    private mutating func readInString(_ byte: UInt8) {
+        take(byte)
+        if escaped {
+            escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+            escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+            inString = false
+        } else if depth == 1, !inBooks, key != nil {
+            key!.append(byte)
+            if key!.count > 8 { key = nil }
+        }
+    }
+
+    /// A byte outside any string, at `location` in the whole input; false when the layout is not a library's.
+    private mutating func readOutsideString(_ byte: UInt8, at location: Int, book: (Data, Int) throws -> Void) rethrows -> Bool {
+        // Between the books only commas and spaces: anything else is a layout this does not read.
+        if inBooks, depth == 2, element == nil, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "]"), byte != UInt8(ascii: ","),
+           byte != 0x20, byte != 0x0A, byte != 0x0D, byte != 0x09 {
+            return false
+        }
+        switch byte {
+        case UInt8(ascii: "\""):
+            inString = true
+            if depth == 1, !inBooks { key = [] }
+            take(byte)
+            return true
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            return open(byte, at: location)
+        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            return try close(byte, book: book)
+        default:
+            take(byte)
+            return true
+        }
+    }
+
+    /// An opening bracket: the books array itself, a book's start, or anything else nested.
+    private mutating func open(_ byte: UInt8, at location: Int) -> Bool {
+        if depth == 1, byte == UInt8(ascii: "["), !sawBooks, key == Array("books".utf8) {
+            inBooks = true
+            sawBooks = true
+            frameBytes.append(byte)
+        } else if inBooks, depth == 2 {
+            guard byte == UInt8(ascii: "{") else { return false }
+            element = [byte]
+            elementStart = location
+        } else {
+            take(byte)
+        }
+        depth += 1
+        return true
+    }
+
+    /// A closing bracket: a book's end (handed over), the books array's end, or anything else nested.
+    private mutating func close(_ byte: UInt8, book: (Data, Int) throws -> Void) rethrows -> Bool {
+        depth -= 1
+        guard depth >= 0 else { return false }
+        if inBooks, depth == 2, var finished = element {
+            finished.append(byte)
+            element = nil
+            try book(Data(finished), elementStart)
+        } else if inBooks, depth == 1 {
+            inBooks = false
+            frameBytes.append(byte)
+        } else {
+            take(byte)
         }
         return true
     }

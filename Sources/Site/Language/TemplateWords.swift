@@ -16,36 +16,42 @@ extension Language {
     /// A template that sets other delimiters (`{{=<% %>=}}`) is left as it is: what looks like a tag
     /// after that is text.
     func writtenInto(_ text: String, html: Bool, root: String? = nil) -> String {
-        guard text.contains("{{t.") || text.contains("{{lang}}") || (root != nil && text.contains("root")) else { return text }
-        guard !text.contains("{{=") else { return text }
+        let (open, close) = Self.tagMarks
+        guard text.contains(open + "t.") || text.contains("{{lang}}") || (root != nil && text.contains("root")) else { return text }
+        guard !text.contains(open + "=") else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count)
         var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            result += rest[..<open.lowerBound]
-            guard let close = rest.range(of: "}}", range: open.upperBound..<rest.endIndex) else {
-                rest = rest[open.lowerBound...]
+        while let start = rest.range(of: open) {
+            result += rest[..<start.lowerBound]
+            guard let end = rest.range(of: close, range: start.upperBound..<rest.endIndex) else {
+                rest = rest[start.lowerBound...]
                 break
             }
-            let name = rest[open.upperBound..<close.lowerBound]
-            let tripled = open.lowerBound > rest.startIndex && rest[rest.index(before: open.lowerBound)] == "{"
-                || close.upperBound < rest.endIndex && rest[close.upperBound] == "}"
-            if let root, name.drop(while: { $0 == "&" || $0 == "{" }).trimmingCharacters(in: .whitespaces) == "root" {
-                // The root is "" or "../": nothing in it to escape, so `{{root}}` and `{{{root}}}` are the same text.
-                result += root
-                if tripled, close.upperBound < rest.endIndex, rest[close.upperBound] == "}" {
-                    rest = rest[rest.index(after: close.upperBound)...]
-                    continue
-                }
-            } else if !tripled, let word = word(named: name) {
-                result += html ? Self.escaped(word) : word
-            } else {
-                result += rest[open.lowerBound..<close.upperBound]
-            }
-            rest = rest[close.upperBound...]
+            let tag = rest[start.lowerBound..<end.upperBound]
+            let before = start.lowerBound > rest.startIndex ? rest[rest.index(before: start.lowerBound)] : nil
+            let after = end.upperBound < rest.endIndex ? rest[end.upperBound] : nil
+            let (written, takesNextBrace) = writtenTag(tag, name: rest[start.upperBound..<end.lowerBound],
+                                                       tripled: before == "{" || after == "}", html: html, root: root)
+            result += written
+            rest = rest[(takesNextBrace ? rest.index(after: end.upperBound) : end.upperBound)...]
         }
         result += rest
         return result
+    }
+
+    /// A tag's opening and closing marks.
+    private static let tagMarks = ("{{", "}}")
+
+    /// What one tag becomes: the page's root, a word, or the tag as it was (left to the page's own
+    /// lookup); and whether the `}` after it goes too (a `{{{root}}}`, whose third brace is the tag's).
+    private func writtenTag(_ tag: Substring, name: Substring, tripled: Bool, html: Bool, root: String?) -> (String, Bool) {
+        if let root, name.drop(while: { $0 == "&" || $0 == "{" }).trimmingCharacters(in: .whitespaces) == "root" {
+            // The root is "" or "../": nothing in it to escape, so `{{root}}` and `{{{root}}}` are the same text.
+            return (root, tripled && tag.endIndex < tag.base.endIndex && tag.base[tag.endIndex] == "}")
+        }
+        if !tripled, let word = word(named: name) { return (html ? Self.escaped(word) : word, false) }
+        return (String(tag), false)
     }
 
     /// The word a tag's name stands for: `lang`, or `t.key` for a key the strings have. A plural
