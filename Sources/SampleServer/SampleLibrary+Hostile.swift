@@ -48,13 +48,15 @@ extension SampleLibrary {
             book(5, "Nested ten thousand deep", shelf: 2, comments: deep, cover: .external("http://[::1]:1/cover.jpg")),
             book(6, "Not UTF-8: \(invalidUTF8Marker) here", shelf: 4, comments: wrap("The title has bytes that are not UTF-8."),
                  cover: .disk(file: "evil.svg")),
-            book(7, "A redirect loop", shelf: 4, comments: wrap("<a href=\"https://example.org/ok?a=1&amp;b=2\">a fine link</a>"),
+            // Numbers a real server stores that are not ISBNs: a bookseller's own (290–299), a UPC
+            // as an EAN-13, and a shop's EAN written with hyphens. "Do I have it?" finds them as stored.
+            book(7, "A redirect loop", isbn: .string("2940012026620"), shelf: 4, comments: wrap("<a href=\"https://example.org/ok?a=1&amp;b=2\">a fine link</a>"),
                  cover: .redirectLoop),
-            book(8, "../../../etc/passwd", shelf: 4, comments: wrap("A path in the title."),
+            book(8, "../../../etc/passwd", isbn: .string("0785342657883"), shelf: 4, comments: wrap("A path in the title."),
                  cover: .external("data:image/png;base64,iVBORw0KGgo=")),
             book(9, "# Heading\n---\n[link](javascript:alert(1))\ntitle: \"x\"\n", author: .string("---\nmalicious: yaml"),
                  shelf: 3, comments: "Plain text <script>alert('plain')</script> [x](javascript:alert(1))", cover: .external("http://localhost:1/x.jpg")),
-            book(10, "A fine book", shelf: 1, comments: wrap("Nothing wrong here."), cover: .disk(file: "moby-dick.png")),
+            book(10, "A fine book", isbn: .string("400-6381-33393-1"), shelf: 1, comments: wrap("Nothing wrong here."), cover: .disk(file: "moby-dick.png")),
             // A combining mark after a quote or a bracket makes one character of the two: an escaper
             // that looks at characters, not at the quote itself, lets the quote through.
             book(11, "Breakout \"\u{301} onmouseover=alert('title') x=\"", author: .string("'\u{301} onfocus=alert('author') x='"),

@@ -6,22 +6,24 @@
   "use strict";
 
   // The twelve digits a book is looked up by (its ISBN-13 without the check digit), or why the
-  // text is not an ISBN: "empty", "length", "check" or "notBook". Hyphens, spaces and an "ISBN"
-  // label are left out; an ISBN-10 becomes its ISBN-13.
+  // text cannot be one: "empty" or "length". Hyphens, spaces and an "ISBN" label are left out; an
+  // ISBN-10 becomes its ISBN-13. A number that is not a book's ("notBook": an EAN that does not
+  // begin with 978 or 979, such as a bookseller's own number or a UPC) or whose check digit is
+  // wrong ("check") is still looked up, as the server may store such a number for a book: the
+  // problem is said only when no book has it.
   function parse(text) {
     var compact = String(text).toUpperCase().replace(/^\s*ISBN(-1[03])?:?/, "").replace(/[\s\-\u2010-\u2015.]/g, "");
     if (!compact) return { error: "empty" };
     var digits, sum, i;
     if (/^[0-9]{9}[0-9X]$/.test(compact)) {
       for (sum = 0, i = 0; i < 10; i++) sum += (10 - i) * (compact[i] === "X" ? 10 : +compact[i]);
-      if (sum % 11 !== 0) return { error: "check" };
       digits = "978" + compact.slice(0, 9);
-      return { key: digits, isbn13: digits + checkDigit(digits) };
+      return { key: digits, isbn13: digits + checkDigit(digits), problem: sum % 11 !== 0 ? "check" : null };
     }
     if (/^[0-9]{13}$/.test(compact)) {
-      if (compact.slice(0, 3) !== "978" && compact.slice(0, 3) !== "979") return { error: "notBook" };
-      if (checkDigit(compact.slice(0, 12)) !== compact[12]) return { error: "check" };
-      return { key: compact.slice(0, 12), isbn13: compact };
+      var problem = compact.slice(0, 3) !== "978" && compact.slice(0, 3) !== "979" ? "notBook"
+        : checkDigit(compact.slice(0, 12)) !== compact[12] ? "check" : null;
+      return { key: compact.slice(0, 12), isbn13: compact, problem: problem };
     }
     return { error: "length" };
   }
@@ -209,7 +211,7 @@
     form.removeAttribute("data-answer");
     form.removeAttribute("data-online-answer");
     if (parsed.error) {
-      status.textContent = parsed.error === "empty" ? "" : said(parsed.error === "notBook" ? "not-book" : parsed.error, "");
+      status.textContent = parsed.error === "empty" ? "" : said(parsed.error, "");
       if (parsed.error !== "empty") form.setAttribute("data-answer", "error");
       return;
     }
@@ -219,6 +221,12 @@
     }
     find(parsed.key).then(function (books) {
       if (current !== sequence) return;
+      if (!books.length && parsed.problem) {
+        // No book has it, and it cannot be an ISBN: that is the answer.
+        status.textContent = said(parsed.problem === "notBook" ? "not-book" : "check", "");
+        form.setAttribute("data-answer", "error");
+        return;
+      }
       status.textContent = books.length ? counted("found", books.length, "In the library.") : said("not-found", "Not in the library.");
       books.forEach(function (book) { answer.appendChild(item(book)); });
       form.setAttribute("data-answer", books.length ? "found" : "not-found");

@@ -31,18 +31,25 @@ import Testing
             Book(id: 20, title: "Dune, the paperback", author: "Frank Herbert", isbn: "0-441-01359-7", shelfID: 1, note: Note(receiving: "<div>\(long)</div>")),
             Book(id: 21, title: "Dune, stored wrongly", author: "Frank Herbert", isbn: "978 0441 013591", shelfID: 1),
             Book(id: 22, title: "A 979 book", isbn: "979-10-90636-07-1", shelfID: 1),
+            // Numbers a server stores that are not ISBNs: a bookseller's, a UPC, a shop's EAN.
+            Book(id: 23, title: "A bookseller's number", isbn: "2940012026620", shelfID: 1),
+            Book(id: 24, title: "A UPC", isbn: "0785342657883", shelfID: 1),
+            Book(id: 25, title: "A shop's EAN", isbn: "400-6381-33393-1", shelfID: 1),
         ]
-        library.shelves[0].bookIDs += [20, 21, 22]
+        library.shelves[0].bookIDs += [20, 21, 22, 23, 24, 25]
         try SiteRenderer(templates: try await TemplateSet.bundled()).render(library, into: SnapshotWriter(root: folder.url))
 
         let manifest = try String(contentsOf: folder.url.appendingPathComponent("assets/lookup/manifest.js"), encoding: .utf8)
         let shards = try Self.shards(in: folder.url)
-        #expect(manifest == "READER_LOOKUP.manifest({\"digits\":1,\"books\":4,\"shards\":[\(shards.keys.sorted().map { "\"\($0)\"" }.joined(separator: ","))]});\n")
+        #expect(manifest == "READER_LOOKUP.manifest({\"digits\":1,\"books\":7,\"shards\":[\(shards.keys.sorted().map { "\"\($0)\"" }.joined(separator: ","))]});\n")
         let entries = shards.values.flatMap { $0 }
         let dune = entries.filter { $0[0] == "978044101359" }
         #expect(Set(dune.map { $0[1] }) == ["Dune \"<script>alert(1)</script>\"", "Dune, the paperback", "Dune, stored wrongly"], "\(entries)")
         #expect(shards["9"]?.count == 3, "a shard is named by the digit before the check digit")
         #expect(entries.contains { $0[0] == "979109063607" && $0[1] == "A 979 book" })
+        for (key, title) in [("294001202662", "A bookseller's number"), ("078534265788", "A UPC"), ("400638133393", "A shop's EAN")] {
+            #expect(entries.contains { $0[0] == key && $0[1] == title }, "\(title)")
+        }
         // The note's first words, without the link's address, cut at a word.
         let paperback = try #require(dune.first { $0[1] == "Dune, the paperback" })
         #expect(paperback[7].hasPrefix("A long reminder of the edition to buy. A long") && paperback[7].hasSuffix("…"), "\(paperback[7])")

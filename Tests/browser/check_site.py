@@ -296,6 +296,15 @@ def isbn10(key):
     return f"{digits[0]}-{digits[1:4]}-{digits[4:9]}-{digits[9]}"
 
 
+def wait_answer(driver, wanted):
+    """Whether lookup.html answers `wanted` within five seconds."""
+    for _ in range(100):
+        if driver.execute_script("return document.getElementById('lookup').getAttribute('data-answer')") == wanted:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def check_lookup(driver, root, axe):
     """lookup.html: how an ISBN is read (both forms, hyphens, 979, a barcode that is not a book's,
     a mistyped digit), every book of the index found by its ISBN-10 or ISBN-13 through
@@ -325,15 +334,17 @@ def check_lookup(driver, root, axe):
         return None
 
     driver.get(url)
-    cases = [("978-0-14-143951-8", "978014143951"), (" 978 0 14 143951 8 ", "978014143951"), ("ISBN 9780141439518", "978014143951"),
-             ("0-8044-2957-X", "978080442957"), ("080442957x", "978080442957"), ("979-10-90636-07-1", "979109063607"),
-             ("5901234123457", "notBook"), ("9780141439519", "check"), ("0-8044-2957-1", "check"), ("978014143951", "length"),
-             ("97801414395188", "length"), ("abc", "length"), ("08044X9571", "length"), ("", "empty")]
-    for text, expected in cases:
+    # What each text is looked up by, and what is said when no book has it.
+    cases = [("978-0-14-143951-8", "978014143951", None), (" 978 0 14 143951 8 ", "978014143951", None),
+             ("ISBN 9780141439518", "978014143951", None), ("0-8044-2957-X", "978080442957", None), ("080442957x", "978080442957", None),
+             ("979-10-90636-07-1", "979109063607", None), ("5901234123457", "590123412345", "notBook"), ("9780141439519", "978014143951", "check"),
+             ("0-8044-2957-1", "978080442957", "check"), ("978014143951", None, "length"), ("97801414395188", None, "length"),
+             ("abc", None, "length"), ("08044X9571", None, "length"), ("", None, "empty")]
+    for text, key, problem in cases:
         parsed = driver.execute_script("return READER_LOOKUP.parse(arguments[0])", text)
-        got = parsed.get("key") or parsed.get("error")
-        if got != expected:
-            problems.append(f"lookup: {text!r} read as {got!r}, not {expected!r}")
+        got = (parsed.get("key"), parsed.get("problem") or parsed.get("error"))
+        if got != (key, problem):
+            problems.append(f"lookup: {text!r} read as {got!r}, not {(key, problem)!r}")
     if not books:
         problems.append("lookup: the index has no book")
         return problems
@@ -355,16 +366,37 @@ def check_lookup(driver, root, axe):
     missing = next(key for key in (f"978{n:09d}" for n in range(10**8, 10**9)) if key not in books)
     if answer(missing + ean_check(missing)) != "not-found":
         problems.append("lookup: an ISBN the library lacks is not said to be missing")
+    # A number that is not an ISBN (a bookseller's, a UPC), found as the server stores it: given
+    # as ?isbn=, and typed into the field. One no book has is said not to be a book's.
+    stored = []
+    if os.path.exists(os.path.join(root, "library.json")):
+        archive = json.load(open(os.path.join(root, "library.json"), encoding="utf-8"))
+        for book in archive.get("books", []):
+            digits = re.sub(r"[^0-9]", "", book.get("isbn") or "")
+            if len(digits) == 13 and not digits.startswith(("978", "979")):
+                stored.append((book["isbn"], book["title"]))
+    for isbn, title in stored:
+        if answer(isbn) != "found":
+            problems.append(f"lookup: {isbn!r}, as the server stores it for {title!r}, is not found")
+        driver.get(url)
+        field = driver.find_element(By.ID, "lookup-isbn")
+        field.send_keys(isbn)
+        if not wait_answer(driver, "found"):
+            problems.append(f"lookup: {isbn!r} typed is not found")
+        shown = driver.execute_script("return Array.from(document.querySelectorAll('#lookup-answer a')).map(a => a.textContent)")
+        if title not in shown:
+            problems.append(f"lookup: {isbn!r} shows {shown}, not {title!r}")
+    if stored:
+        print(f"lookup: {len(stored)} numbers that are not ISBNs found as stored")
+    unknown = next(f"590{n:09d}" for n in range(10**8, 10**9) if f"590{n:09d}" not in books)
+    if answer(unknown + ean_check(unknown)) != "error" or "978" not in driver.find_element(By.ID, "lookup-status").text:
+        problems.append("lookup: a barcode no book has, and not a book's, is not said to be so")
     # Typed, as a reader in a bookstore would, with hyphens: the answer follows the last digit.
     driver.get(url)
     key = sorted(books)[0]
     field = driver.find_element(By.ID, "lookup-isbn")
     field.send_keys(key[:3] + "-" + key[3:] + ean_check(key))
-    for _ in range(100):
-        if driver.execute_script("return document.getElementById('lookup').getAttribute('data-answer')") == "found":
-            break
-        time.sleep(0.05)
-    else:
+    if not wait_answer(driver, "found"):
         problems.append("lookup: a number typed into the field is not answered")
     if axe is not None:
         problems += [f"lookup (an answer shown): {problem}" for problem in check_accessibility(driver, axe)]
