@@ -10,7 +10,9 @@ import Support
 package struct PrivateCatalogWriter: Sendable {
     package static let folder = ".private-catalog"
     /// The files of the door, in the clear on the host: what a visitor needs before the password.
-    package static let door = ["index.html", "unlock.js", "unlock.css", "sw.js", "lock.json"]
+    /// `404.html` is what a host shows for any address it has no file for (a friend's first link
+    /// to a book): it finds the door and sends the visitor there, the address kept.
+    package static let door = ["index.html", "404.html", "unlock.js", "unlock.css", "sw.js", "lock.json"]
 
     /// What is left out, because a visitor's software could not open it sealed: e-readers, feed
     /// readers and spreadsheets do not run the page's script. Link previews (`cards/`, the site

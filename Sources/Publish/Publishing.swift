@@ -30,6 +30,13 @@ package struct Publishing: Sendable {
         }
     }
 
+    /// Why a publish of `outcome`'s plan is not made: it deletes more files than allowed.
+    package func refusal(of outcome: Outcome) -> PublishError? {
+        let deletions = outcome.plan.deletions
+        guard deletions.count > options.maxDeletes && !options.force else { return nil }
+        return PublishError(.tooManyDeletions(count: deletions.count, limit: options.maxDeletes, examples: deletions), path: options.target.description)
+    }
+
     /// What a publish did (or, with `dryRun`, would do).
     package struct Outcome: Sendable {
         package var plan: PublishPlan
@@ -98,10 +105,9 @@ package struct Publishing: Sendable {
         }
         let plan = PublishPlan.make(local: checked, remote: remote, record: record)
         let outcome = Outcome(plan: plan, snapshot: snapshot)
-        if plan.deletions.count > options.maxDeletes && !options.force {
-            throw PublishError(.tooManyDeletions(count: plan.deletions.count, limit: options.maxDeletes, examples: plan.deletions), path: target.description)
-        }
+        // A dry run shows its plan whatever it deletes: the caller prints it, then tells the refusal.
         if options.dryRun { return outcome }
+        if let refusal = refusal(of: outcome) { throw refusal }
 
         // Under way: the files already there are recorded; the others as each batch succeeds.
         record.finished = false

@@ -18,7 +18,7 @@ package struct TemplateSet: Sendable {
     /// Pages added since templates were first copied: a set without them gets the bundled ones,
     /// which then use its own layout and partials.
     package static let addedTemplates: [OutputFormat: [String]] = [
-        .html: ["authors", "author", "year", "lookup", "unlock"],
+        .html: ["authors", "author", "year", "lookup", "unlock", "unlock-elsewhere"],
         .markdown: ["authors", "author", "year"],
     ]
 
@@ -37,7 +37,7 @@ package struct TemplateSet: Sendable {
 
     /// Scripts added since templates were first copied, which the added pages need: a set
     /// without them gets the bundled ones.
-    package static let addedAssets = ["lookup.js", "offline.js", "sw.js", "unlock.js"]
+    package static let addedAssets = ["lookup.js", "offline.js", "sw.js", "unlock.js", "unlock-elsewhere.js"]
 
     /// Whether `tag` has the form of a language tag ("de", "pt-BR").
     package static func isLanguageTag(_ tag: String) -> Bool { StringsFiles.isTag(tag) }

@@ -39,7 +39,7 @@ enum ExitCodes {
         (writtenWithGaps, "written with gaps (some book details or covers could not be fetched)", [.export]),
         (badUsage, "bad usage", Set(Command.allCases)),
         (tooManyDeletions, "publishing would delete more than --max-deletes files on the host (nothing sent)", [.export, .publish]),
-        (publishNotSetUp, "publishing not set up: rclone missing, or no such remote", [.export, .publish]),
+        (publishNotSetUp, "publishing not set up: rclone missing, no such remote, or no such folder on this machine", [.export, .publish]),
         (serverUnavailable, "server unreachable, failing, or stopped answering during the crawl (nothing published)", [.export]),
         (outputNotWritable, "output not writable", [.export, .render, .demo]),
         (publishFailed, "the host refused an upload or could not be reached (nothing deleted there)", [.export, .publish]),

@@ -96,8 +96,11 @@ struct PublishCommand: AsyncParsableCommand, CheckedCommand {
         options.checkHost = publishing.checkHost
         options.dryRun = dryRun
         do {
-            let outcome = try await Publishing(options: options, logger: logger).run()
+            let publishing = Publishing(options: options, logger: logger)
+            let outcome = try await publishing.run()
             reportPublish(outcome, to: options.target, dryRun: dryRun, logger: logger)
+            // The plan is shown; a publish of it would be refused, and the exit code says so.
+            if dryRun, let refusal = publishing.refusal(of: outcome) { throw refusal }
         } catch {
             throw failureExit(for: error, logger: logger)
         }

@@ -339,7 +339,7 @@ self.addEventListener("fetch", (event) => {
   if (SEALED) {
     if (path.startsWith("c/")) return;
     if (DOOR.includes(path)) { event.respondWith(doorFile(path)); return; }
-    event.respondWith(answerSealed(event, path === "" ? "index.html" : path));
+    event.respondWith(answerSealed(event, path === "" ? "index.html" : path, request.url.slice(SCOPE.length).split("#")[0]));
     return;
   }
   if (path === "offline.json" || path === "offline-id.json") return;
@@ -347,18 +347,18 @@ self.addEventListener("fetch", (event) => {
 });
 
 // Without the keys, a page asked for is the door (at the top, where its links lead), which comes
-// back to the page once open; anything else is refused.
-async function answerSealed(event, path) {
+// back to the address asked for (`asked`: the path and its query) once open; anything else is refused.
+async function answerSealed(event, path, asked) {
   let held = null;
   try { held = await keysFor(event.clientId); } catch (error) { held = null; }
   if (!held) {
     if (event.request.mode !== "navigate") return new Response("Locked.", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
     if (path === "index.html") return door();
-    return Response.redirect(SCOPE + "?next=" + encodeURIComponent(path), 302);
+    return Response.redirect(SCOPE + "?next=" + encodeURIComponent(asked), 302);
   }
   // A page is not opened with a key the catalog no longer has: the door asks for the new password.
   if (event.request.mode === "navigate" && !(await lockStillFits(5))) {
-    return path === "index.html" ? door() : Response.redirect(SCOPE + "?next=" + encodeURIComponent(path), 302);
+    return path === "index.html" ? door() : Response.redirect(SCOPE + "?next=" + encodeURIComponent(asked), 302);
   }
   try {
     return await answer(event.request, path);

@@ -13,10 +13,14 @@
   var button = form.querySelector("button[type=submit]");
   var SESSION = "reader-snapshot:key";
   function say(name) { status.textContent = form.getAttribute("data-" + name) || ""; status.setAttribute("data-said", name); }
-  // Where to go once open: the page first asked for, when it is one of this catalog's.
+  // Where to go once open: the page first asked for (with its query, as lookup.html?isbn=…), when
+  // it is one of this catalog's.
   function next() {
     var asked = new URLSearchParams(location.search).get("next") || "";
-    return /^[a-z0-9][a-z0-9._\/-]*$/i.test(asked) && asked.indexOf("..") < 0 && asked.indexOf("//") < 0 ? asked : "index.html";
+    var at = asked.indexOf("?");
+    var path = at < 0 ? asked : asked.slice(0, at), query = at < 0 ? "" : asked.slice(at);
+    var ours = /^[a-z0-9][a-z0-9._\/-]*$/i.test(path) && path.indexOf("..") < 0 && path.indexOf("//") < 0;
+    return ours && /^(\?[a-z0-9=&%._+-]*)?$/i.test(query) ? path + query : "index.html";
   }
 
   if (!window.isSecureContext || !window.crypto || !crypto.subtle || !("serviceWorker" in navigator)) {

@@ -147,6 +147,13 @@ struct PrivateCatalogTests {
             #expect(first[name] != nil && first[name] == second[name], "\(name) is the same whatever the library")
         }
         #expect(first["lock.json"] != second["lock.json"], "each catalog has a salt of its own")
+        // Nor does the door hold any whole title, author, shelf name or ISBN (its own words, such
+        // as "catalog" or "password", may be among a note's).
+        let names = texts.filter { $0.count >= 6 && !$0.contains("\n") }
+        for name in PrivateCatalogWriter.door {
+            let door = String(decoding: first[name] ?? Data(), as: UTF8.self)
+            #expect(!door.isEmpty && names.allSatisfy { !door.contains($0) }, "\(name): \(names.filter { door.contains($0) })")
+        }
         // lock.json is fixed words around a salt and a check.
         for lock in [first["lock.json"], second["lock.json"]] {
             let text = String(decoding: lock ?? Data(), as: UTF8.self)

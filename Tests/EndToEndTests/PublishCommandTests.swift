@@ -194,6 +194,11 @@ struct PublishCommandTests {
             #expect(wrong.stderr.contains("more than --max-deletes 256 allows; nothing was uploaded or deleted"), "\(wrong.output)")
             #expect(try await host.rclone(["lsf", "-R", "--files-only", "\(host.remote):site"]) == before)
 
+            // A dry run shows the plan it would refuse, and exits as the publish would.
+            let over = try await host.run(["publish", output.path, "\(host.remote):site", "--dry-run"])
+            #expect(over.status == 65 && over.stderr.contains("Would delete") && over.stderr.contains("more than --max-deletes 256 allows"), "\(over.output)")
+            let plan = try #require(over.stderr.range(of: "Would delete")), refusal = try #require(over.stderr.range(of: "more than --max-deletes"))
+            #expect(plan.lowerBound < refusal.lowerBound, "the plan first, then why it would be refused")
             let dry = try await host.run(["publish", output.path, "\(host.remote):site", "--dry-run", "--force"])
             #expect(dry.status == 0 && dry.stderr.contains("Would delete") && dry.stderr.contains("nothing was sent"), "\(dry.output)")
             #expect(try await host.rclone(["lsf", "-R", "--files-only", "\(host.remote):site"]) == before)

@@ -57,7 +57,8 @@ import Testing
 
     /// Every page of the model, each kind of page once or more.
     static func pages(_ model: SiteModel) -> [any MustacheParent] {
-        var pages: [any MustacheParent] = [model.indexPage(root: ""), StatsPage(model, root: ""), model.authorsPage(root: "")]
+        var pages: [any MustacheParent] = [model.indexPage(root: ""), StatsPage(model, root: ""), model.authorsPage(root: ""),
+                                           DoorPage(), DoorPage(script: "")]
         pages += (1...model.booksPageCount).map { model.booksPage($0, root: "") }
         pages += model.shelves.map { model.shelfPage($0, root: "../") }
         pages += model.catalog.entries.indices.map { model.bookPage(model.bookView($0), noteMarkdown: "A *note*.", root: "../", noteHTML: "<p>A note.</p>") }

@@ -31,11 +31,16 @@ socketserver.ThreadingTCPServer.allow_reuse_address = True
 
 
 class Host:
-    """A static host on loopback whose folder can be swapped, and that logs every path asked for."""
+    """A static host on loopback whose folder can be swapped, and that logs every path asked for.
+    With `prefix` ("friends/"), the folder is served below it; with `not_found` ("404.html"), that
+    file of the folder is sent, with status 404, for any address the host has no file for, as
+    GitHub Pages, Netlify, Cloudflare Pages, an S3 website and nginx's `error_page` do."""
 
-    def __init__(self):
+    def __init__(self, prefix="", not_found=None):
         self.folder = None
         self.paths = []
+        self.prefix = prefix
+        self.not_found = not_found
         host = self
 
         class Handler(http.server.SimpleHTTPRequestHandler):
@@ -45,9 +50,30 @@ class Host:
             def log_message(self, *args):
                 pass
 
+            def translate_path(self, path):
+                plain = path.split("?")[0].split("#")[0]
+                if host.prefix:
+                    if not plain.startswith("/" + host.prefix):
+                        return os.path.join(host.folder, ".not-below-the-prefix", "none")
+                    path = "/" + plain[len(host.prefix) + 1:]
+                return super().translate_path(path)
+
             def send_head(self):
-                host.paths.append(self.path.split("?")[0].lstrip("/"))
+                path = self.path.split("?")[0].lstrip("/")
+                host.paths.append(path[len(host.prefix):] if host.prefix and path.startswith(host.prefix) else path)
                 return super().send_head()
+
+            def send_error(self, code, message=None, explain=None):
+                if code != 404 or not host.not_found:
+                    return super().send_error(code, message, explain)
+                with open(os.path.join(host.folder, host.not_found), "rb") as file:
+                    body = file.read()
+                self.send_response(404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
 
         self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

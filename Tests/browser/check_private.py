@@ -4,7 +4,10 @@
 usage: check_private.py PRIVATE PLAIN PASSWORD_FILE [CHANGED CHANGED_PASSWORD_FILE]
 
 PRIVATE is a snapshot's .private-catalog folder (what publish sends), PLAIN the snapshot itself,
-PASSWORD_FILE the share password. Checks, as a visitor: with scripts off, the door says what is
+PASSWORD_FILE the share password. Checks, as a visitor: a friend's first link (a book's page, and
+lookup.html?isbn=) on a host that sends 404.html for a missing address, the catalog below
+/friends/, asks for the password and then shows what it pointed at (SCREENSHOTS=DIR keeps the door
+and the page for an address below no catalog, at 390 and 1280 px); with scripts off, the door says what is
 needed; a wrong password is told in words and opens nothing; the right one opens the catalog, whose
 pages, assets and covers read back through the service worker byte for byte as the plain snapshot
 has them; browsing, a search, a lookup and the covers work; a worker stopped (as a browser stops an
@@ -82,6 +85,78 @@ def unlock(driver, password, remember=False):
     driver.find_element(By.CSS_SELECTOR, "#unlock button[type=submit]").click()
 
 
+def first_browser(profile):
+    """A browser that has never opened the catalog, its console kept."""
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=390,844",
+                 f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.binary_location = "/usr/bin/chromium"
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(60)
+    return driver
+
+
+def check_first_links(private, plain, password, work, book, isbn, screenshots):
+    """A friend's first link, in a browser that has never opened the catalog, on a host that sends
+    404.html for any address it has no file for, the catalog below /friends/: a book's page and
+    lookup.html?isbn= each ask for the password, then show what the link pointed at. An address
+    below no catalog says so. Gives the problems found."""
+    problems = []
+    host = Host(prefix="friends/", not_found="404.html")
+    host.start(private)
+    base = f"http://127.0.0.1:{host.port}/friends/"
+    links = [("book", book, f"return document.querySelector('h1') && document.querySelector('h1').textContent.trim() === {json.dumps(plain_heading(plain, book))}"),
+             ("lookup", "lookup.html?isbn=" + isbn, "const f = document.getElementById('lookup'); return f && f.getAttribute('data-answer') === 'found'")]
+    try:
+        for name, link, shown in links:
+            driver = first_browser(os.path.join(work, "chromium-first-" + name))
+            try:
+                driver.get(base + link)
+                if not wait(driver, "const f = document.getElementById('unlock'); return f && !f.hidden", 20):
+                    problems.append(f"first link {link}: no door, but {driver.current_url}: {driver.find_element(By.TAG_NAME, 'body').text[:200]!r}")
+                    continue
+                asked = driver.execute_script("return [location.pathname, new URLSearchParams(location.search).get('next')]")
+                if asked != ["/friends/", link]:
+                    problems.append(f"first link {link}: the door was opened as {asked}")
+                if screenshots and name == "book":
+                    for width in (390, 1280):
+                        driver.set_window_size(width, 900)
+                        driver.save_screenshot(os.path.join(screenshots, f"door-{width}.png"))
+                unlock(driver, password)
+                if not wait(driver, shown, 60):
+                    problems.append(f"first link {link}: after the password, {driver.current_url} ({heading(driver)!r})")
+                elif driver.execute_script("return location.pathname + location.search") != "/friends/" + link:
+                    problems.append(f"first link {link}: the address became {driver.current_url}")
+                # The host's 404s that the way in costs: the link itself, nothing else.
+                errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+                extra = [error for error in errors if link.split("?")[0] not in error]
+                if extra:
+                    problems.append(f"first link {link}: console errors: {extra[:5]}")
+            finally:
+                driver.quit()
+        # An address below no catalog on this host.
+        driver = first_browser(os.path.join(work, "chromium-first-none"))
+        try:
+            driver.get(f"http://127.0.0.1:{host.port}/elsewhere/books/1.html")
+            said = wait(driver, "const s = document.getElementById('unlock-elsewhere'); return s && s.textContent === s.getAttribute('data-missing') ? s.textContent : null", 20)
+            if not said:
+                problems.append("an address below no catalog is not said to be one: "
+                                + driver.find_element(By.TAG_NAME, "body").text[:200])
+            if screenshots:
+                for width in (390, 1280):
+                    driver.set_window_size(width, 900)
+                    driver.save_screenshot(os.path.join(screenshots, f"elsewhere-{width}.png"))
+        finally:
+            driver.quit()
+    finally:
+        host.stop()
+    if not problems:
+        print(f"first links: a book page and lookup.html?isbn={isbn} opened through the door below /friends/")
+    return problems
+
+
 def main():
     if len(sys.argv) not in (4, 6):
         print(__doc__, file=sys.stderr)
@@ -96,6 +171,13 @@ def main():
     host = Host()
     host.start(private)
     base = f"http://127.0.0.1:{host.port}/"
+
+    # A friend's first link, through the host's 404.html.
+    shard_files = sorted(name for name in os.listdir(os.path.join(plain, "assets", "lookup")) if name.startswith("l-"))
+    text = open(os.path.join(plain, "assets", "lookup", shard_files[0]), encoding="utf-8").read()
+    owned = json.loads(text[text.index(",") + 1:text.rindex(")")])[0][0]
+    owned += str((10 - sum((1 if i % 2 == 0 else 3) * int(c) for i, c in enumerate(owned)) % 10) % 10)
+    problems += check_first_links(private, plain, password, work, books[1], owned, os.environ.get("SCREENSHOTS"))
 
     # Scripts off: the door says what is needed, and shows no form.
     options = webdriver.ChromeOptions()
