@@ -278,7 +278,7 @@ extension Exporter {
             logger.debug("Share cards drawn during the crawl that no page names, taken out: \(rendered.cardsTakenOut)")
         }
         if rendered.linked > 0 {
-            logger.info("Pages: \(rendered.linked) of \(rendered.pages) book and shelf pages made from what they were made from last time, linked")
+            logger.info("Pages: \(rendered.linked) of \(rendered.pages) book and shelf pages unchanged, kept from the last snapshot")
         }
         return rendered.digests
     }

@@ -3,12 +3,12 @@ import Support
 
 /// A night's commit message: the change report in short, then one line a book.
 ///
-///     2026-11-24: 1 added, 2 edited, 1 moved
+///     2026-11-24: 1 added, 1 moved, 2 edited
 ///
 ///     added: Hyperion
+///     moved: Persuasion (To read → Read)
 ///     edited: Dune (note)
 ///     edited: Emma (title, note)
-///     moved: Persuasion (To read → Read)
 package struct CommitMessage: Codable, Sendable, Equatable {
     package var text: String
 
@@ -24,27 +24,25 @@ package struct CommitMessage: Codable, Sendable, Equatable {
             text = "\(day): first snapshot, \(books) books\n"
             return
         }
-        var counts: [String] = []
-        if !changes.added.isEmpty { counts.append("\(changes.added.count) added") }
-        if !changes.removed.isEmpty { counts.append("\(changes.removed.count) removed") }
-        if !changes.edited.isEmpty { counts.append("\(changes.edited.count) edited") }
-        if !changes.moved.isEmpty { counts.append("\(changes.moved.count) moved") }
-        guard !counts.isEmpty else {
+        guard !changes.isEmpty else {
             // The same books, other files: templates, formats, a cover fetched at last.
             text = "\(day): the files changed, no book did\n"
             return
         }
         var lines = changes.added.map { "added: \(Self.name($0.title))" }
         lines += changes.removed.map { "removed: \(Self.name($0.title))" }
-        lines += changes.edited.map { "edited: \(Self.name($0.title)) (\($0.fields.joined(separator: ", ")))" }
         lines += changes.moved.map {
             "moved: \(Self.name($0.title)) (\($0.from.map(Self.name).joined(separator: ", ")) → \($0.to.map(Self.name).joined(separator: ", ")))"
+        }
+        lines += changes.edited.map { edit in
+            let fields = edit.fields.map { $0 == "title" ? edit.formerTitle.map { "title, was \(Self.name($0))" } ?? $0 : $0 }
+            return "edited: \(Self.name(edit.title)) (\(fields.joined(separator: ", ")))"
         }
         if lines.count > Self.mostLines {
             let more = lines.count - Self.mostLines
             lines = Array(lines.prefix(Self.mostLines)) + ["… and \(more) more"]
         }
-        text = "\(day): \(counts.joined(separator: ", "))\n\n" + lines.joined(separator: "\n") + "\n"
+        text = "\(day): \(changes.counts)\n\n" + lines.joined(separator: "\n") + "\n"
     }
 
     /// A title on one line, whatever the server sent.

@@ -22,6 +22,15 @@ package struct ChangeReport: Codable, Sendable, Equatable {
         package var title: String
         /// Which of title, author, isbn, note and cover changed.
         package var fields: [String]
+        /// The title it had, when that changed: a renamed book is known by its old name too.
+        package var formerTitle: String?
+
+        package init(id: Int, title: String, fields: [String], formerTitle: String? = nil) {
+            self.id = id
+            self.title = title
+            self.fields = fields
+            self.formerTitle = formerTitle
+        }
     }
 
     package var schemaVersion = 1
@@ -71,7 +80,14 @@ package struct ChangeReport: Codable, Sendable, Equatable {
     package var summary: String {
         if firstRun { return "first snapshot" }
         if isEmpty { return "no changes" }
-        return "\(added.count) added, \(removed.count) removed, \(moved.count) moved, \(edited.count) edited"
+        return counts
+    }
+
+    /// The counts that are not zero, in the changes page's order: "1 added, 2 edited". The run's
+    /// summary and the history's commits say them so.
+    package var counts: String {
+        [(added.count, "added"), (removed.count, "removed"), (moved.count, "moved"), (edited.count, "edited")]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
     }
 
     package static func compare(previous: Library?, current: Library) -> ChangeReport {
@@ -109,7 +125,9 @@ package struct ChangeReport: Codable, Sendable, Equatable {
                     if old.complete && book.complete, try previous.noteSource(at: oldPlace) != current.noteSource(at: place) { fields.append("note") }
                     // A cover's file is named by its hash.
                     if old.cover?.path != book.cover?.path { fields.append("cover") }
-                    if !fields.isEmpty { report.edited.append(Edit(id: book.id, title: book.title, fields: fields)) }
+                    if !fields.isEmpty {
+                        report.edited.append(Edit(id: book.id, title: book.title, fields: fields, formerTitle: old.title != book.title ? old.title : nil))
+                    }
                 }
                 before.next()
                 after.next()

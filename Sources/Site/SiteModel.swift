@@ -120,7 +120,12 @@ struct SiteModel {
             // A removed book has no page to link to.
             removed: report.removed.map { item(nil, $0.title, detail: nil) },
             moved: report.moved.map { item($0.id, $0.title, detail: "\(names($0.from)) → \(names($0.to))") },
-            edited: report.edited.map { item($0.id, $0.title, detail: $0.fields.map { language.text("field." + $0) }.joined(separator: ", ")) },
+            edited: report.edited.map { edit in
+                let fields = edit.fields.map { field in
+                    field == "title" && edit.formerTitle != nil ? language.text("changesFormerTitle", ["title": edit.formerTitle!]) : language.text("field." + field)
+                }
+                return item(edit.id, edit.title, detail: fields.joined(separator: ", "))
+            },
             earlier: (report.earlier ?? []).map { changesView(of: $0, language: language, fileOf: fileOf) })
     }
 

@@ -68,9 +68,10 @@ func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Log
     return ExitCode(ExitCodes.writtenWithGaps)
 }
 
-/// How many covers were thumbnailed this run, when any were (the others' thumbnails were linked).
+/// How many images were thumbnailed this run, when any were: one image shared by two books is
+/// thumbnailed once, and the others' thumbnails were linked from the last snapshot.
 private func thumbnailed(_ network: ClientMetrics.Reading) -> String {
-    network.thumbnailsMade == 0 ? "" : ", \(network.thumbnailsMade) thumbnailed"
+    network.thumbnailsMade == 0 ? "" : " (thumbnails made for \(counted(network.thumbnailsMade, "new image", "new images")))"
 }
 
 /// The change report's word on the vault: the notes edited there that changed on the server too.

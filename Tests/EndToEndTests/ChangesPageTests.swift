@@ -59,7 +59,9 @@ import Testing
         #expect(added.lowerBound < heading.lowerBound && heading.lowerBound < renamed.lowerBound)
         // The earlier night is dated, and its book links to its page.
         #expect(page.contains("<h3>2023-11-15 22:13 UTC</h3>"), "\(page)")
-        #expect(page.contains("href=\"books/") && page[renamed.upperBound...].contains("(title)"))
+        // A renamed book is shown with the title it had.
+        #expect(page.contains("href=\"books/") && page[renamed.upperBound...].contains("(title, was “\(first.title)”)"), "\(page)")
+        #expect((earlier.first?["edited"] as? [[String: Any]])?.first?["formerTitle"] as? String == first.title, "\(report)")
         await server.stop()
     }
 
