@@ -213,7 +213,7 @@ struct SampleServerCommand: AsyncParsableCommand, CheckedCommand {
             let banner = """
             Sample Reader server: \(url)
             Account: \(email) / password \(password) (\(counted(count, "book", "books")) on \(counted(shelves, "shelf", "shelves")))
-            Export it: READER_PASSWORD=\(password) reader-snapshot export --server \(url) --email \(email) --output Output/sample\(openlibrary ? " --enrich openlibrary --openlibrary-url \(url)/openlibrary" : "")
+            Export it: READER_PASSWORD=\(password) reader-snapshot export --server \(url) --email \(email) --output library\(openlibrary ? " --enrich openlibrary --openlibrary-url \(url)/openlibrary" : "")
 
             """
             FileHandle.standardOutput.write(Data(banner.utf8))
