@@ -42,7 +42,16 @@
     try { return new Intl.DateTimeFormat(lang, { day: "numeric", month: "long", timeZone: "UTC" }).format(date); } catch (error) { return iso.slice(0, 10); }
   }
 
+  // "Free this space" lasts: this browser keeps nothing of the catalog until the reader asks again.
+  var FREED = "reader-snapshot:freed";
+  function isFreed() { try { return localStorage.getItem(FREED) === "1"; } catch (error) { return false; } }
+
   var text = document.createElement("span");
+  var keep = document.createElement("button");
+  keep.type = "button";
+  keep.className = "offline-button";
+  keep.textContent = said("keep") || "Keep for offline use";
+  keep.hidden = true;
   var free = document.createElement("button");
   free.type = "button";
   free.className = "offline-button";
@@ -57,6 +66,7 @@
   line.appendChild(everything);
   line.appendChild(document.createTextNode(" "));
   line.appendChild(free);
+  line.appendChild(keep);
 
   function show(status) {
     if (!status || status.type !== "status" || !status.snapshot) return;
@@ -84,6 +94,7 @@
   navigator.serviceWorker.addEventListener("message", function (event) {
     if (event.data && event.data.type === "freed") {
       try { sessionStorage.removeItem(SESSION); } catch (error) { /* nothing kept */ }
+      try { localStorage.setItem(FREED, "1"); } catch (error) { /* the next page keeps it again */ }
       text.textContent = said("freed");
       free.hidden = everything.hidden = true;
     } else {
@@ -97,14 +108,35 @@
   free.addEventListener("click", function () { ask("free"); });
   everything.addEventListener("click", function () { everything.hidden = true; ask("everything"); });
 
-  navigator.serviceWorker.register(root + "sw.js").then(function () {
-    return navigator.serviceWorker.ready;
-  }).then(function () {
-    if (navigator.serviceWorker.controller) {
-      ask("status");
-      ask("check");
-    } else {
-      navigator.serviceWorker.addEventListener("controllerchange", function () { ask("status"); ask("check"); });
-    }
-  }).catch(function () { /* a host that serves no worker: the catalog stays online only */ });
+  keep.addEventListener("click", function () {
+    try { localStorage.removeItem(FREED); } catch (error) { /* asked again on the next page */ }
+    keep.hidden = true;
+    free.hidden = false;
+    text.textContent = "";
+    start();
+  });
+
+  function start() {
+    navigator.serviceWorker.register(root + "sw.js").then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function () {
+      if (navigator.serviceWorker.controller) {
+        ask("status");
+        ask("check");
+      } else {
+        navigator.serviceWorker.addEventListener("controllerchange", function () { ask("status"); ask("check"); });
+      }
+    }).catch(function () { /* a host that serves no worker: the catalog stays online only */ });
+  }
+
+  // Freed on this browser: the worker is not registered again (a catalog for friends only, whose
+  // pages its worker opens, registers it at its door, and keeps nothing until asked).
+  if (isFreed()) {
+    text.textContent = said("off") || "Not kept on this device.";
+    free.hidden = true;
+    keep.hidden = false;
+    line.hidden = false;
+  } else {
+    start();
+  }
 })();

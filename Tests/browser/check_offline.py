@@ -254,6 +254,32 @@ def main():
             left = driver.execute_async_script("const done = arguments[0]; caches.keys().then(names => done(names.filter(n => n.startsWith('reader-snapshot:'))))")
             if left:
                 problems.append(f"freed, but the browser still keeps {left}")
+            # It lasts: the pages opened next keep nothing, and fetch no file for keeping; until
+            # the reader asks for it again.
+            time.sleep(1)
+            host.paths.clear()
+            host.start(after)
+            for path in ["index.html", "books.html"]:
+                driver.get(base + path)
+                if not wait(driver, "const e = document.getElementById('offline'); return !e.hidden && e.querySelector('span').textContent === e.getAttribute('data-off')", 20):
+                    problems.append(f"freed, then {path} does not say nothing is kept: "
+                                    + str(driver.execute_script("const e = document.getElementById('offline'); return e.textContent")))
+            time.sleep(2)
+            workers = driver.execute_async_script("const done = arguments[0]; navigator.serviceWorker.getRegistrations().then(r => done(r.length))")
+            left = driver.execute_async_script("const done = arguments[0]; caches.keys().then(names => done(names.filter(n => n.startsWith('reader-snapshot:'))))")
+            extra = [path for path in host.paths if path not in ("index.html", "books.html", "manifest.webmanifest") and not path.startswith("assets/") and not path.startswith("covers/")]
+            if workers or left or extra:
+                problems.append(f"freed, then two pages: {workers} workers, kept {left}, fetched {extra[:10]} ({len(host.paths)} requests)")
+            keep = driver.find_elements(By.CSS_SELECTOR, "#offline button.offline-button:not([hidden])")
+            if len(keep) != 1 or keep[0].text != driver.execute_script("return document.getElementById('offline').getAttribute('data-keep')"):
+                problems.append("freed: no button keeps the catalog again")
+            else:
+                keep[0].click()
+                if not wait(driver, "const e = document.getElementById('offline'); return e.getAttribute('data-snapshot') && e.querySelector('span').textContent.length > 0"
+                                    " && e.querySelector('span').textContent !== e.getAttribute('data-off')", 60):
+                    problems.append("asked again, the catalog is not kept: "
+                                    + str(driver.execute_script("const e = document.getElementById('offline'); return e.textContent")))
+            host.stop()
         print(f"offline: {len(fetched)} files fetched on the second night, {len(changed)} changed; kept: {kept}")
         print("asked of the host on the second night: " + " ".join(host.paths[:20]))
     finally:
