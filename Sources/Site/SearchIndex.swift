@@ -8,7 +8,9 @@ import Support
 /// needs and the home page none of it. Every file is a script (a `<script>` loads from file://,
 /// where fetching a JSON file does not) that hands its part to `READER_SEARCH` (assets/search.js):
 ///
-/// - `manifest.js`: how many books, how many a chunk holds, and which term shards are split;
+/// - `manifest.js`: how many books, how many a chunk holds, which term shards are split, and which
+///   there are (by the prefix before their last character: a query for a word no term begins
+///   with loads no file, and the browser's console shows no missing one);
 /// - `t-<hex>.js`: the terms that begin with one prefix (its UTF-8 bytes in hex: a safe name on any
 ///   host), each with the books it is in, as gaps between their numbers (books are numbered in
 ///   the order of the list of all books); a shard past `shardBytes` is split by the next letter;
@@ -51,17 +53,24 @@ enum SearchIndex {
                 chunk.removeAll(keepingCapacity: true)
             }
         }
-        var split: [String] = []
-        try writeShards(of: index.sortedTerms()[...], in: index, prefixLength: 2, split: &split, into: writer)
+        var split: [String] = [], written: [String] = []
+        try writeShards(of: index.sortedTerms()[...], in: index, prefixLength: 2, split: &split, written: &written, into: writer)
+        var shards: [String: String.UnicodeScalarView] = [:]
+        for key in written {
+            var parent = key.unicodeScalars
+            let last = parent.removeLast()
+            shards[String(parent), default: String.UnicodeScalarView()].append(last)
+        }
         let manifest = "{\"books\":\(model.books.count),\"chunk\":\(booksPerChunk),\"split\":["
-            + split.sorted().map(SiteModel.jsonString).joined(separator: ",") + "]}"
+            + split.sorted().map(SiteModel.jsonString).joined(separator: ",") + "],\"shards\":{"
+            + shards.sorted { $0.key < $1.key }.map { SiteModel.jsonString($0.key) + ":" + SiteModel.jsonString(String($0.value)) }.joined(separator: ",") + "}}"
         try writer.write("READER_SEARCH.manifest(\(manifest));\n", to: folder + "manifest.js")
     }
 
     /// The shards of `terms` (sorted), grouped by their first `prefixLength` Unicode scalars; a group
     /// too big is written as its terms of exactly that length, and the rest split one scalar further.
     private static func writeShards(of terms: ArraySlice<Int32>, in index: TermIndex, prefixLength: Int, split: inout [String],
-                                    into writer: SnapshotWriter) throws {
+                                    written: inout [String], into writer: SnapshotWriter) throws {
         var start = terms.startIndex
         while start < terms.endIndex {
             let key = prefix(index.text(of: terms[start]), prefixLength)
@@ -78,10 +87,12 @@ enum SearchIndex {
                 split.append(key)
                 let exact = group.filter { index.text(of: $0).unicodeScalars.count == prefixLength }
                 try writeShard(key, exact[...], in: index, into: writer)
+                written.append(key)
                 try writeShards(of: group.filter { index.text(of: $0).unicodeScalars.count > prefixLength }[...], in: index, prefixLength: prefixLength + 1,
-                                split: &split, into: writer)
+                                split: &split, written: &written, into: writer)
             } else {
                 try writeShard(key, group, in: index, into: writer)
+                written.append(key)
             }
             start = end
         }

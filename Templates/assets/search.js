@@ -72,6 +72,13 @@
     return scalars.slice(0, length).join("");
   }
 
+  // Whether the index has a shard for `key` (a manifest written before it listed them: any).
+  function hasShard(key) {
+    if (!manifest.shards) return true;
+    var scalars = Array.from(key), children = manifest.shards[scalars.slice(0, -1).join("")];
+    return children !== undefined && Array.from(children).indexOf(scalars[scalars.length - 1]) >= 0;
+  }
+
   // The books (by number) whose terms begin with `word`, each once, in order.
   function booksFor(word) {
     var terms = shards[shardKey(word)] || {}, found = [];
@@ -150,7 +157,7 @@
     }
     load("manifest.js").then(function () {
       if (!manifest) throw new Error("the search index is missing");
-      return Promise.all(wanted.map(function (word) { return load("t-" + hex(shardKey(word)) + ".js"); }));
+      return Promise.all(wanted.map(function (word) { return hasShard(shardKey(word)) ? load("t-" + hex(shardKey(word)) + ".js") : null; }));
     }).then(function () {
       if (current !== sequence) return null;
       var found = booksFor(wanted[0]);

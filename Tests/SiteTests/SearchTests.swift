@@ -1,5 +1,6 @@
 import Foundation
 import SampleServer
+import SnapshotStore
 import TestSupport
 import Testing
 @testable import Site
@@ -16,6 +17,22 @@ import Testing
         #expect(SearchIndex.words("مرتفعات وذرينغ") == ["مرتفعات", "وذرينغ"])
         #expect(SearchIndex.words("हिन्दी") == ["हिन्दी"])
         #expect(SearchIndex.words(String(repeating: "x", count: 41) + " ok") == ["ok"])
+    }
+
+    /// The manifest names every shard there is, and no other: search.js loads no file for a word
+    /// no term begins with (a missing script is an error in the browser's console).
+    @Test func theManifestNamesEveryShardThereIs() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try SiteRenderer(templates: try await TemplateSet.bundled()).render(RenderTests.libraryOfThirtyThree(), into: SnapshotWriter(root: folder.url))
+        let search = folder.url.appendingPathComponent("assets/search")
+        let text = try String(contentsOf: search.appendingPathComponent("manifest.js"), encoding: .utf8)
+        let json = try #require(text.firstIndex(of: "(").map { text[text.index(after: $0)..<text.lastIndex(of: ")")!] })
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let shards = try #require(manifest["shards"] as? [String: String])
+        let listed = Set(shards.flatMap { parent, children in children.unicodeScalars.map { SearchIndex.shardName(parent + String($0)) } })
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: search.path).filter { $0.hasPrefix("t-") }.map { String($0.dropFirst(2).dropLast(3)) })
+        #expect(listed == files && files.count > 20, "\(listed.symmetricDifference(files))")
     }
 
     @Test func termsKnowTheirBooksAsGapsOnce() {
