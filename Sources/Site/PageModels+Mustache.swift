@@ -200,6 +200,7 @@ extension ShelfPage: MustacheParent {
         case "books": return self.books.map(Ref.init)
         case "isEmpty": return self.isEmpty
         case "feedHref": return self.feedHref.map(Text.init)
+        case "hidesShelf": return self.hidesShelf
         default: return nil
         }
     }

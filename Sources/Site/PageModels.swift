@@ -244,14 +244,17 @@ final class ShelfPage: Sendable {
     let isEmpty: Bool
     /// The shelf's Atom feed, from the site's root, when the snapshot has feeds.
     let feedHref: String?
+    /// Every book listed is on this shelf: its cards need not say so again.
+    let hidesShelf: Bool
 
-    init(root: String, site: SiteView, shelf: ShelfView, books: [BookView], isEmpty: Bool, feedHref: String? = nil) {
+    init(root: String, site: SiteView, shelf: ShelfView, books: [BookView], isEmpty: Bool, feedHref: String? = nil, hidesShelf: Bool = false) {
         self.root = root
         self.site = site
         self.shelf = shelf
         self.books = books
         self.isEmpty = isEmpty
         self.feedHref = feedHref
+        self.hidesShelf = hidesShelf
     }
 }
 

@@ -247,7 +247,8 @@ struct SiteModel {
 
     func shelfPage(_ entry: ShelfEntry, root: String) -> ShelfPage {
         ShelfPage(root: root, site: undatedSite, shelf: entry.view, books: entry.books.map(bookView), isEmpty: entry.books.isEmpty,
-                  feedHref: formats.contains(.feed) ? Self.shelfFeedFile(entry) : nil)
+                  feedHref: formats.contains(.feed) ? Self.shelfFeedFile(entry) : nil,
+                  hidesShelf: entry.books.allSatisfy { catalog.entries[$0].shelfID == entry.shelf.id })
     }
 
     /// A shelf's Atom feed, beside its page.

@@ -79,6 +79,33 @@ struct RenderTests {
         #expect(stats.contains("years/2024.html") && stats.contains("years/2026.html"))
     }
 
+    /// A shelf's page does not repeat the shelf's name on each of its cards; the lists of all books
+    /// (and a shelf that lists a book kept on another) do say it, and every card still says its note.
+    @Test func aShelfsCardsDoNotRepeatItsName() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var library = SmallLibrary.hostile()
+        library.shelves[0].name = "Wintergarden"
+        library.shelves[1].name = "Summerhouse"
+        library.books.append(Book(id: 40, title: "Kept elsewhere", author: "Author", shelfID: 2, note: Note(receiving: "<div>A note.</div>")))
+        library.shelves[1].bookIDs.append(40)
+        library.books.append(Book(id: 41, title: "Listed twice", author: "Author", shelfID: 1))
+        library.shelves[0].bookIDs.append(41)
+        library.shelves[1].bookIDs.append(41)
+        try SiteRenderer(templates: try await TemplateSet.bundled()).render(library, into: SnapshotWriter(root: folder.url))
+        let site = SiteInspector(root: folder.url)
+        func metas(_ page: String) -> [String] {
+            (site.text(page) ?? "").components(separatedBy: "<span class=\"book-meta\">").dropFirst().map { String($0.prefix(200)) }
+        }
+        let first = try #require(site.files().first { $0.hasPrefix("shelves/1-") && $0.hasSuffix(".html") })
+        let second = try #require(site.files().first { $0.hasPrefix("shelves/2-") && $0.hasSuffix(".html") })
+        #expect(!metas(first).isEmpty && metas(first).allSatisfy { !$0.contains("Wintergarden") }, "\(metas(first))")
+        #expect(metas(first).contains { $0.hasPrefix("notes") }, "a card still says its note: \(metas(first))")
+        // The second shelf lists a book kept on the first: its cards say where each is.
+        #expect(metas(second).contains { $0.contains("Wintergarden") } && metas(second).contains { $0.contains("Summerhouse") }, "\(metas(second))")
+        #expect(metas("books.html").contains { $0.contains("Wintergarden") })
+    }
+
     /// Pages of many books (a year's at 100,000 books) are made one after another in one job, not
     /// two at once: the same pages, whichever way they are made.
     @Test func bigPagesMadeOneAfterAnotherAreTheSamePages() async throws {
