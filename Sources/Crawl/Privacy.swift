@@ -45,12 +45,20 @@ package struct Privacy: Sendable, Equatable {
         let unmatched = excludedShelves.filter { wanted in !shelves.contains { Self.names(wanted, id: $0.id, name: $0.name) } }
         guard !unmatched.isEmpty else { return }
         let lines = unmatched.map { wanted in
-            let closest = Self.closest(to: wanted, among: shelves).map { "\"\(UntrustedText.displayable($0.name))\" (id \($0.id))" }
-            let hint = closest.isEmpty ? "" : "; the closest: " + closest.joined(separator: ", ")
+            func named(_ shelf: ShelfSummary) -> String { "\"\(UntrustedText.displayable(shelf.name))\" (id \(shelf.id))" }
+            let closest = Self.closest(to: wanted, among: shelves)
+            // With none near, the library's shelves, so that the right name is in sight.
+            let listed = shelves.prefix(Self.shelvesListed).map(named).joined(separator: ", ")
+                + (shelves.count > Self.shelvesListed ? ", and \(shelves.count - Self.shelvesListed) more" : "")
+            let hint = !closest.isEmpty ? "; the closest: " + closest.map(named).joined(separator: ", ")
+                : shelves.isEmpty ? "; the library has no shelf" : "; the shelves: " + listed
             return "--exclude-shelf \(UntrustedText.displayable(wanted)): no shelf has that name or id\(hint)"
         }
-        throw UsageError(lines.joined(separator: "\n") + "\nNothing was exported: a shelf meant to be left out must be named exactly (any case), or by its id.")
+        throw UsageError(lines.joined(separator: "\n") + "\nNothing was written: a shelf meant to be left out must be named exactly (any case), or by its id.")
     }
+
+    /// How many of the library's shelves a refusal lists when none is near the value.
+    static let shelvesListed = 10
 
     /// The shelves whose names are nearest `wanted` (case and accents aside), nearest first: at most
     /// three, within a third of its length of it. None for a number: an id is not misspelt.

@@ -54,9 +54,20 @@ import Testing
 
     @Test func aValueThatNamesNothingIsRefusedWithTheClosestNames() throws {
         let refused = try #require(Self.refused(["6", "Poems", "5", "sci fi"]))
-        #expect(refused.contains("--exclude-shelf 6: no shelf has that name or id\n"), "\(refused)")
-        #expect(refused.contains("--exclude-shelf Poems: no shelf has that name or id"), "\(refused)")
+        // With none near, the library's shelves are listed.
+        #expect(refused.contains("--exclude-shelf 6: no shelf has that name or id; the shelves: \""), "\(refused)")
+        #expect(refused.contains("--exclude-shelf Poems: no shelf has that name or id; the shelves: \""), "\(refused)")
+        #expect(refused.contains(#""Sci-Fi" (id 5)"#) && refused.hasSuffix("Nothing was written: a shelf meant to be left out must be named exactly (any case), or by its id."), "\(refused)")
         #expect(refused.contains(#"--exclude-shelf sci fi: no shelf has that name or id; the closest: "Sci-Fi" (id 5)"#), "\(refused)")
         #expect(!refused.contains("--exclude-shelf 5"), "\(refused)")
+    }
+
+    @Test func aLibraryOfManyShelvesIsListedInPart() throws {
+        let many = (1...14).map { ShelfSummary(id: $0, name: "Shelf \($0)") }
+        let refused = "\(try #require(throws: (any Error).self) { try Privacy(excludedShelves: ["Privat"]).check(many) })"
+        #expect(refused.contains(#"the shelves: "Shelf 1" (id 1), "Shelf 2" (id 2)"#) && refused.contains(#""Shelf 10" (id 10), and 4 more"#), "\(refused)")
+        #expect(!refused.contains("Shelf 11"))
+        let none = "\(try #require(throws: (any Error).self) { try Privacy(excludedShelves: ["Privat"]).check([]) })"
+        #expect(none.contains("--exclude-shelf Privat: no shelf has that name or id; the library has no shelf"), "\(none)")
     }
 }
