@@ -31,8 +31,10 @@ package struct Vault: Sendable {
         package var written: [String] = []
         /// The user's edited file kept; the server's new version written beside it (this path).
         package var conflicts: [String] = []
-        /// Deleted by the user: not written again (`--restore` does).
+        /// Deleted by the user since the last sync: not written again (`--restore` does).
         package var keptDeleted: [String] = []
+        /// Deleted by the user before the last sync, and still left out.
+        package var stillDeleted = 0
         package var restored: [String] = []
         /// Followed to the name the user gave it.
         package var followed: [String] = []
@@ -124,7 +126,7 @@ package struct Vault: Sendable {
                     manifest.files[key] = .init(path: path, serverPath: path, written: digest, server: digest)
                     return
                 } else {
-                    if !entry.deleted { report.keptDeleted.append(entry.path) }
+                    if entry.deleted { report.stillDeleted += 1 } else { report.keptDeleted.append(entry.path) }
                     entry.deleted = true
                     entry.server = digest
                     entry.serverPath = path
