@@ -25,6 +25,9 @@ ifeq ($(shell uname -s),Linux)
 RELEASE_FLAGS := --static-swift-stdlib
 endif
 export RELEASE_FLAGS
+# Debug builds refuse an import of one of the package's targets that the importer does not name;
+# scripts/dependency-check.py checks the other packages' products, and dependencies never imported.
+CHECK_FLAGS := --explicit-target-dependency-import-check=error
 .PHONY: all deps test-deps apt-install build release man man-check completions install deb package-test demo test bench bench-100k sample-server clean
 
 all: build
@@ -63,7 +66,7 @@ apt-install:
 	fi
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(CHECK_FLAGS)
 
 release: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
@@ -133,7 +136,8 @@ demo: build
 	$(BIN) demo --output Output/demo
 
 test: test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(CHECK_FLAGS)
+	python3 scripts/dependency-check.py
 	@$(MAKE) --no-print-directory man-check
 	$(SWIFT) test --skip-build
 

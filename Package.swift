@@ -8,7 +8,8 @@ let package = Package(
         .executable(name: "reader-snapshot", targets: ["reader-snapshot"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        // 1.8.1: the commands' grouped options and the manual plugin's output as the tool uses them.
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
@@ -17,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
+        // HTTP's types, as Hummingbird's requests and responses carry them (the sample server).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-algorithms.git", from: "1.2.0"),
@@ -61,7 +64,9 @@ let package = Package(
         .target(
             name: "ReaderAPI",
             dependencies: ["Support", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "Logging", package: "swift-log")]
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // A note: the server's rich text (libxml2) → Markdown → HTML (cmark-gfm).
         .target(name: "Notes", dependencies: ["CCmarkGFM", "CLibXML2", "Support"]),
@@ -85,14 +90,13 @@ let package = Package(
             name: "Covers",
             dependencies: ["LibraryArchive", "ReaderAPI", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "Crypto", package: "swift-crypto")]
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "NIOCore", package: "swift-nio")]
         ),
         // Walks every shelf, book and cover, and makes the books.
         .target(
             name: "Crawl",
             dependencies: ["Covers", "LibraryArchive", "Notes", "ReaderAPI", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         // --enrich openlibrary: what Open Library knows of a book by its ISBN, and its cover.
@@ -100,7 +104,8 @@ let package = Package(
             name: "Enrich",
             dependencies: ["Covers", "LibraryArchive", "ReaderAPI", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "Logging", package: "swift-log")]
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio")]
         ),
         // A catalog for friends only: the share password's keys (PBKDF2, HKDF), each file sealed
         // with AES-256-GCM under an opaque name, and the door a visitor opens it by.
@@ -162,6 +167,9 @@ let package = Package(
             dependencies: [
                 "CThumbnail",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -190,15 +198,21 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["LibraryArchive", "Notes", "SampleServer",
                            .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
                            .product(name: "NIOCore", package: "swift-nio")],
             path: "Tests/TestSupport",
             resources: [.copy("Fixtures")]
         ),
         // A test target per module that has logic, as Hummingbird lays them out, and the built
         // tool's end-to-end tests in their own.
-        .testTarget(name: "ReaderAPITests", dependencies: ["ReaderAPI", "Crawl", "LibraryArchive", "Support", "TestSupport"]),
-        .testTarget(name: "CoversTests", dependencies: ["Covers", "LibraryArchive", "SnapshotStore", "Support", "TestSupport"]),
-        .testTarget(name: "CrawlTests", dependencies: ["Crawl", "Covers", "LibraryArchive", "Notes", "ReaderAPI", "SampleServer", "SnapshotStore", "Support", "TestSupport"]),
+        .testTarget(name: "ReaderAPITests", dependencies: ["ReaderAPI", "Crawl", "LibraryArchive", "Support", "TestSupport",
+                                                          .product(name: "AsyncHTTPClient", package: "async-http-client")]),
+        .testTarget(name: "CoversTests", dependencies: ["Covers", "LibraryArchive", "ReaderAPI", "SnapshotStore", "Support", "TestSupport",
+                                                        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                        .product(name: "Crypto", package: "swift-crypto"),
+                                                        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
+        .testTarget(name: "CrawlTests", dependencies: ["Crawl", "Covers", "LibraryArchive", "Notes", "ReaderAPI", "SampleServer", "SnapshotStore", "Support", "TestSupport",
+                                                       .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "NotesTests", dependencies: ["Notes", "Site", "TestSupport"]),
         .testTarget(name: "LibraryArchiveTests", dependencies: ["LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport"]),
         .testTarget(name: "SnapshotStoreTests", dependencies: ["SnapshotStore", "LibraryArchive", "Notes", "TestSupport"]),
@@ -210,20 +224,25 @@ let package = Package(
         ),
         .testTarget(
             name: "ExportTests",
-            dependencies: ["Export", "Site", "SnapshotStore", "Support", "TestSupport",
+            dependencies: ["Export", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support", "TestSupport",
+                           .product(name: "Logging", package: "swift-log"),
                            // ExportArgumentsTests parses command lines as the CLI does.
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "TestSupport"]),
         .testTarget(name: "PrivateCatalogTests", dependencies: ["PrivateCatalog", "SnapshotStore", "TestSupport"]),
-        .testTarget(name: "SampleServerTests", dependencies: ["SampleServer", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")]),
+        .testTarget(name: "SampleServerTests", dependencies: ["SampleServer", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                                                             .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "LibraryArchive", "SampleServer", "TestSupport"]),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "TestSupport"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "SampleServer", "TestSupport"]),
         .testTarget(name: "RunMetricsTests", dependencies: ["RunMetrics", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["Export", "LibraryArchive", "Notes", "PrivateCatalog", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support",
-                           "Thumbnails", "TestSupport"]
+                           "Thumbnails", "TestSupport", "Vault",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
     ]
 )

@@ -8,7 +8,9 @@ import Thumbnails
 package struct ContentPolicy: Sendable, Equatable {
     package var privacy = Privacy()
     /// Notes longer than this are shown cut, with a notice; `library.json` keeps them whole.
-    package var noteLimit = Note.defaultLimit
+    package var noteLimit = Self.defaultNoteLimit
+    /// How much of a note the pages show unless told otherwise: the notes' own limit.
+    package static let defaultNoteLimit = Note.defaultLimit
     /// Make covers' thumbnails (`--no-thumbnails` turns it off).
     package var thumbnails = true
     /// Take books whose `updated_at` has not moved from the last snapshot, and leave an unchanged

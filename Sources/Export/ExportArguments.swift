@@ -233,7 +233,7 @@ package struct ExportArguments: ParsableArguments {
         }
         if passwordStdin {
             let data = FileHandle.standardInput.readDataToEndOfFile()
-            let password = Self.firstLine(String(decoding: data, as: UTF8.self))
+            let password = SecretFile.firstLine(String(decoding: data, as: UTF8.self))
             guard !password.isEmpty else { throw ValidationError("--password-stdin read an empty password: its first line is the password.") }
             return .password(email: mail, password: password)
         }
@@ -244,24 +244,11 @@ package struct ExportArguments: ParsableArguments {
     }
 
     static func readPasswordFile(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("Cannot read the password file \(path).")
+        do {
+            return try SecretFile.firstLine(of: path, named: "password file")
+        } catch {
+            throw ValidationError(error.description)
         }
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-           let permissions = attributes[.posixPermissions] as? Int, !SecretFile.isPrivate(path: path, permissions: permissions) {
-            throw ValidationError("The password file \(path) can be read by others; run: chmod 600 \(path)")
-        }
-        let password = firstLine(String(decoding: data, as: UTF8.self))
-        // Sent, an empty password comes back as the server's 401: told here, in words about the file.
-        guard !password.isEmpty else { throw ValidationError("The password file \(path) is empty: its first line is the password.") }
-        return password
-    }
-
-    /// A password file or pipe usually ends with a newline that is not part of the password: a
-    /// line ends at any newline, "\r\n" included (one Character in Swift, which a split at "\n"
-    /// does not see).
-    static func firstLine(_ text: String) -> String {
-        String(text.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first ?? "")
     }
 
     /// `--enrich openlibrary` and the options that go with it, checked; nil without `--enrich`.
@@ -310,8 +297,7 @@ package struct ExportArguments: ParsableArguments {
 
     /// Whether an executable of that name is on the PATH, found without starting anything.
     static func onPath(_ name: String) -> Bool {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") }
+        Executable.find(name) != nil
     }
 }
 

@@ -2,7 +2,6 @@ import ArgumentParser
 import Crawl
 import Foundation
 import Logging
-import Notes
 import PrivateCatalog
 import Site
 import SnapshotStore
@@ -138,7 +137,7 @@ package struct ContentArguments: ParsableArguments {
     @OptionGroup var privacy: PrivacyArguments
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Notes longer than this are shown cut, with a notice (library.json keeps them whole).", valueName: "KB"))
-    var maxNoteKb: Int = Note.defaultLimit / 1024
+    var maxNoteKb: Int = ContentPolicy.defaultNoteLimit / 1024
 
     @Flag(name: .long, help: "Make no thumbnails: pages load every cover at full size.")
     var noThumbnails = false

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 internal import Subprocess
 internal import SystemPackage
 
@@ -61,7 +62,7 @@ package struct Git: Sendable {
 
     private var environment: Environment {
         var values: [Environment.Key: String] = [
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+            "PATH": Executable.searchPath,
             "GIT_DIR": gitDirectory.path,
             "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_CONFIG_GLOBAL": "/dev/null",

@@ -22,18 +22,11 @@ package struct SharePassword: Sendable, CustomStringConvertible {
 
     /// The first line of `path`, which must be readable by its owner alone.
     package static func read(from path: String) throws -> SharePassword {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SharePasswordError("Cannot read the share password file \(path).")
+        do {
+            return try SharePassword(try SecretFile.firstLine(of: path, named: "share password file"))
+        } catch let refusal as SecretFile.Refusal {
+            throw SharePasswordError(refusal.description)
         }
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-           let permissions = attributes[.posixPermissions] as? Int, !SecretFile.isPrivate(path: path, permissions: permissions) {
-            throw SharePasswordError("The share password file \(path) can be read by others; run: chmod 600 \(path)")
-        }
-        // A line ends at any newline: "\r\n" is one Character, which a split at "\n" does not see.
-        let password = String(String(decoding: data, as: UTF8.self)
-            .split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first ?? "")
-        guard !password.isEmpty else { throw SharePasswordError("The share password file \(path) is empty: its first line is the password.") }
-        return try SharePassword(password)
     }
 
     package var description: String { "SharePassword(hidden)" }

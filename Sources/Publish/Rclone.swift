@@ -1,4 +1,5 @@
 import Foundation
+import Support
 internal import Subprocess
 internal import SystemPackage
 
@@ -12,12 +13,7 @@ package struct Rclone: Sendable {
 
     /// rclone, as found on the PATH; nil when it is not installed.
     package static func find() -> Rclone? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for folder in path.split(separator: ":") {
-            let candidate = "\(folder)/rclone"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return Rclone(executable: candidate) }
-        }
-        return nil
+        Executable.find("rclone").map(Rclone.init(executable:))
     }
 
     package init(executable: String) {

@@ -1,7 +1,36 @@
 import Foundation
 
-/// Whether a file that holds a secret (a password) is kept as one: readable by its owner alone.
+/// A file that holds a secret (a password), read only when it is kept as one: readable by its
+/// owner alone. The one reader of `--password-file` and `--share-password-file`.
 package enum SecretFile {
+    /// Why a secret's file was not read, in words that name the file as the option does.
+    package struct Refusal: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    /// The first line of the file at `path` (`named`: "password file"), which must be readable by
+    /// its owner alone and not empty.
+    package static func firstLine(of path: String, named: String) throws(Refusal) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Refusal(description: "Cannot read the \(named) \(path).")
+        }
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+           let permissions = attributes[.posixPermissions] as? Int, !isPrivate(path: path, permissions: permissions) {
+            throw Refusal(description: "The \(named) \(path) can be read by others; run: chmod 600 \(path)")
+        }
+        let line = firstLine(String(decoding: data, as: UTF8.self))
+        // Sent, an empty password comes back as the server's 401: told here, in words about the file.
+        guard !line.isEmpty else { throw Refusal(description: "The \(named) \(path) is empty: its first line is the password.") }
+        return line
+    }
+
+    /// A password file or pipe usually ends with a newline that is not part of the password: a
+    /// line ends at any newline, "\r\n" included (one Character in Swift, which a split at "\n"
+    /// does not see).
+    package static func firstLine(_ text: String) -> String {
+        String(text.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first ?? "")
+    }
+
     /// systemd's credentials are the one exception. On tmpfs (systemd 254 and later, Linux 6.4 and
     /// later) a credential stays root's, mode 0400, and the service's user reads it through an ACL,
     /// whose mask shows in the group's bits as 0440. Directly inside `$CREDENTIALS_DIRECTORY`, which

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 @testable import Export
 import ShareCards
+import Support
 @testable import Site
 @testable import SnapshotStore
 @testable import Support
@@ -105,6 +106,6 @@ import ShareCards
     /// A password file saved on Windows ends its line with "\r\n": the password is what comes before.
     @Test(arguments: ["secret\n", "secret\r\n", "secret\r\nsecond line", "secret", "secret\nsecond line"])
     func aPasswordIsThePasswordFilesFirstLine(_ text: String) {
-        #expect(ExportArguments.firstLine(text) == "secret")
+        #expect(SecretFile.firstLine(text) == "secret")
     }
 }
