@@ -236,6 +236,10 @@ let package = Package(
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "LibraryArchive", "SampleServer", "TestSupport"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "SampleServer", "TestSupport"]),
         .testTarget(name: "RunMetricsTests", dependencies: ["RunMetrics", "TestSupport"]),
+        .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),
+        .testTarget(name: "HistoryTests", dependencies: ["History", "LibraryArchive"]),
+        .testTarget(name: "EnrichTests", dependencies: ["Enrich"]),
+        .testTarget(name: "ShareCardsTests", dependencies: ["ShareCards"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["Export", "LibraryArchive", "Notes", "PrivateCatalog", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support",

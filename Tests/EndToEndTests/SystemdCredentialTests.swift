@@ -36,17 +36,6 @@ struct SystemdCredentialTests {
         #expect(readable.status == 64 && readable.stderr.contains("can be read by others"), "\(readable.output)")
         #expect(!(credential.output + plain.output + readable.output).contains(SampleLibrary.demoPassword))
     }
-
-    @Test func onlyTheGroupsReadBitIsAllowedAndOnlyDirectlyInTheCredentialsFolder() {
-        #expect(SecretFile.isPrivate(path: "/home/a/password", permissions: 0o600, credentialsDirectory: nil))
-        #expect(!SecretFile.isPrivate(path: "/home/a/password", permissions: 0o640, credentialsDirectory: nil))
-        #expect(SecretFile.isPrivate(path: "/run/credentials/x.service/password", permissions: 0o440, credentialsDirectory: "/run/credentials/x.service"))
-        #expect(SecretFile.isPrivate(path: "/run/credentials/x.service/password", permissions: 0o440, credentialsDirectory: "/run/credentials/x.service/"))
-        #expect(!SecretFile.isPrivate(path: "/run/credentials/x.service/password", permissions: 0o460, credentialsDirectory: "/run/credentials/x.service"))
-        #expect(!SecretFile.isPrivate(path: "/run/credentials/x.service/password", permissions: 0o444, credentialsDirectory: "/run/credentials/x.service"))
-        #expect(!SecretFile.isPrivate(path: "/run/credentials/x.service/sub/password", permissions: 0o440, credentialsDirectory: "/run/credentials/x.service"))
-        #expect(!SecretFile.isPrivate(path: "/etc/password", permissions: 0o440, credentialsDirectory: ""))
-    }
 }
 
 /// The summary counts in words a person would write: one book, one shelf.
