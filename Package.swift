@@ -59,12 +59,13 @@ let package = Package(
         // The data goes one way, and each target sees only those it names:
         // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; SnapshotStore ← PrivateCatalog ← Site, Publish; Site, History, Vault ← Export ← the CLI; Publish ← the CLI.
         // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
-        .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
         .target(
             name: "ReaderAPI",
             dependencies: ["Support", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
@@ -91,6 +92,7 @@ let package = Package(
             dependencies: ["LibraryArchive", "ReaderAPI", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "NIOCore", package: "swift-nio")]
         ),
         // Walks every shelf, book and cover, and makes the books.

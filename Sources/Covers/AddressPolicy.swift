@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -89,13 +90,12 @@ enum AddressPolicy {
 
 /// `AddressPolicy`'s verdict on each host, asked once: the covers of one host wait for the first
 /// lookup rather than each making their own.
-final class HostVerdicts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var verdicts: [String: Task<String?, Never>] = [:]
+final class HostVerdicts: Sendable {
+    private let verdicts = NIOLockedValueBox<[String: Task<String?, Never>]>([:])
 
     func refusal(forHost host: String) async -> String? {
         let key = host.lowercased()
-        let lookup = lock.withLock {
+        let lookup = verdicts.withLockedValue { verdicts in
             if let known = verdicts[key] { return known }
             let lookup = Task { await AddressPolicy.refusal(forHost: host) }
             verdicts[key] = lookup

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import Support
@@ -329,11 +330,10 @@ package final class ReaderClient: Sendable {
 }
 
 /// The session, set once by `authenticate` and read by every request after it.
-private final class SessionBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: ReaderSession?
+private final class SessionBox: Sendable {
+    private let stored = NIOLockedValueBox<ReaderSession?>(nil)
     var value: ReaderSession? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.withLockedValue { $0 } }
+        set { stored.withLockedValue { $0 = newValue } }
     }
 }

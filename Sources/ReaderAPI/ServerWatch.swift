@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Whether the Reader server is still answering. Every request to its API reports here: an answer
 /// of any kind shows it alive (a 500 too: a healthy server's crash page for a book on a deleted
@@ -72,20 +73,19 @@ package struct ServerWatch: Sendable, Equatable {
 }
 
 /// The client's watch, shared by its concurrent requests.
-final class ServerWatchBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var watch = ServerWatch(start: .now)
+final class ServerWatchBox: Sendable {
+    private let watch = NIOLockedValueBox(ServerWatch(start: .now))
 
-    var stopped: ServerWatch.Stopped? { lock.withLock { watch.stopped } }
+    var stopped: ServerWatch.Stopped? { watch.withLockedValue { $0.stopped } }
 
     /// From now on: the login starts the silence's count afresh.
-    func restart() { lock.withLock { if watch.stopped == nil { watch = ServerWatch(start: .now) } } }
+    func restart() { watch.withLockedValue { if $0.stopped == nil { $0 = ServerWatch(start: .now) } } }
 
-    func answered() { lock.withLock { watch.answered(at: .now) } }
+    func answered() { watch.withLockedValue { $0.answered(at: .now) } }
 
-    func unanswered(_ problem: String) -> ServerWatch.Stopped? { lock.withLock { watch.unanswered(at: .now, problem: problem) } }
+    func unanswered(_ problem: String) -> ServerWatch.Stopped? { watch.withLockedValue { $0.unanswered(at: .now, problem: problem) } }
 
-    func settle() -> ServerWatch.Stopped? { lock.withLock { watch.settle(at: .now) } }
+    func settle() -> ServerWatch.Stopped? { watch.withLockedValue { $0.settle(at: .now) } }
 }
 
 /// The server stopped answering during the crawl: the run ends with nothing written, and says how
