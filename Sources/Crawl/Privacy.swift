@@ -47,11 +47,16 @@ package struct Privacy: Sendable, Equatable {
         let lines = unmatched.map { wanted in
             func named(_ shelf: ShelfSummary) -> String { "\"\(UntrustedText.displayable(shelf.name))\" (id \(shelf.id))" }
             let closest = Self.closest(to: wanted, among: shelves)
-            // With none near, the library's shelves, so that the right name is in sight.
-            let listed = shelves.prefix(Self.shelvesListed).map(named).joined(separator: ", ")
-                + (shelves.count > Self.shelvesListed ? ", and \(shelves.count - Self.shelvesListed) more" : "")
-            let hint = !closest.isEmpty ? "; the closest: " + closest.map(named).joined(separator: ", ")
-                : shelves.isEmpty ? "; the library has no shelf" : "; the shelves: " + listed
+            let hint: String
+            if !closest.isEmpty {
+                hint = "; the closest: " + closest.map(named).joined(separator: ", ")
+            } else if shelves.isEmpty {
+                hint = "; the library has no shelf"
+            } else {
+                // With none near, the library's shelves, so that the right name is in sight.
+                let more = shelves.count - Self.shelvesListed
+                hint = "; the shelves: " + shelves.prefix(Self.shelvesListed).map(named).joined(separator: ", ") + (more > 0 ? ", and \(more) more" : "")
+            }
             return "--exclude-shelf \(UntrustedText.displayable(wanted)): no shelf has that name or id\(hint)"
         }
         throw UsageError(lines.joined(separator: "\n") + "\nNothing was written: a shelf meant to be left out must be named exactly (any case), or by its id.")

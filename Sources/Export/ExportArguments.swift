@@ -188,7 +188,7 @@ package struct ExportArguments: ParsableArguments {
     }
 
     private func resolveHistoryAuthor() throws -> HistoryRepository.Author? {
-        if history && !Self.onPath("git") {
+        if history && Executable.find("git") == nil {
             throw ValidationError("--history needs git, which is not on the PATH: install it (apt-get install git, brew install git).")
         }
         guard let historyAuthor else { return history ? .tool : nil }
@@ -293,11 +293,6 @@ package struct ExportArguments: ParsableArguments {
         }
         options.timeout = .milliseconds(Int(timeout * 1000))
         return options
-    }
-
-    /// Whether an executable of that name is on the PATH, found without starting anything.
-    static func onPath(_ name: String) -> Bool {
-        Executable.find(name) != nil
     }
 }
 

@@ -122,7 +122,8 @@ struct SiteModel {
             moved: report.moved.map { item($0.id, $0.title, detail: "\(names($0.from)) → \(names($0.to))") },
             edited: report.edited.map { edit in
                 let fields = edit.fields.map { field in
-                    field == "title" && edit.formerTitle != nil ? language.text("changesFormerTitle", ["title": edit.formerTitle!]) : language.text("field." + field)
+                    if field == "title", let former = edit.formerTitle { return language.text("changesFormerTitle", ["title": former]) }
+                    return language.text("field." + field)
                 }
                 return item(edit.id, edit.title, detail: fields.joined(separator: ", "))
             },

@@ -63,9 +63,9 @@ package struct BooksArraySplitter {
         take(byte)
         if escaped {
             escaped = false
-        } else if byte == UInt8(ascii: "\\") {
+        } else if byte == Byte.backslash {
             escaped = true
-        } else if byte == UInt8(ascii: "\"") {
+        } else if byte == Byte.quote {
             inString = false
         } else if depth == 1, !inBooks, key != nil {
             key!.append(byte)
@@ -76,19 +76,19 @@ package struct BooksArraySplitter {
     /// A byte outside any string, at `location` in the whole input; false when the layout is not a library's.
     private mutating func readOutsideString(_ byte: UInt8, at location: Int, book: (Data, Int) throws -> Void) rethrows -> Bool {
         // Between the books only commas and spaces: anything else is a layout this does not read.
-        if inBooks, depth == 2, element == nil, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "]"), byte != UInt8(ascii: ","),
+        if inBooks, depth == 2, element == nil, byte != Byte.openBrace, byte != Byte.closeBracket, byte != Byte.comma,
            byte != 0x20, byte != 0x0A, byte != 0x0D, byte != 0x09 {
             return false
         }
         switch byte {
-        case UInt8(ascii: "\""):
+        case Byte.quote:
             inString = true
             if depth == 1, !inBooks { key = [] }
             take(byte)
             return true
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
+        case Byte.openBrace, Byte.openBracket:
             return open(byte, at: location)
-        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+        case Byte.closeBrace, Byte.closeBracket:
             return try close(byte, book: book)
         default:
             take(byte)
@@ -98,12 +98,12 @@ package struct BooksArraySplitter {
 
     /// An opening bracket: the books array itself, a book's start, or anything else nested.
     private mutating func open(_ byte: UInt8, at location: Int) -> Bool {
-        if depth == 1, byte == UInt8(ascii: "["), !sawBooks, key == Array("books".utf8) {
+        if depth == 1, byte == Byte.openBracket, !sawBooks, key == Array("books".utf8) {
             inBooks = true
             sawBooks = true
             frameBytes.append(byte)
         } else if inBooks, depth == 2 {
-            guard byte == UInt8(ascii: "{") else { return false }
+            guard byte == Byte.openBrace else { return false }
             element = [byte]
             elementStart = location
         } else {
@@ -140,14 +140,14 @@ package struct BooksArraySplitter {
             guard !escaped, !(depth == 1 && !inBooks && key != nil) else { return start }
             while index < count {
                 let byte = chunk[index]
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+                if byte == Byte.quote || byte == Byte.backslash { break }
                 index += 1
             }
         } else {
             guard !(inBooks && depth == 2 && element == nil) else { return start }
             while index < count {
                 switch chunk[index] {
-                case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"): return index
+                case Byte.quote, Byte.openBrace, Byte.closeBrace, Byte.openBracket, Byte.closeBracket: return index
                 default: index += 1
                 }
             }
@@ -171,4 +171,16 @@ package struct BooksArraySplitter {
             frameBytes.append(contentsOf: bytes)
         }
     }
+}
+
+/// The bytes of JSON's layout that the splitter looks for. Named, not written as character
+/// literals: a brace inside a literal reads as one to anything that counts braces.
+private enum Byte {
+    static let quote: UInt8 = 0x22
+    static let comma: UInt8 = 0x2C
+    static let openBracket: UInt8 = 0x5B
+    static let backslash: UInt8 = 0x5C
+    static let closeBracket: UInt8 = 0x5D
+    static let openBrace: UInt8 = 0x7B
+    static let closeBrace: UInt8 = 0x7D
 }
