@@ -231,8 +231,8 @@ let package = Package(
                            // ExportArgumentsTests parses command lines as the CLI does.
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "PublishTests", dependencies: ["Publish", "TestSupport"]),
-        .testTarget(name: "PrivateCatalogTests", dependencies: ["PrivateCatalog", "SnapshotStore", "TestSupport"]),
+        .testTarget(name: "PublishTests", dependencies: ["Publish", "Site", "TestSupport"]),
+        .testTarget(name: "PrivateCatalogTests", dependencies: ["PrivateCatalog", "Site", "SnapshotStore", "TestSupport"]),
         .testTarget(name: "SampleServerTests", dependencies: ["SampleServer", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                                                              .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "LibraryArchive", "SampleServer", "TestSupport"]),

@@ -1,6 +1,7 @@
 import Foundation
 import History
 import LibraryArchive
+import Site
 import Support
 
 /// `--history`: a night's commit, and the one a killed run left.
@@ -13,7 +14,7 @@ extension Exporter {
         guard let pending = history.pending, let snapshot else { return }
         logger.info("History: making the commit the last run could not (\(pending.message.subject))")
         do {
-            _ = try await history.record(snapshot, as: pending)
+            _ = try await history.record(snapshot, as: pending, keeping: OutputFormat.files)
         } catch {
             logger.warning("History: the last run's commit could not be made (\(error)); this run's commit will hold its changes")
         }
@@ -23,7 +24,7 @@ extension Exporter {
     func commit(_ result: Outcome, to history: HistoryRepository, snapshot: URL,
                         author: HistoryRepository.Author) async throws -> HistoryRepository.Recorded {
         let commit = nightCommit(result, history: history, author: author)
-        let recorded = try await history.record(snapshot, as: commit)
+        let recorded = try await history.record(snapshot, as: commit, keeping: OutputFormat.files)
         if case .committed(let id) = recorded {
             logger.info("History: committed \(id.prefix(12)), \(commit.message.subject)")
         }

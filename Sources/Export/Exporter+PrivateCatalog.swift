@@ -21,11 +21,11 @@ extension Exporter {
             logger.warning("The share password changed: every file of the private catalog is sealed again, and visitors need the new password.")
         }
         let written = try await EveryCore.onThreadOfItsOwn("seal") {
-            try PrivateCatalogWriter(key: key, doorFiles: door).write(snapshot: writer.root, previous: writer.previous)
+            try PrivateCatalogWriter(key: key, doorFiles: door, formats: OutputFormat.files).write(snapshot: writer.root, previous: writer.previous)
         }
         do { try key.keep(in: stateFolder) } catch {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: stateFolder.path)
         }
-        logger.info("Private catalog: \(counted(written.files, "file", "files")) sealed (\(written.sealedAnew) tonight) in \(PrivateCatalogWriter.folder), which publish sends instead of the snapshot; left out, as a visitor's software could not open them sealed: \(PrivateCatalogWriter.leftOutWords)")
+        logger.info("Private catalog: \(counted(written.files, "file", "files")) sealed (\(written.sealedAnew) tonight) in \(PrivateCatalogWriter.folder), which publish sends instead of the snapshot; left out, as a visitor's software could not open them sealed: \(PrivateCatalogWriter.leftOutWords(site.formats.sorted().map(\.files)))")
     }
 }

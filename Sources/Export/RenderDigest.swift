@@ -45,16 +45,7 @@ enum RenderDigest {
     static func isIntact(_ snapshot: URL, formats: Set<OutputFormat>) -> Bool {
         let base = snapshot.standardizedFileURL.path
         var info = stat()
-        for format in formats {
-            let file: String
-            switch format {
-            case .html: file = "index.html"
-            case .markdown: file = "markdown/index.md"
-            case .json: file = "library.json"
-            case .csv: file = "library.csv"
-            case .feed: file = "feed.xml"
-            case .opds: file = "opds/index.xml"
-            }
+        for file in formats.map(\.traits.mainFile) {
             guard lstat(base + "/" + file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
         }
         guard let walk = FileManager.default.enumerator(atPath: base) else { return false }

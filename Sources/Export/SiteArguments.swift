@@ -13,8 +13,8 @@ package struct SiteArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A folder of templates to use instead of the bundled ones (see copy-templates).", valueName: "dir"))
     var templates: String?
 
-    @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: html, markdown, json, csv (Goodreads' layout), feed (Atom), opds (a catalog for e-reader apps).", valueName: "list"))
-    var format: String = "html,markdown,json,csv,feed,opds"
+    @Option(name: .long, help: ArgumentHelp("What to write, comma-separated: \(OutputFormat.helpWords).", valueName: "list"))
+    var format: String = OutputFormat.allCases.map(\.rawValue).joined(separator: ",")
 
     @Option(name: .long, help: ArgumentHelp("Where the site will be served, like https://example.org/books/: adds sitemap.xml, link previews (Open Graph tags and a share card for each page) and absolute links in the feeds and the OPDS catalog.", valueName: "url"))
     var siteURL: String?
@@ -28,7 +28,7 @@ package struct SiteArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The pages' language, as a BCP 47 tag: en (the default; render keeps the snapshot's), de, fr, es, or any other with a strings file beside the templates (see copy-templates). Sets their words, plurals, dates, numbers and order; the tool's own messages stay English.", valueName: "tag"))
     var language: String?
 
-    @Option(name: .long, help: ArgumentHelp("Also write a catalog for friends only, sealed with the password in this file (its first line; readable by you alone; at least 8 characters): the host stores only ciphertext, and a visitor's browser asks for the password once. publish then sends it instead of the snapshot; it leaves out the Markdown, library.json, the CSV, the feed and the OPDS catalog. Needs https (or localhost) to be opened.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Also write a catalog for friends only, sealed with the password in this file (its first line; readable by you alone; at least 8 characters): the host stores only ciphertext, and a visitor's browser asks for the password once. publish then sends it instead of the snapshot; it leaves out \(PrivateCatalogWriter.leftOutWords(OutputFormat.files)). Needs https (or localhost) to be opened.", valueName: "file"))
     var sharePasswordFile: String?
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Up to this many books, a browser that opens the catalog over http(s) keeps every book page and cover for offline use after the first visit; above it, pages are kept as they are opened, and the footer offers to keep them all. 0 keeps them only as opened: for friends on a metered phone plan.", valueName: "count"))
@@ -119,15 +119,21 @@ package struct SiteArguments: ParsableArguments {
         return url
     }
 
+    /// "html, markdown, … and/or bibtex".
+    static func formatWords(joinedBy last: String) -> String {
+        let words = OutputFormat.allCases.map(\.rawValue)
+        return words.dropLast().joined(separator: ", ") + " \(last) " + words[words.count - 1]
+    }
+
     package func formats() throws -> Set<OutputFormat> {
         var result = Set<OutputFormat>()
         for part in format.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !part.isEmpty {
             guard let value = OutputFormat(rawValue: part) else {
-                throw ValidationError("Unknown format '\(part)' in --format: use html, markdown, json, csv, feed and/or opds.")
+                throw ValidationError("Unknown format '\(part)' in --format: use \(Self.formatWords(joinedBy: "and/or")).")
             }
             result.insert(value)
         }
-        guard !result.isEmpty else { throw ValidationError("--format needs at least one of html, markdown, json, csv, feed, opds.") }
+        guard !result.isEmpty else { throw ValidationError("--format needs at least one of \(Self.formatWords(joinedBy: "or")).") }
         return result
     }
 }

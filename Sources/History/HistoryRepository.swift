@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// `--history`: the snapshot's text kept in a git repository, one commit a run that changed
 /// something, dated by the snapshot.
@@ -40,18 +41,14 @@ package struct HistoryRepository: Sendable {
     /// The branch the nights go on.
     static let branch = "refs/heads/main"
 
-    /// What a commit holds, for git's exclude file: everything else in the snapshot is left out.
-    static let exclude = """
-        # reader-snapshot keeps a snapshot's text: the pages are made from it.
-        /*
-        !/markdown/
-        !/library.json
-        !/library.csv
-        !/covers/
-        # A cover's thumbnails (<hash>-<width>.jpg) are made again from it.
-        /covers/*-*
-
-        """
+    /// What a commit holds, for git's exclude file: what the formats keep (`FormatFiles.kept`)
+    /// and the covers; everything else in the snapshot is left out.
+    static func exclude(keeping formats: [FormatFiles]) -> String {
+        (["# reader-snapshot keeps a snapshot's text: the pages are made from it.", "/*"]
+         + formats.flatMap(\.kept)
+         + ["!/covers/", "# A cover's thumbnails (<hash>-<width>.jpg) are made again from it.", "/covers/*-*"])
+            .map { $0 + "\n" }.joined() + "\n"
+    }
 
     package struct Author: Codable, Sendable, Equatable {
         package var name: String
@@ -123,9 +120,10 @@ package struct HistoryRepository: Sendable {
         guard value == "true" else { throw HistoryError(.notOurs, path: gitDirectory.path) }
     }
 
-    /// Commits `snapshot` as it is now, unless the last commit holds the same.
-    package func record(_ snapshot: URL, as commit: Commit) async throws -> Recorded {
-        try await prepare()
+    /// Commits `snapshot` as it is now, unless the last commit holds the same: of its files, what
+    /// `formats` keep, and the covers.
+    package func record(_ snapshot: URL, as commit: Commit, keeping formats: [FormatFiles]) async throws -> Recorded {
+        try await prepare(keeping: formats)
         let data = try JSONEncoder().encode(commit)
         try data.write(to: pendingFile, options: .atomic)
         let recorded = try await self.commit(snapshot, commit)
@@ -134,7 +132,7 @@ package struct HistoryRepository: Sendable {
     }
 
     /// Makes the repository if it is not there yet.
-    func prepare() async throws {
+    func prepare(keeping formats: [FormatFiles]) async throws {
         let manager = FileManager.default
         if !exists {
             // A history made before, cut short: started again.
@@ -151,8 +149,9 @@ package struct HistoryRepository: Sendable {
         let info = gitDirectory.appendingPathComponent("info")
         try manager.createDirectory(at: info, withIntermediateDirectories: true)
         let excludeFile = info.appendingPathComponent("exclude")
-        if (try? String(contentsOf: excludeFile, encoding: .utf8)) != Self.exclude {
-            try Self.exclude.write(to: excludeFile, atomically: true, encoding: .utf8)
+        let exclude = Self.exclude(keeping: formats)
+        if (try? String(contentsOf: excludeFile, encoding: .utf8)) != exclude {
+            try exclude.write(to: excludeFile, atomically: true, encoding: .utf8)
         }
     }
 

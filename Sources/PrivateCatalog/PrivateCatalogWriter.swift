@@ -14,14 +14,17 @@ package struct PrivateCatalogWriter: Sendable {
     /// to a book): it finds the door and sends the visitor there, the address kept.
     package static let door = ["index.html", "404.html", "unlock.js", "unlock.css", "sw.js", "lock.json"]
 
-    /// What is left out, because a visitor's software could not open it sealed: e-readers, feed
-    /// readers and spreadsheets do not run the page's script. Link previews (`cards/`, the site
-    /// map) would have nothing to show a crawler.
-    static let leftOutFolders = ["markdown/", "opds/", "cards/"]
-    static let leftOutFiles: Set<String> = ["library.json", "changes.json", "sw.js"]
-    /// The feeds (the catalog's and each shelf's), the site map, Markdown and CSV, wherever they are.
-    static let leftOutKinds = [".xml", ".md", ".csv"]
-    package static let leftOutWords = "the Markdown, library.json, changes.json, the CSV, the feeds, the OPDS catalog and the link previews' cards"
+    /// What is left out besides the formats that cannot be sealed (`FormatFiles.sealed`): link
+    /// previews (`cards/`, the site map) would have nothing to show a crawler, `changes.json` is
+    /// data, and the site's own worker is replaced by the door's.
+    static let leftOutFolders = ["cards/"]
+    static let leftOutFiles: Set<String> = ["changes.json", "sw.js", "sitemap.xml"]
+
+    /// How a message names what is left out of a catalog with these formats.
+    package static func leftOutWords(_ formats: [FormatFiles]) -> String {
+        let words = formats.filter { !$0.sealed }.map(\.words) + ["changes.json", "the link previews' cards"]
+        return words.dropLast().joined(separator: ", ") + " and " + words[words.count - 1]
+    }
 
     /// What a private catalog's writing did.
     package struct Written: Sendable {
@@ -34,21 +37,25 @@ package struct PrivateCatalogWriter: Sendable {
     let key: CatalogKey
     /// The door's files by name (`door`, but `lock.json`, which is the key's).
     let doorFiles: [String: Data]
+    /// The snapshot's formats, as the catalog sees their files: sealed, or left out.
+    let formats: [FormatFiles]
 
-    package init(key: CatalogKey, doorFiles: [String: Data]) {
+    package init(key: CatalogKey, doorFiles: [String: Data], formats: [FormatFiles]) {
         self.key = key
         self.doorFiles = doorFiles
+        self.formats = formats
     }
 
-    package static func isLeftOut(_ path: String) -> Bool {
-        leftOutFiles.contains(path) || leftOutFolders.contains { path.hasPrefix($0) } || leftOutKinds.contains { path.hasSuffix($0) }
+    /// Whether the file at `path` stays out of a catalog with these formats.
+    package static func isLeftOut(_ path: String, formats: [FormatFiles]) -> Bool {
+        leftOutFiles.contains(path) || leftOutFolders.contains { path.hasPrefix($0) } || formats.contains { !$0.sealed && $0.holds(path) }
     }
 
     /// Seals the visitor files of the snapshot being written in `root` into `root/.private-catalog`,
     /// linking from `previous/.private-catalog` each file sealed there already under this key.
     package func write(snapshot root: URL, previous: URL?) throws -> Written {
         let base = root.standardizedFileURL.path
-        let paths = try Self.visitorFiles(base).filter { !Self.isLeftOut($0) }
+        let paths = try Self.visitorFiles(base).filter { !Self.isLeftOut($0, formats: formats) }
         let out = SnapshotWriter(root: root.appendingPathComponent(Self.folder), previous: previous?.appendingPathComponent(Self.folder))
         let last = previous.map { $0.standardizedFileURL.path + "/" + Self.folder }
         let sameKey = last.flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0 + "/lock.json")) }.map { $0 == key.lock } ?? false

@@ -1,3 +1,5 @@
+import Support
+
 /// The order files go up in, so that a visitor never follows a link to a file not there yet:
 /// what pages show first, then the pages that lead nowhere new, then the pages that lead to them.
 /// Deletions come after all of them.
@@ -43,19 +45,19 @@ package struct ContentHeaders: Sendable, Hashable {
         self.cacheControl = cacheControl
     }
 
-    /// The headers for the file at `path` below the snapshot.
-    package init(for path: String) {
+    /// The headers for the file at `path` below the snapshot, whose formats are `formats`.
+    package init(for path: String, formats: [FormatFiles]) {
         let parts = path.split(separator: "/")
         let contentAddressed = parts.count > 1 && ["covers", "cards"].contains(parts[0])
-        self.init(contentType: Self.contentType(for: path), cacheControl: contentAddressed ? Self.immutable : Self.short)
+        self.init(contentType: Self.contentType(for: path, formats: formats), cacheControl: contentAddressed ? Self.immutable : Self.short)
     }
 
-    /// The media type for a path, by its extension; text types say they are UTF-8.
-    package static func contentType(for path: String) -> String {
-        let parts = path.split(separator: "/")
-        let name = parts.last.map(String.init) ?? path
+    /// The media type for a path: its format's (an OPDS feed, an Atom feed), or else by its
+    /// extension; text types say they are UTF-8.
+    package static func contentType(for path: String, formats: [FormatFiles]) -> String {
+        if let type = formats.mediaType(of: path) { return type }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
         let ext = name.split(separator: ".").count > 1 ? String(name.split(separator: ".").last!).lowercased() : ""
-        let inCatalog = parts.first == "opds"
         switch ext {
         case "html", "htm": return "text/html; charset=utf-8"
         case "css": return "text/css; charset=utf-8"
@@ -63,15 +65,8 @@ package struct ContentHeaders: Sendable, Hashable {
         case "md": return "text/markdown; charset=utf-8"
         case "csv": return "text/csv; charset=utf-8"
         case "txt": return "text/plain; charset=utf-8"
-        case "json": return inCatalog ? "application/opds+json" : "application/json; charset=utf-8"
-        case "xml":
-            if inCatalog {
-                // The catalog's root and its lists of shelves and authors lead to other feeds; the
-                // rest list books.
-                let navigation = parts.count == 2 && ["index.xml", "shelves.xml", "authors.xml"].contains(name)
-                return "application/atom+xml;profile=opds-catalog;kind=" + (navigation ? "navigation" : "acquisition")
-            }
-            return name == "sitemap.xml" ? "application/xml; charset=utf-8" : "application/atom+xml; charset=utf-8"
+        case "json": return "application/json; charset=utf-8"
+        case "xml": return "application/xml; charset=utf-8"
         case "jpg", "jpeg": return "image/jpeg"
         case "png": return "image/png"
         case "gif": return "image/gif"

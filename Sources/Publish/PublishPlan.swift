@@ -1,3 +1,5 @@
+import Support
+
 /// A file as the host has it, from rclone's listing.
 package struct RemoteFile: Sendable, Equatable {
     package var size: Int
@@ -48,7 +50,7 @@ package struct PublishPlan: Sendable {
     /// another size, or another MD5; where the host keeps no MD5, when the record of the last
     /// publish does not vouch for these bytes. A hidden file on the host is never deleted: none
     /// is ever uploaded, so it is not the snapshot's.
-    package static func make(local: [CheckedFile], remote: [String: RemoteFile], record: PublishRecord) -> PublishPlan {
+    package static func make(local: [CheckedFile], remote: [String: RemoteFile], record: PublishRecord, formats: [FormatFiles]) -> PublishPlan {
         var plan = PublishPlan()
         var grouped: [Wave: [ContentHeaders: [CheckedFile]]] = [:]
         for checked in local {
@@ -58,7 +60,7 @@ package struct PublishPlan: Sendable {
                 plan.unchanged.append(checked)
                 continue
             }
-            grouped[ContentHeaders.wave(for: path), default: [:]][ContentHeaders(for: path), default: []].append(checked)
+            grouped[ContentHeaders.wave(for: path), default: [:]][ContentHeaders(for: path, formats: formats), default: []].append(checked)
         }
         for wave in Wave.allCases {
             for (headers, files) in (grouped[wave] ?? [:]).sorted(by: { ($0.key.contentType, $0.key.cacheControl) < ($1.key.contentType, $1.key.cacheControl) }) {

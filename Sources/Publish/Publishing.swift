@@ -14,6 +14,8 @@ package struct Publishing: Sendable {
         /// is kept in its private state.
         package var place: SnapshotPlace
         package var target: RemoteTarget
+        /// The snapshot's formats, as publishing sees their files: what media type each is sent with.
+        package var formats: [FormatFiles]
         /// The most files one publish deletes on the host without `force`.
         package var maxDeletes = 256
         package var force = false
@@ -24,9 +26,10 @@ package struct Publishing: Sendable {
         /// Now, in seconds since 1970: how old the record's listing is.
         package var now = Int64(Date().timeIntervalSince1970)
 
-        package init(place: SnapshotPlace, target: RemoteTarget) {
+        package init(place: SnapshotPlace, target: RemoteTarget, formats: [FormatFiles]) {
             self.place = place
             self.target = target
+            self.formats = formats
         }
     }
 
@@ -103,7 +106,7 @@ package struct Publishing: Sendable {
         } else {
             remote = try await rclone.list(target, withMD5: try await rclone.keepsMD5(target))
         }
-        let plan = PublishPlan.make(local: checked, remote: remote, record: record)
+        let plan = PublishPlan.make(local: checked, remote: remote, record: record, formats: options.formats)
         let outcome = Outcome(plan: plan, snapshot: snapshot)
         // A dry run shows its plan whatever it deletes: the caller prints it, then tells the refusal.
         if options.dryRun { return outcome }

@@ -56,7 +56,9 @@ extension SampleLibrary {
                  cover: .external("data:image/png;base64,iVBORw0KGgo=")),
             book(9, "# Heading\n---\n[link](javascript:alert(1))\ntitle: \"x\"\n", author: .string("---\nmalicious: yaml"),
                  shelf: 3, comments: "Plain text <script>alert('plain')</script> [x](javascript:alert(1))", cover: .external("http://localhost:1/x.jpg")),
-            book(10, "A fine book", isbn: .string("400-6381-33393-1"), shelf: 1, comments: wrap("Nothing wrong here."), cover: .disk(file: "moby-dick.png")),
+            // A note with what TeX and BibTeX read as commands, a lone brace and an entry of its own.
+            book(10, "A fine book", isbn: .string("400-6381-33393-1"), shelf: 1, comments: wrap("Nothing wrong here, but for TeX: } a lone brace, \\end{document}, 100% &amp; #1 and_x^2~3.<br>@book{evil, title = {x}}"),
+                 cover: .disk(file: "moby-dick.png")),
             // A combining mark after a quote or a bracket makes one character of the two: an escaper
             // that looks at characters, not at the quote itself, lets the quote through.
             book(11, "Breakout \"\u{301} onmouseover=alert('title') x=\"", author: .string("'\u{301} onfocus=alert('author') x='"),

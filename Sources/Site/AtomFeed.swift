@@ -6,6 +6,13 @@ import Support
 /// `feed.xml`: an Atom feed of the most recently added books. It is the same from run to run
 /// when the library is: its date is the newest book's, not the run's.
 enum AtomFeed {
+    /// `feed.xml`, the catalog's, and a feed beside each shelf's page.
+    @Sendable static func jobs(_ model: SiteModel, into writer: SnapshotWriter) -> [SiteRenderer.Job] {
+        [{ try writer.write(try render(model), to: "feed.xml") }] + model.shelves.map { shelf in
+            { try writer.write(try render(model, shelf: shelf), to: SiteModel.shelfFeedFile(shelf)) }
+        }
+    }
+
     static func render(_ model: SiteModel) throws -> String {
         try render(model, books: model.recent, title: model.language.text("feedTitle", ["site": model.site.title]), id: "feed", page: "index.html", root: "")
     }

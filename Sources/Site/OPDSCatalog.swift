@@ -16,6 +16,15 @@ final class OPDSCatalog: @unchecked Sendable {
     static let entriesPerPage = 100
     static let navigation = "application/atom+xml;profile=opds-catalog;kind=navigation"
     static let acquisition = "application/atom+xml;profile=opds-catalog;kind=acquisition"
+
+    /// The media type a host serves a file of the catalog with (below `opds/`): the root and its
+    /// lists of shelves and authors lead to other feeds, the rest list books; the JSON twins are OPDS 2.0.
+    @Sendable static func mediaType(_ path: String) -> String? {
+        let parts = path.split(separator: "/")
+        if path.hasSuffix(".json") { return json }
+        guard path.hasSuffix(".xml") else { return nil }
+        return parts.count == 2 && ["index.xml", "shelves.xml", "authors.xml"].contains(parts[1]) ? navigation : acquisition
+    }
     static let summaryLength = 400
     /// Notes summarised by one job: each job packs its own, so that the summaries are never all
     /// strings at once.

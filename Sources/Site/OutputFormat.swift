@@ -3,13 +3,72 @@ import Notes
 import SnapshotStore
 import Support
 
-/// What a snapshot holds: the browsable site, the Markdown tree, the `library.json` archive,
-/// `library.csv` (Goodreads' layout), `feed.xml` (Atom; a feed for each shelf too) and `opds/`
-/// (an OPDS catalog for e-reader apps).
+/// What a snapshot holds, a format at a time (`--format`): the browsable site, the Markdown tree,
+/// the `library.json` archive, `library.csv` (Goodreads' layout), `feed.xml` (Atom; a feed for each
+/// shelf too) and `opds/` (an OPDS catalog for e-reader apps).
+///
+/// Everything the tool knows of a format is here, in `traits`: `--format`'s help and errors, which
+/// file says a snapshot was written whole, how publishing, the catalog for friends and the history
+/// treat its files, and, for a format written from the library alone, its writer. A new format is
+/// a case, its traits, and its writer's file.
 package enum OutputFormat: String, CaseIterable, Sendable, Comparable {
     case html, markdown, json, csv, feed, opds
 
     package static func < (lhs: OutputFormat, rhs: OutputFormat) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
+
+    package struct Traits: Sendable {
+        /// How `--help` names it: its word, and what it is for where the word does not say.
+        package var help: String
+        /// A file every snapshot written in this format holds: without it, the snapshot is not whole.
+        package var mainFile: String
+        /// Its files, as publishing, the catalog for friends and the history see them.
+        package var files: FormatFiles
+        /// The writer of a format that has no pages (the site's model to files); nil for the formats
+        /// the renderer writes page by page or from the catalog.
+        var jobs: (@Sendable (SiteModel, SnapshotWriter) -> [SiteRenderer.Job])?
+    }
+
+    package var traits: Traits {
+        switch self {
+        case .html:
+            // Sealed whole by a catalog for friends: the door opens its pages in the browser.
+            return Traits(help: "html", mainFile: "index.html",
+                          files: FormatFiles(words: "the pages", sealed: true, holds: { $0.hasSuffix(".html") || $0.hasPrefix("assets/") }))
+        case .markdown:
+            return Traits(help: "markdown", mainFile: "markdown/index.md",
+                          files: FormatFiles(words: "the Markdown", sealed: false, kept: ["!/markdown/"], holds: { $0.hasPrefix("markdown/") }))
+        case .json:
+            return Traits(help: "json", mainFile: "library.json",
+                          files: FormatFiles(words: "library.json", sealed: false, kept: ["!/library.json"], holds: { $0 == "library.json" }))
+        case .csv:
+            return Traits(help: "csv (Goodreads' layout)", mainFile: "library.csv",
+                          files: FormatFiles(words: "the CSV", sealed: false, kept: ["!/library.csv"], holds: { $0 == "library.csv" }),
+                          jobs: { model, writer in [{ try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, to: $0) } }] })
+        case .feed:
+            return Traits(help: "feed (Atom)", mainFile: "feed.xml",
+                          files: FormatFiles(words: "the feeds", sealed: false, holds: Self.isFeed, mediaType: { _ in "application/atom+xml; charset=utf-8" }),
+                          jobs: AtomFeed.jobs)
+        case .opds:
+            return Traits(help: "opds (a catalog for e-reader apps)", mainFile: "opds/index.xml",
+                          files: FormatFiles(words: "the OPDS catalog", sealed: false, holds: { $0.hasPrefix("opds/") }, mediaType: OPDSCatalog.mediaType))
+        }
+    }
+
+    /// Every format's files, for the steps that move them.
+    package static var files: [FormatFiles] { allCases.map(\.traits.files) }
+    package var files: FormatFiles { traits.files }
+
+    /// The catalog's feed and each shelf's, beside the shelf's page (`SiteModel.shelfFeedFile`).
+    @Sendable static func isFeed(_ path: String) -> Bool {
+        path == "feed.xml" || (path.hasPrefix("shelves/") && path.hasSuffix(".xml"))
+    }
+
+    /// Whether the site's model is made for this format: all but `library.json`, which is the
+    /// catalog's own bytes.
+    var needsModel: Bool { self != .json }
+
+    /// `--format`'s words: "html, markdown, json, csv (Goodreads' layout), …".
+    package static var helpWords: String { allCases.map(\.traits.help).joined(separator: ", ") }
 }

@@ -83,17 +83,12 @@ package struct SiteRenderer: Sendable {
         let gathered = PageDigests.Gathered()
         jobs += dataJobs(catalog, changes: changes, into: writer)
         // The pages' model (views, orders, file names) only for the formats that have pages.
-        if !formats.isDisjoint(with: [.csv, .feed, .html, .markdown, .opds]) {
+        if formats.contains(where: \.needsModel) {
             var model = SiteModel(catalog, changes: changes, siteURL: siteURL, formats: formats, language: templates.language)
             model.booksPerPage = max(1, booksPerPage)
             model.shareCards = shareCards
-            if formats.contains(.csv) { jobs.append { try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, to: $0) } } }
-            if formats.contains(.feed) {
-                jobs.append { try writer.write(try AtomFeed.render(model), to: "feed.xml") }
-                for shelf in model.shelves {
-                    jobs.append { try writer.write(try AtomFeed.render(model, shelf: shelf), to: SiteModel.shelfFeedFile(shelf)) }
-                }
-            }
+            // The formats written from the model alone, each by its own writer.
+            for format in formats.sorted() { jobs += format.traits.jobs?(model, writer) ?? [] }
             if formats.contains(.opds) { opds = model }
             if formats.contains(.html) { html = model }
             jobs += authorsIndexJobs(model, into: writer)

@@ -5,6 +5,7 @@ import Logging
 import Publish
 import ReaderAPI
 import RunMetrics
+import Site
 import Support
 
 struct Export: AsyncParsableCommand, CheckedCommand {
@@ -99,7 +100,7 @@ struct Export: AsyncParsableCommand, CheckedCommand {
             logger.info("Publish: nothing new since the last publish to \(target)")
             return
         }
-        var options = Publishing.Options(place: outcome.place, target: target)
+        var options = Publishing.Options(place: outcome.place, target: target, formats: OutputFormat.files)
         options.maxDeletes = publishing.maxDeletes
         options.force = publishing.force
         options.checkHost = publishing.checkHost

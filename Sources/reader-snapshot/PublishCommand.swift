@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Publish
 import SnapshotStore
+import Site
 import Support
 
 /// The options `publish` and `export --publish` share.
@@ -90,7 +91,7 @@ struct PublishCommand: AsyncParsableCommand, CheckedCommand {
         let logger = Logger(label: "reader-snapshot") { _ in ConsoleLogHandler(level: level, live: nil) }
         Interruption.install(logger: logger, live: nil, saying: "interrupted; nothing was deleted on the host, and the next publish goes on from where this one stopped")
         let place = SnapshotPlace.existing(URL(fileURLWithPath: folder), cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0) })
-        var options = Publishing.Options(place: place, target: try PublishOptions.target(remote, option: "<remote:path>"))
+        var options = Publishing.Options(place: place, target: try PublishOptions.target(remote, option: "<remote:path>"), formats: OutputFormat.files)
         options.maxDeletes = publishing.maxDeletes
         options.force = publishing.force
         options.checkHost = publishing.checkHost

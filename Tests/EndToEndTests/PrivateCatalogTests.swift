@@ -1,6 +1,7 @@
 import Foundation
 import PrivateCatalog
 import SampleServer
+import Site
 import TestSupport
 import Testing
 
@@ -64,7 +65,7 @@ struct PrivateCatalogTests {
             let remote = try await host.files(under: "site/books")
             let plain = SiteInspector(root: output).contents()
             let key = try Self.key(from: remote["lock.json"])
-            let shared = plain.keys.filter { !PrivateCatalogWriter.isLeftOut($0) }
+            let shared = plain.keys.filter { !PrivateCatalogWriter.isLeftOut($0, formats: OutputFormat.files) }
             let names = Dictionary(uniqueKeysWithValues: shared.map { (SealedFile.name(of: $0, key: key), $0) })
             #expect(Set(remote.keys) == Set(names.keys).union(PrivateCatalogWriter.door), "the host holds the sealed files and the door, nothing else")
             for (name, sealed) in remote where name.hasPrefix(SealedFile.folder + "/") {
@@ -165,7 +166,7 @@ struct PrivateCatalogTests {
         // a few times in a hundred by chance.)
         for (files, snapshot) in [(first, output), (second, other)] {
             let key = try Self.key(from: files["lock.json"])
-            let paths = SiteInspector(root: snapshot).contents().keys.filter { !PrivateCatalogWriter.isLeftOut($0) }
+            let paths = SiteInspector(root: snapshot).contents().keys.filter { !PrivateCatalogWriter.isLeftOut($0, formats: OutputFormat.files) }
             #expect(Set(files.keys) == Set(paths.map { SealedFile.name(of: $0, key: key) }).union(PrivateCatalogWriter.door))
         }
         func found(in files: [String: Data]) -> Set<String> {

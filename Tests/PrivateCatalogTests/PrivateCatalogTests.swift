@@ -1,5 +1,6 @@
 import Foundation
 import PrivateCatalog
+import Site
 import SnapshotStore
 import TestSupport
 import Testing
@@ -86,7 +87,7 @@ import Testing
         let files = ["index.html": "<h1>Library</h1>", "books/1-emma.html": "<h1>Emma</h1>", "assets/style.css": "body{}",
                      "covers/ab-64.jpg": "jpeg", "library.json": "{}", "feed.xml": "<feed/>", "shelves/1-read.xml": "<feed/>",
                      "markdown/index.md": "# Library", "library.csv": "a,b", "changes.json": "{}", "sw.js": "const SEALED = false;",
-                     "opds/index.json": "{}", "cards/ab.png": "png", ".reader-snapshot/state": "private"]
+                     "opds/index.json": "{}", "sitemap.xml": "<urlset/>", "cards/ab.png": "png", ".reader-snapshot/state": "private"]
         func night(_ name: String, _ files: [String: String], previous: URL?) throws -> (URL, PrivateCatalogWriter.Written) {
             let root = folder.path(name)
             for (path, text) in files {
@@ -100,7 +101,7 @@ import Testing
                 }
             }
             let door = Dictionary(uniqueKeysWithValues: PrivateCatalogWriter.door.map { ($0, Data("door \($0)".utf8)) })
-            return (root, try PrivateCatalogWriter(key: key, doorFiles: door).write(snapshot: root, previous: previous))
+            return (root, try PrivateCatalogWriter(key: key, doorFiles: door, formats: OutputFormat.files).write(snapshot: root, previous: previous))
         }
         let (first, written) = try night("one", files, previous: nil)
         let shared = ["index.html", "books/1-emma.html", "assets/style.css", "covers/ab-64.jpg"]

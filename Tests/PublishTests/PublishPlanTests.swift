@@ -1,5 +1,6 @@
 import Foundation
 import Publish
+import Site
 import TestSupport
 import Testing
 
@@ -34,7 +35,7 @@ struct PublishPlanTests {
             ("notes.bin", "application/octet-stream", ContentHeaders.short),
         ]
         for (path, type, cache) in cases {
-            #expect(ContentHeaders(for: path) == ContentHeaders(contentType: type, cacheControl: cache), "\(path)")
+            #expect(ContentHeaders(for: path, formats: OutputFormat.files) == ContentHeaders(contentType: type, cacheControl: cache), "\(path)")
         }
     }
 
@@ -66,7 +67,7 @@ struct PublishPlanTests {
                       "books/3.html": RemoteFile(size: 10, md5: "EF"),      // another MD5: goes up
                       "books/4.html": RemoteFile(size: 10, md5: "ff"),      // gone from the snapshot: deleted
                       ".well-known/security.txt": RemoteFile(size: 5, md5: "11")]  // hidden: never ours
-        let plan = PublishPlan.make(local: local, remote: remote, record: PublishRecord())
+        let plan = PublishPlan.make(local: local, remote: remote, record: PublishRecord(), formats: OutputFormat.files)
         #expect(plan.unchanged.map(\.file.path) == ["books/1.html"])
         #expect(plan.batches.map(\.wave) == [.files, .bookPages, .entryPoints])
         #expect(plan.batches.flatMap { $0.files.map(\.file.path) } == ["covers/c.jpg", "books/2.html", "books/3.html", "index.html"])
@@ -81,7 +82,7 @@ struct PublishPlanTests {
         record.entries["b.html"] = .init(md5: "old", size: 10, inode: 1, modified: 1)
         let local = [Self.checked("a.html", "aa"), Self.checked("b.html", "bb"), Self.checked("c.html", "cc")]
         let remote = ["a.html": RemoteFile(size: 10, md5: nil), "b.html": RemoteFile(size: 10, md5: nil), "c.html": RemoteFile(size: 10, md5: nil)]
-        let plan = PublishPlan.make(local: local, remote: remote, record: record)
+        let plan = PublishPlan.make(local: local, remote: remote, record: record, formats: OutputFormat.files)
         #expect(plan.unchanged.map(\.file.path) == ["a.html"])
         // b: the record says other bytes went up; c: nothing says what is there.
         #expect(plan.batches.flatMap { $0.files.map(\.file.path) } == ["b.html", "c.html"])
