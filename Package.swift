@@ -226,7 +226,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ExportTests",
-            dependencies: ["Export", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support", "TestSupport",
+            dependencies: ["Export", "PrivateCatalog", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support", "TestSupport",
                            .product(name: "Logging", package: "swift-log"),
                            // ExportArgumentsTests parses command lines as the CLI does.
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -5,7 +5,7 @@ import Thumbnails
 /// out, how much of a note the pages show, whether covers get thumbnails, and whether what has
 /// not changed since the last snapshot is taken from it. The crawl, the render and the state
 /// kept for the next night all read it from here.
-package struct ContentPolicy: Sendable, Equatable {
+package struct ContentPolicy: Sendable, Equatable, Encodable {
     package var privacy = Privacy()
     /// Notes longer than this are shown cut, with a notice; `library.json` keeps them whole.
     package var noteLimit = Self.defaultNoteLimit

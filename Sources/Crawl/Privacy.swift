@@ -7,7 +7,7 @@ import Support
 
 /// What the user leaves out of a snapshot they share: whole shelves, the notes, the covers.
 /// What is left out is absent from every file written, the state folder included.
-package struct Privacy: Sendable, Equatable {
+package struct Privacy: Sendable, Equatable, Encodable {
     /// Shelf names (any case) or ids.
     package var excludedShelves: [String]
     package var notes: Bool

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import ReaderAPI
+import Site
 import SnapshotStore
 import Support
 
@@ -16,15 +17,23 @@ extension Exporter {
     }
 
     /// What decides a night's crawl besides the server's two answers and the state: this build, the
-    /// server and account, and the options that shape the library. A quiet night's record stands
-    /// for another night only under the same.
+    /// server and account, what the snapshot keeps (`ContentPolicy`, every value of it) and how its
+    /// pages are made (the site's `rendering` and language). A quiet night's record stands for
+    /// another night only under the same. The values are encoded as they are, so that an option
+    /// added to either is in here without a line of its own.
     func quietOptions(origin: SnapshotOrigin) -> String {
-        let content = settings.content
-        let site = settings.site
-        let lines = [RenderDigest.thisBuild, origin.server, origin.userID.map(String.init) ?? "", "notes \(content.noteLimit)",
-                     "privacy \(content.privacy.summary)", "thumbnails \(content.thumbnails)", "title \(site.givenTitle ?? "")",
-                     "language \(site.templates.language.tag)", "cards \(site.drawsShareCards ? site.title : "")"]
-        return SHA256.hash(data: Data(lines.joined(separator: "\n").utf8)).hexString
+        struct Options: Encodable {
+            let build: String, server: String, userID: Int?, language: String
+            let content: ContentPolicy
+            let site: SiteIdentity.Rendering
+        }
+        let options = Options(build: RenderDigest.thisBuild, server: origin.server, userID: origin.userID,
+                              language: settings.site.templates.language.tag, content: settings.content, site: settings.site.rendering)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding plain values does not fail; should it ever, no record matches tonight's.
+        let data = (try? encoder.encode(options)) ?? Data(UUID().uuidString.utf8)
+        return SHA256.hash(data: data).hexString
     }
 
     /// Whether tonight's crawl may be a quiet night's, again or for the first time: the last

@@ -18,7 +18,9 @@ enum RenderDigest {
         }
         // This build of the tool: a new one may render differently.
         add(thisBuild)
-        for line in site.renderedWith { add(line) }
+        // Every value that changes the pages, as the identity encodes them.
+        hasher.update(data: site.renderedWith)
+        hasher.update(data: Data([0]))
         let templates = site.templates
         let root = templates.directory.resolvingSymlinksInPath()
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])

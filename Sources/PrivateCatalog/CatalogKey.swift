@@ -11,7 +11,7 @@ import Support
 /// 2. HKDF-SHA-256 of those gives each key its own bytes: the files' AES-256-GCM key, the key
 ///    that names files, the key that makes nonces (ours alone), and a check that tells a wrong
 ///    password without opening a file.
-package struct CatalogKey: Sendable, CustomStringConvertible {
+package struct CatalogKey: Sendable, CustomStringConvertible, Encodable {
     /// OWASP's figure for PBKDF2-SHA-256 in 2023 and since.
     package static let iterations = 600_000
     /// Where the salt is kept between nights, in the private state (never published but in lock.json).
@@ -86,4 +86,13 @@ package struct CatalogKey: Sendable, CustomStringConvertible {
     }
 
     package var description: String { "CatalogKey(check: \(check))" }
+}
+
+extension CatalogKey {
+    /// A key is written as its check alone: what tells one key from another, never a key's bytes
+    /// (a render digest and a quiet night's options are made from it).
+    package func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(check)
+    }
 }

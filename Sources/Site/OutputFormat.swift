@@ -11,7 +11,7 @@ import Support
 /// file says a snapshot was written whole, how publishing, the catalog for friends and the history
 /// treat its files, and, for a format written from the library alone, its writer. A new format is
 /// a case, its traits, and its writer's file.
-package enum OutputFormat: String, CaseIterable, Sendable, Comparable {
+package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
     case html, markdown, json, csv, feed, opds
 
     package static func < (lhs: OutputFormat, rhs: OutputFormat) -> Bool {

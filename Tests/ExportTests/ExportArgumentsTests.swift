@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PrivateCatalog
 import SampleServer
 import TestSupport
 import Testing
@@ -88,10 +89,40 @@ import Support
         #expect(given.site.offlineBooks == 0 && plain.site.offlineBooks == 5_000)
         #expect(SiteRenderer(site: given.site).site.offlineBooks == 0)
         #expect(RenderDigest.digest(given.site) != RenderDigest.digest(plain.site))
-        #expect(plain.site.renderedWith == ["csv,feed,html,json,markdown,opds", "", "en"])
+        #expect(String(decoding: plain.site.renderedWith, as: UTF8.self)
+                == #"{"formats":["html","markdown","json","csv","feed","opds"],"offlineBooks":5000,"shareCards":true} en"#)
         let online = try await Self.resolve(line + ["--lookup-online", "https://openlibrary.org"], environment: ["READER_PASSWORD": "p"])
         #expect(online.site.lookupOnline?.absoluteString == "https://openlibrary.org/")
         #expect(RenderDigest.digest(online.site) != RenderDigest.digest(plain.site))
+    }
+
+    /// The render digest is made from the site's values as they are encoded: every stored value of
+    /// `SiteIdentity.Rendering` is in its encoding (a value added later is too, with no line in
+    /// the digest's code), and changing any one changes the digest.
+    @Test func everyValueThatMakesThePagesIsInTheirDigest() async throws {
+        var site = SiteIdentity(templates: try await TemplateSet.bundled(), siteURL: URL(string: "https://example.org/books/"),
+                                givenTitle: "Our books")
+        site.privateCatalog = try CatalogKey(password: try SharePassword("correct horse battery"), salt: Data(0..<16), iterations: 1_000)
+        site.lookupOnline = URL(string: "https://openlibrary.org/")
+        let stored = Mirror(reflecting: site.rendering).children.compactMap(\.label).map { $0.hasPrefix("_") ? String($0.dropFirst()) : $0 }
+        let encoded = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(site.rendering)) as? [String: Any])
+        #expect(Set(stored) == Set(encoded.keys), "a value of the pages' not in the digest")
+        #expect(stored.count == 7)
+        // The key is in it as its check alone.
+        #expect(encoded["privateCatalog"] as? String == site.privateCatalog?.check)
+
+        let before = RenderDigest.digest(site)
+        let changes: [(String, (inout SiteIdentity) -> Void)] = [
+            ("formats", { $0.formats.remove(.opds) }), ("siteURL", { $0.siteURL = nil }), ("shareCards", { $0.shareCards = false }),
+            ("givenTitle", { $0.givenTitle = "Books" }), ("privateCatalog", { $0.privateCatalog = nil }),
+            ("offlineBooks", { $0.offlineBooks = 10 }), ("lookupOnline", { $0.lookupOnline = nil }),
+        ]
+        #expect(Set(changes.map(\.0)) == Set(stored))
+        for (name, change) in changes {
+            var other = site
+            change(&other)
+            #expect(RenderDigest.digest(other) != before, "\(name) changes no digest")
+        }
     }
 
     /// The catalog's name takes one route to the pages and to the cards the crawl draws.
