@@ -119,7 +119,7 @@ package struct CoverFetcher: Sendable {
         let trustedServer = origin == nil && client.server.isSameOrigin(start)
         while true {
             let trusted = trustedServer || origin?.isSameOrigin(url) == true
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
+            guard let host = WebAddress(url)?.host else {
                 return .done(.failure(CoverProblem(message: "the cover URL is not http or https", inTheAddress: true)))
             }
             if !trusted, let refusal = await hosts.refusal(forHost: host) {

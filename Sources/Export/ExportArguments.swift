@@ -272,11 +272,10 @@ package struct ExportArguments: ParsableArguments {
             options.contact = contact
         }
         func address(_ text: String, _ option: String) throws -> URL {
-            guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), let scheme = url.scheme?.lowercased(),
-                  scheme == "http" || scheme == "https", url.host?.isEmpty == false, url.user == nil, url.query == nil else {
+            guard let address = WebAddress(text.hasSuffix("/") ? String(text.dropLast()) : text), !address.hasCredentials, !address.hasQuery else {
                 throw ValidationError("\(option) must be an http or https URL, like https://openlibrary.org.")
             }
-            return url
+            return address.url
         }
         if let openlibraryURL {
             options.api = try address(openlibraryURL, "--openlibrary-url")

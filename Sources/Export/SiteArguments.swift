@@ -114,9 +114,8 @@ package struct SiteArguments: ParsableArguments {
 
     /// An absolute http(s) address with a host, and no query or fragment; nil for anything else.
     static func webAddress(_ text: String) -> URL? {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host != nil, url.query == nil, url.fragment == nil else { return nil }
-        return url
+        guard let address = WebAddress(text), !address.hasQuery, !address.hasFragment else { return nil }
+        return address.url
     }
 
     /// "html, markdown, … and/or bibtex".

@@ -47,9 +47,8 @@ extension NoteInline {
             let trimmed = destination.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return [.link(destination: destination, children)] }
             // Anything with a scheme of its own stays as written, unless it is the server's address.
-            if let url = URL(string: trimmed), let scheme = url.scheme {
-                let sameServer = ["http", "https"].contains(scheme.lowercased()) && url.host?.lowercased() == server.host?.lowercased()
-                    && (url.port ?? Self.defaultPort(scheme)) == (server.port ?? Self.defaultPort(server.scheme ?? ""))
+            if let url = URL(string: trimmed), url.scheme != nil {
+                let sameServer = WebAddress(server)?.isSameOrigin(url) == true
                 return sameServer ? children : [.link(destination: destination, children)]
             }
             return children
@@ -57,14 +56,6 @@ extension NoteInline {
         case .emphasis(let children): return [.emphasis(inner(children))]
         case .strikethrough(let children): return [.strikethrough(inner(children))]
         case .text, .code, .lineBreak: return [self]
-        }
-    }
-
-    private static func defaultPort(_ scheme: String) -> Int? {
-        switch scheme.lowercased() {
-        case "http": return 80
-        case "https": return 443
-        default: return nil
         }
     }
 }

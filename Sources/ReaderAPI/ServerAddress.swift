@@ -10,26 +10,22 @@ package struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
     package let basePath: String
 
     package init(_ text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let components = URLComponents(string: trimmed),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host, !host.isEmpty
-        else {
+        guard let address = WebAddress(text) else {
             throw ReaderAPIError(.invalidURL(detail: "the server URL must be an http:// or https:// URL with a host, like https://reader.example.com"), request: "server URL")
         }
-        guard components.user == nil, components.password == nil, components.query == nil else {
+        guard !address.hasCredentials, !address.hasQuery else {
             throw ReaderAPIError(.invalidURL(detail: "the server URL must not carry a user, a password or a query"), request: "server URL")
         }
-        self.scheme = scheme
-        self.host = host.lowercased()
-        self.port = components.port ?? (scheme == "https" ? 443 : 80)
-        var path = components.path
+        self.scheme = address.scheme
+        self.host = address.host
+        self.port = address.port
+        var path = address.url.path
         while path.hasSuffix("/") { path.removeLast() }
         self.basePath = path
     }
 
     /// The URL as the user would write it: no credentials, no query.
-    var hasDefaultPort: Bool { (scheme == "https" && port == 443) || (scheme == "http" && port == 80) }
+    var hasDefaultPort: Bool { port == WebAddress.defaultPort(scheme) }
 
     package var description: String {
         let defaultPort = hasDefaultPort
@@ -48,12 +44,11 @@ package struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     package func isSameOrigin(_ url: URL) -> Bool {
-        guard let otherScheme = url.scheme?.lowercased(), let otherHost = url.host?.lowercased() else { return false }
-        let otherPort = url.port ?? (otherScheme == "https" ? 443 : 80)
-        return otherScheme == scheme && otherHost == host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) && otherPort == port
+        guard let other = WebAddress(url) else { return false }
+        return other.scheme == scheme && other.host == host && other.port == port
     }
 
     package var isLoopback: Bool {
-        host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        host == "localhost" || host.hasPrefix("127.") || host == "::1"
     }
 }
