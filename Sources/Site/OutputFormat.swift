@@ -5,14 +5,14 @@ import Support
 
 /// What a snapshot holds, a format at a time (`--format`): the browsable site, the Markdown tree,
 /// the `library.json` archive, `library.csv` (Goodreads' layout), `feed.xml` (Atom; a feed for each
-/// shelf too) and `opds/` (an OPDS catalog for e-reader apps).
+/// shelf too), `opds/` (an OPDS catalog for e-reader apps) and `library.bib` (BibTeX).
 ///
 /// Everything the tool knows of a format is here, in `traits`: `--format`'s help and errors, which
 /// file says a snapshot was written whole, how publishing, the catalog for friends and the history
 /// treat its files, and, for a format written from the library alone, its writer. A new format is
 /// a case, its traits, and its writer's file.
 package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
-    case html, markdown, json, csv, feed, opds
+    case html, markdown, json, csv, feed, opds, bibtex
 
     package static func < (lhs: OutputFormat, rhs: OutputFormat) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -53,6 +53,8 @@ package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
         case .opds:
             return Traits(help: "opds (a catalog for e-reader apps)", mainFile: "opds/index.xml",
                           files: FormatFiles(words: "the OPDS catalog", sealed: false, holds: { $0.hasPrefix("opds/") }, mediaType: OPDSCatalog.mediaType))
+        case .bibtex:
+            return Traits(help: "bibtex (for Zotero, JabRef and LaTeX)", mainFile: BibTeX.file, files: BibTeX.files, jobs: BibTeX.jobs)
         }
     }
 

@@ -90,7 +90,7 @@ import Support
         #expect(SiteRenderer(site: given.site).site.offlineBooks == 0)
         #expect(RenderDigest.digest(given.site) != RenderDigest.digest(plain.site))
         #expect(String(decoding: plain.site.renderedWith, as: UTF8.self)
-                == #"{"formats":["html","markdown","json","csv","feed","opds"],"offlineBooks":5000,"shareCards":true} en"#)
+                == #"{"formats":["html","markdown","json","csv","feed","opds","bibtex"],"offlineBooks":5000,"shareCards":true} en"#)
         let online = try await Self.resolve(line + ["--lookup-online", "https://openlibrary.org"], environment: ["READER_PASSWORD": "p"])
         #expect(online.site.lookupOnline?.absoluteString == "https://openlibrary.org/")
         #expect(RenderDigest.digest(online.site) != RenderDigest.digest(plain.site))
@@ -113,7 +113,7 @@ import Support
 
         let before = RenderDigest.digest(site)
         let changes: [(String, (inout SiteIdentity) -> Void)] = [
-            ("formats", { $0.formats.remove(.opds) }), ("siteURL", { $0.siteURL = nil }), ("shareCards", { $0.shareCards = false }),
+            ("formats", { $0.formats.remove(.bibtex) }), ("siteURL", { $0.siteURL = nil }), ("shareCards", { $0.shareCards = false }),
             ("givenTitle", { $0.givenTitle = "Books" }), ("privateCatalog", { $0.privateCatalog = nil }),
             ("offlineBooks", { $0.offlineBooks = 10 }), ("lookupOnline", { $0.lookupOnline = nil }),
         ]

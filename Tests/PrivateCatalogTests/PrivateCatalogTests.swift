@@ -87,7 +87,7 @@ import Testing
         let files = ["index.html": "<h1>Library</h1>", "books/1-emma.html": "<h1>Emma</h1>", "assets/style.css": "body{}",
                      "covers/ab-64.jpg": "jpeg", "library.json": "{}", "feed.xml": "<feed/>", "shelves/1-read.xml": "<feed/>",
                      "markdown/index.md": "# Library", "library.csv": "a,b", "changes.json": "{}", "sw.js": "const SEALED = false;",
-                     "opds/index.json": "{}", "sitemap.xml": "<urlset/>", "cards/ab.png": "png", ".reader-snapshot/state": "private"]
+                     "opds/index.json": "{}", "library.bib": "@book{a-1}", "sitemap.xml": "<urlset/>", "cards/ab.png": "png", ".reader-snapshot/state": "private"]
         func night(_ name: String, _ files: [String: String], previous: URL?) throws -> (URL, PrivateCatalogWriter.Written) {
             let root = folder.path(name)
             for (path, text) in files {

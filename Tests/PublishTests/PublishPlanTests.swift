@@ -20,6 +20,7 @@ struct PublishPlanTests {
             ("assets/search.js", "text/javascript; charset=utf-8", ContentHeaders.short),
             ("library.json", "application/json; charset=utf-8", ContentHeaders.short),
             ("library.csv", "text/csv; charset=utf-8", ContentHeaders.short),
+            ("library.bib", "application/x-bibtex; charset=utf-8", ContentHeaders.short),
             ("feed.xml", "application/atom+xml; charset=utf-8", ContentHeaders.short),
             ("shelves/2-classics.xml", "application/atom+xml; charset=utf-8", ContentHeaders.short),
             ("sitemap.xml", "application/xml; charset=utf-8", ContentHeaders.short),
