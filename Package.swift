@@ -77,7 +77,8 @@ let package = Package(
         .target(
             name: "SnapshotStore",
             dependencies: ["CFileSwap", "LibraryArchive", "Support", .product(name: "Algorithms", package: "swift-algorithms"),
-                           .product(name: "Crypto", package: "swift-crypto")]
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         // Covers' thumbnails at the sizes the pages show (libvips).
         .target(name: "Thumbnails", dependencies: ["CThumbnail", "LibraryArchive", "Support"]),
@@ -123,7 +124,8 @@ let package = Package(
             dependencies: ["CICU", "DefaultTemplates", "LibraryArchive", "Notes", "PrivateCatalog", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
                            .product(name: "Algorithms", package: "swift-algorithms"),
                            .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "Mustache", package: "swift-mustache")]
+                           .product(name: "Mustache", package: "swift-mustache"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         // One export, step by step: log in, crawl, compare, render, publish.
         .target(
@@ -153,6 +155,7 @@ let package = Package(
             dependencies: ["PrivateCatalog", "SnapshotStore", "Support",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "Subprocess", package: "swift-subprocess"),
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
@@ -171,6 +174,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -5,8 +5,13 @@
 #
 #   scripts/compare-exports.sh BIN OUT        writes OUT/sample, OUT/hostile, OUT/synthetic-3000
 #   diff -r -x state.json OLD NEW             what two builds wrote differently (state.json names the build)
+#
+# SERVER_BIN=OTHER serves the libraries from another build's sample server: the same libraries for
+# two builds whose sample libraries differ. FORMATS overrides the formats written.
 set -euo pipefail
 bin=$1 out=$2
+server_bin=${SERVER_BIN:-$bin}
+formats=${FORMATS:-html,markdown,json,csv,feed}
 port=${PORT:-18471}
 export READER_PASSWORD=demo-password SOURCE_DATE_EPOCH=1700000000
 mkdir -p "$out"
@@ -17,7 +22,7 @@ trap stop_server EXIT
 export_library() {
   local name=$1; shift
   local log="$out/$name.server.log"
-  "$bin" sample-server --port "$port" --login-delay-ms 0 "$@" >"$log" 2>&1 &
+  "$server_bin" sample-server --port "$port" --login-delay-ms 0 "$@" >"$log" 2>&1 &
   server_pid=$!
   for _ in $(seq 100); do grep -q "^Sample Reader server:" "$log" && break; sleep 0.1; done
   local url
@@ -25,7 +30,7 @@ export_library() {
   rm -rf "${out:?}/$name"
   local status=0
   "$bin" export --server "$url" --email demo@reader.example --output "$out/$name" --quiet \
-    --format html,markdown,json,csv,feed --site-url https://books.example.org/library/ --fixed-concurrency || status=$?
+    --format "$formats" --site-url https://books.example.org/library/ --fixed-concurrency || status=$?
   echo "$name: exit $status"
   stop_server
   rm -f "$log"

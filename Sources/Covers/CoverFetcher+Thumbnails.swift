@@ -1,5 +1,6 @@
 import Foundation
 import LibraryArchive
+import NIOConcurrencyHelpers
 import SnapshotStore
 import Thumbnails
 
@@ -107,12 +108,11 @@ extension CoverFetcher {
 }
 
 /// The thumbnails of each cover file, made once: two addresses may give the same bytes at once.
-final class ThumbnailJobs: @unchecked Sendable {
-    private let lock = NSLock()
-    private var jobs: [String: Task<Result<[Thumbnail], ThumbnailProblem>, Never>] = [:]
+final class ThumbnailJobs: Sendable {
+    private let jobs = NIOLockedValueBox<[String: Task<Result<[Thumbnail], ThumbnailProblem>, Never>]>([:])
 
     func result(for path: String, _ make: @escaping @Sendable () async -> Result<[Thumbnail], ThumbnailProblem>) async -> Result<[Thumbnail], ThumbnailProblem> {
-        let job = lock.withLock {
+        let job = jobs.withLockedValue { jobs in
             if let running = jobs[path] { return running }
             let started = Task { await make() }
             jobs[path] = started

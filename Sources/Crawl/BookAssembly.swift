@@ -31,7 +31,7 @@ extension Crawler {
     /// Makes each book from its sources, leaves out what privacy excludes, gives it its cover, and
     /// lays it out as `library.json` will hold it. Only reads what it is given: books are made on
     /// every core at once, or during the crawl.
-    struct Assembly: @unchecked Sendable {
+    struct Assembly: Sendable {
         /// Shelf names as they are now: a renamed shelf does not touch its books' dates.
         var shelfNames: [Int: String]
         var previous: Catalog?
@@ -53,7 +53,7 @@ extension Crawler {
         var keepsOpenLibrary = false
 
         /// The last snapshot and where each of its books is.
-        struct Last: @unchecked Sendable {
+        struct Last: Sendable {
             var catalog: Catalog
             var places: [Int: Int]
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Support
 internal import Subprocess
 internal import SystemPackage
@@ -135,16 +136,15 @@ package struct Rclone: Sendable {
 
 /// The rclone processes under way, so that Ctrl-C or SIGTERM stops them with the tool instead of
 /// leaving them uploading behind its back.
-package final class RunningChildren: @unchecked Sendable {
+package final class RunningChildren: Sendable {
     package static let shared = RunningChildren()
-    private let lock = NSLock()
-    private var processes: Set<pid_t> = []
+    private let processes = NIOLockedValueBox(Set<pid_t>())
 
-    func add(_ process: pid_t) { lock.withLock { _ = processes.insert(process) } }
-    func remove(_ process: pid_t) { lock.withLock { _ = processes.remove(process) } }
+    func add(_ process: pid_t) { processes.withLockedValue { _ = $0.insert(process) } }
+    func remove(_ process: pid_t) { processes.withLockedValue { _ = $0.remove(process) } }
 
     /// Sends SIGTERM to every rclone still running.
     package func terminateAll() {
-        lock.withLock { for process in processes { kill(process, SIGTERM) } }
+        processes.withLockedValue { for process in $0 { kill(process, SIGTERM) } }
     }
 }

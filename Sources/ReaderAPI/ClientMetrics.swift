@@ -1,8 +1,9 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Support
 
 /// What one run asked of the network, for the summary and the benchmarks.
-package final class ClientMetrics: @unchecked Sendable {
+package final class ClientMetrics: Sendable {
     package struct Reading: Sendable, Equatable {
         package var requests = 0
         package var retries = 0
@@ -20,12 +21,11 @@ package final class ClientMetrics: @unchecked Sendable {
         package var thumbnailsUnavailable: String?
     }
 
-    private let lock = NSLock()
-    private var value = Reading()
+    private let value = NIOLockedValueBox(Reading())
 
     package init() {}
 
-    package var reading: Reading { lock.withLock { value } }
+    package var reading: Reading { value.withLockedValue { $0 } }
 
-    package func record(_ change: (inout Reading) -> Void) { lock.withLock { change(&value) } }
+    package func record(_ change: (inout Reading) -> Void) { value.withLockedValue { change(&$0) } }
 }

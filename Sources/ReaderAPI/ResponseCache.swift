@@ -1,16 +1,19 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Support
 
 /// ETags and bodies of the last run's JSON answers: a request sends the ETag back, and a 304
 /// reuses the body kept here. What this run sees is collected apart, so that answers no longer
 /// asked for are not carried forward. Bodies stay on disk (a big library's list of books and its
 /// shelves are tens of megabytes): the last run's in its state folder, this run's in a spill file.
-package final class ResponseCache: @unchecked Sendable {
-    private let lock = NSLock()
+package final class ResponseCache: Sendable {
+    private struct Seen {
+        var current: [String: KeptAnswer] = [:]
+        /// The ETags of this run's answers that were 304s, by key.
+        var notModified: [String: String] = [:]
+    }
     private let previous: [String: KeptAnswer]
-    private var current: [String: KeptAnswer] = [:]
-    /// The ETags of this run's answers that were 304s, by key.
-    private var notModified: [String: String] = [:]
+    private let seen = NIOLockedValueBox(Seen())
     private let spill: SpillFile?
 
     /// - Parameter folder: where this run's bodies are spilled (nothing is left there); without one
@@ -25,9 +28,9 @@ package final class ResponseCache: @unchecked Sendable {
     /// The body of a 304: the previous answer, now also this run's.
     func reuse(_ key: String) -> Data? {
         guard let entry = previous[key], let data = try? entry.body.data() else { return nil }
-        lock.withLock {
-            current[key] = entry
-            notModified[key] = entry.etag
+        seen.withLockedValue { seen in
+            seen.current[key] = entry
+            seen.notModified[key] = entry.etag
         }
         return data
     }
@@ -40,14 +43,14 @@ package final class ResponseCache: @unchecked Sendable {
         } else {
             kept = .text(String(decoding: body, as: UTF8.self))
         }
-        lock.withLock {
-            current[key] = KeptAnswer(etag: etag, body: kept)
-            notModified[key] = nil
+        seen.withLockedValue { seen in
+            seen.current[key] = KeptAnswer(etag: etag, body: kept)
+            seen.notModified[key] = nil
         }
     }
 
-    package var entries: [String: KeptAnswer] { lock.withLock { current } }
+    package var entries: [String: KeptAnswer] { seen.withLockedValue { $0.current } }
 
     /// The ETag `key` (a path: "/api/v1/books") was answered 304 to in this run, if it was.
-    package func notModifiedETag(_ key: String) -> String? { lock.withLock { notModified[key] } }
+    package func notModifiedETag(_ key: String) -> String? { seen.withLockedValue { $0.notModified[key] } }
 }

@@ -140,7 +140,7 @@ extension FaultMiddleware {
 }
 
 /// Gathers a response body, to cut it in half.
-final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {
+final class BodyCollector: ResponseBodyWriter {
     var buffer = ByteBuffer()
     func write(_ buffer: ByteBuffer) async throws {
         var copy = buffer

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Open Library as its Books API and covers service answer, on the sample server's own port under
@@ -118,34 +119,36 @@ public struct OpenLibraryDouble: Sendable {
 }
 
 /// The double's routes and what it has answered.
-final class OpenLibraryRoutes: @unchecked Sendable {
+final class OpenLibraryRoutes: Sendable {
+    private struct State {
+        var last: ContinuousClock.Instant?
+        var arrivals = 0
+        var counters = OpenLibraryDouble.Counters()
+        var images: [Int: Data] = [:]
+    }
     let options: OpenLibraryDouble.Options
-    private let lock = NSLock()
-    private var last: ContinuousClock.Instant?
-    private var arrivals = 0
-    private var _counters = OpenLibraryDouble.Counters()
-    private var images: [Int: Data] = [:]
+    private let state = NIOLockedValueBox(State())
 
     init(options: OpenLibraryDouble.Options) {
         self.options = options
     }
 
-    var counters: OpenLibraryDouble.Counters { lock.withLock { _counters } }
-    func resetCounters() { lock.withLock { _counters = OpenLibraryDouble.Counters() } }
+    var counters: OpenLibraryDouble.Counters { state.withLockedValue { $0.counters } }
+    func resetCounters() { state.withLockedValue { $0.counters = OpenLibraryDouble.Counters() } }
 
     /// Whether this request comes too soon after the last (which it then is).
     private func tooSoon() -> Bool {
-        lock.withLock {
+        state.withLockedValue { state in
             let now = ContinuousClock.now
-            defer { last = now }
-            arrivals += 1
-            if let every = options.refuseEvery, every > 0, arrivals % every == 0 {
-                _counters.refused += 1
+            defer { state.last = now }
+            state.arrivals += 1
+            if let every = options.refuseEvery, every > 0, state.arrivals % every == 0 {
+                state.counters.refused += 1
                 return true
             }
-            guard let minimum = options.minimumInterval, let last else { return false }
+            guard let minimum = options.minimumInterval, let last = state.last else { return false }
             if now - last < minimum {
-                _counters.refused += 1
+                state.counters.refused += 1
                 return true
             }
             return false
@@ -157,10 +160,10 @@ final class OpenLibraryRoutes: @unchecked Sendable {
         if options.delay > .zero { try await Task.sleep(for: options.delay) }
         let query = request.uri.queryParameters
         let bibkeys = (query.get("bibkeys") ?? "").split(separator: ",").map(String.init)
-        lock.withLock {
-            _counters.requests += 1
-            _counters.apiRequests += 1
-            if !refused { _counters.isbnsAsked += bibkeys.count }
+        state.withLockedValue { state in
+            state.counters.requests += 1
+            state.counters.apiRequests += 1
+            if !refused { state.counters.isbnsAsked += bibkeys.count }
         }
         if refused {
             return json(["status": 429, "message": "Too Many Requests. Consider using https://openlibrary.org/developers/dumps."], status: .tooManyRequests)
@@ -182,9 +185,9 @@ final class OpenLibraryRoutes: @unchecked Sendable {
     @Sendable func cover(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let refused = tooSoon()
         if options.delay > .zero { try await Task.sleep(for: options.delay) }
-        lock.withLock {
-            _counters.requests += 1
-            _counters.coverRequests += 1
+        state.withLockedValue { state in
+            state.counters.requests += 1
+            state.counters.coverRequests += 1
         }
         if refused {
             return Response(status: .forbidden, headers: [.contentType: "text/html"],
@@ -223,10 +226,10 @@ final class OpenLibraryRoutes: @unchecked Sendable {
 
     /// A real cover's size: most are small, a few as large as the largest seen (1216 × 1800).
     private func image(_ id: Int) -> Data {
-        if let kept = lock.withLock({ images[id] }) { return kept }
+        if let kept = state.withLockedValue({ $0.images[id] }) { return kept }
         let width = [360, 400, 500, 600, 800, 1216][id % 6]
         let made = SampleCovers.jpeg(width: width, height: width * 3 / 2, seed: id) ?? Data()
-        lock.withLock { images[id] = made }
+        state.withLockedValue { $0.images[id] = made }
         return made
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 extension SampleLibrary {
     /// The same library with covers of real sizes, as a real library has them: 1 in 4 books with no
@@ -24,9 +25,10 @@ extension SampleLibrary {
         }
         var library = self
         var files = coverFiles
+        let drawn = images.values
         for (item, plan) in made.enumerated() {
             let name = "real-\(books[plan.index].id).jpg"
-            files[name] = images.values[item]
+            files[name] = drawn[item]
             library.books[plan.index].cover = .disk(file: name)
         }
         for (index, plan) in plans.enumerated() where plan.map({ _ in false }) ?? true { library.books[index].cover = nil }
@@ -36,11 +38,12 @@ extension SampleLibrary {
 }
 
 /// Results filled in from several threads at once, each at its own place.
-final class ConcurrentResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var values: [Data]
+final class ConcurrentResults: Sendable {
+    private let box: NIOLockedValueBox<[Data]>
 
-    init(count: Int) { values = Array(repeating: Data(), count: count) }
+    init(count: Int) { box = NIOLockedValueBox(Array(repeating: Data(), count: count)) }
 
-    func set(_ index: Int, _ value: Data) { lock.withLock { values[index] = value } }
+    var values: [Data] { box.withLockedValue { $0 } }
+
+    func set(_ index: Int, _ value: Data) { box.withLockedValue { $0[index] = value } }
 }

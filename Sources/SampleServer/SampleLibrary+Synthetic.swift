@@ -58,7 +58,7 @@ extension SampleLibrary {
 
 /// A small, fast, seedable generator: the same seed gives the same library on every machine (and
 /// the same test data on every run).
-public struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 { nextUInt64() }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
 
@@ -58,7 +59,7 @@ public final class SampleServer: Sendable {
     public var keyLeaks: Int { state.counters.keyLeaks }
     public var counters: ServerCounters { state.counters }
     /// How many answers were held for the latency, and their mean time from arrival to release.
-    public var heldAnswers: (answers: Int, mean: Duration) { state.timer.held }
+    public var heldAnswers: (answers: Int, mean: Duration) { state.timer.answered }
 
     public func update(_ change: (inout SampleLibrary) -> Void) { state.updateLibrary(change) }
     /// A new key: every request with the old one is refused from now on, as after a revocation.
@@ -205,128 +206,125 @@ public struct ServerCounters: Sendable {
 }
 
 /// What the server may change while it runs.
-final class ServerState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _library: SampleLibrary
-    private var _apiKey: String
-    private var _faults: FaultPlan
-    private var _counters = ServerCounters()
-    private var random: SplitMix64
-    private var _latency: Duration
+final class ServerState: Sendable {
+    private struct State: Sendable {
+        var library: SampleLibrary
+        var apiKey: String
+        var faults: FaultPlan
+        var counters = ServerCounters()
+        var random: SplitMix64
+        var latency: Duration
+        var failingCovers: Set<String> = []
+        var failingDetails: Set<Int> = []
+        /// Encoded answers by Host and path, for the library as it is now.
+        var answers: [String: (Data, String)] = [:]
+        var generation = 0
+        var stopping = false
+        var hanging = false
+        var holdFrom: Int?
+        var waiting = 0
+        var goneFrom: Int?
+        var stopWhenGone: (@Sendable () -> Void)?
+        var wentAt: ContinuousClock.Instant?
+        var lastAnswerAt: ContinuousClock.Instant?
+    }
+    private let state: NIOLockedValueBox<State>
     let costs: ServerCosts?
     /// Holds answers until their latency has passed.
     let timer: AnswerTimer
 
     init(library: SampleLibrary, apiKey: String, faults: FaultPlan, latency: Duration, latencyOnAverage: Bool, costs: ServerCosts?) {
-        _latency = latency
         self.costs = costs
         timer = AnswerTimer(onAverage: latencyOnAverage)
-        _library = library
-        _apiKey = apiKey
-        _faults = faults
-        random = SplitMix64(seed: faults.seed)
+        state = NIOLockedValueBox(State(library: library, apiKey: apiKey, faults: faults, random: SplitMix64(seed: faults.seed), latency: latency))
     }
 
-    var library: SampleLibrary { lock.withLock { _library } }
-    var apiKey: String { lock.withLock { _apiKey } }
-    private var _failingCovers: Set<String> = []
+    var library: SampleLibrary { state.withLockedValue { $0.library } }
+    var apiKey: String { state.withLockedValue { $0.apiKey } }
     var failingCovers: Set<String> {
-        get { lock.withLock { _failingCovers } }
-        set { lock.withLock { _failingCovers = newValue } }
+        get { state.withLockedValue { $0.failingCovers } }
+        set { state.withLockedValue { $0.failingCovers = newValue } }
     }
-    private var _failingDetails: Set<Int> = []
     var failingDetails: Set<Int> {
-        get { lock.withLock { _failingDetails } }
-        set { lock.withLock { _failingDetails = newValue } }
+        get { state.withLockedValue { $0.failingDetails } }
+        set { state.withLockedValue { $0.failingDetails = newValue } }
     }
-    var counters: ServerCounters { lock.withLock { _counters } }
+    var counters: ServerCounters { state.withLockedValue { $0.counters } }
     func updateLibrary(_ change: (inout SampleLibrary) -> Void) {
-        lock.withLock {
-            change(&_library)
-            answers = [:]
-            generation += 1
+        state.withLockedValue { state in
+            change(&state.library)
+            state.answers = [:]
+            state.generation += 1
         }
     }
 
-    /// Encoded answers by Host and path, for the library as it is now.
-    private var answers: [String: (Data, String)] = [:]
-    private var generation = 0
-
     func answer(for key: String, _ make: () -> (Data, String)) -> (Data, String) {
-        let (kept, seen) = lock.withLock { (answers[key], generation) }
+        let (kept, seen) = state.withLockedValue { ($0.answers[key], $0.generation) }
         if let kept { return kept }
         let made = make()
         // Not kept if the library changed meanwhile: it was made from the old one.
-        lock.withLock { if generation == seen { answers[key] = made } }
+        state.withLockedValue { if $0.generation == seen { $0.answers[key] = made } }
         return made
     }
-    func setAPIKey(_ key: String) { lock.withLock { _apiKey = key } }
+    func setAPIKey(_ key: String) { state.withLockedValue { $0.apiKey = key } }
     func setFaults(_ faults: FaultPlan) {
-        lock.withLock {
-            _faults = faults
-            random = SplitMix64(seed: faults.seed)
+        state.withLockedValue { state in
+            state.faults = faults
+            state.random = SplitMix64(seed: faults.seed)
         }
     }
-    func resetCounters() { lock.withLock { _counters = ServerCounters() } }
-    func count(_ change: (inout ServerCounters) -> Void) { lock.withLock { change(&_counters) } }
+    func resetCounters() { state.withLockedValue { $0.counters = ServerCounters() } }
+    func count(_ change: (inout ServerCounters) -> Void) { state.withLockedValue { change(&$0.counters) } }
 
     /// Draws the fault for one request, if any.
     func drawFault() -> Fault? {
-        lock.withLock {
-            guard _faults.rate > 0 else { return nil }
-            let roll = Double(random.nextUInt64() % 1_000_000) / 1_000_000
-            guard roll < _faults.rate else { return nil }
-            let kinds = _faults.kinds.isEmpty ? Fault.allCases : _faults.kinds
-            _counters.faults += 1
-            return kinds[random.next(kinds.count)]
+        state.withLockedValue { state in
+            guard state.faults.rate > 0 else { return nil }
+            let roll = Double(state.random.nextUInt64() % 1_000_000) / 1_000_000
+            guard roll < state.faults.rate else { return nil }
+            let kinds = state.faults.kinds.isEmpty ? Fault.allCases : state.faults.kinds
+            state.counters.faults += 1
+            return kinds[state.random.next(kinds.count)]
         }
     }
-    var stall: Duration { lock.withLock { _faults.stall } }
-    var latency: Duration { lock.withLock { _latency } }
+    var stall: Duration { state.withLockedValue { $0.faults.stall } }
+    var latency: Duration { state.withLockedValue { $0.latency } }
     /// How long the answer to `path` takes: what it costs the real server, or the latency asked for.
     func latency(of path: String) -> Duration {
-        lock.withLock { costs.map { $0.cost(of: path, in: _library) } ?? _latency }
+        state.withLockedValue { state in costs.map { $0.cost(of: path, in: state.library) } ?? state.latency }
     }
-    private var _stopping = false
-    var isStopping: Bool { lock.withLock { _stopping } }
-    func setStopping() { lock.withLock { _stopping = true } }
-    private var _hanging = false
-    var isHanging: Bool { lock.withLock { _hanging } }
-    func setHanging() { lock.withLock { _hanging = true } }
+    var isStopping: Bool { state.withLockedValue { $0.stopping } }
+    func setStopping() { state.withLockedValue { $0.stopping = true } }
+    var isHanging: Bool { state.withLockedValue { $0.hanging } }
+    func setHanging() { state.withLockedValue { $0.hanging = true } }
 
     /// From this API request on, answers wait until released (`hold(fromAPIRequest:)`): a run held
     /// mid-crawl for as long as a test needs to act on it, whatever the machine's load.
-    private var _holdFrom: Int?
-    private var _waiting = 0
-    var waiting: Int { lock.withLock { _waiting } }
-    func hold(fromAPIRequest number: Int?) { lock.withLock { _holdFrom = number } }
-    func isHeld(atAPIRequest number: Int) -> Bool { lock.withLock { _holdFrom.map { number >= $0 } ?? false } }
-    func wait(_ change: Int) { lock.withLock { _waiting += change } }
+    var waiting: Int { state.withLockedValue { $0.waiting } }
+    func hold(fromAPIRequest number: Int?) { state.withLockedValue { $0.holdFrom = number } }
+    func isHeld(atAPIRequest number: Int) -> Bool { state.withLockedValue { $0.holdFrom.map { number >= $0 } ?? false } }
+    func wait(_ change: Int) { state.withLockedValue { $0.waiting += change } }
 
     /// From this API request on, the server is gone (`hang(fromAPIRequest:)`,
     /// `stop(atAPIRequest:)`): decided here as each request arrives, not by a test that watches
     /// the counters and may be late on a busy machine.
-    private var _goneFrom: Int?
-    private var _stopWhenGone: (@Sendable () -> Void)?
-    private var _wentAt: ContinuousClock.Instant?
-    var wentAt: ContinuousClock.Instant? { lock.withLock { _wentAt } }
-    private var _lastAnswerAt: ContinuousClock.Instant?
-    var lastAnswerAt: ContinuousClock.Instant? { lock.withLock { _lastAnswerAt } }
-    func answered() { lock.withLock { _lastAnswerAt = .now } }
+    var wentAt: ContinuousClock.Instant? { state.withLockedValue { $0.wentAt } }
+    var lastAnswerAt: ContinuousClock.Instant? { state.withLockedValue { $0.lastAnswerAt } }
+    func answered() { state.withLockedValue { $0.lastAnswerAt = .now } }
     func go(fromAPIRequest number: Int, stop: (@Sendable () -> Void)?) {
-        lock.withLock { (_goneFrom, _stopWhenGone) = (number, stop) }
+        state.withLockedValue { ($0.goneFrom, $0.stopWhenGone) = (number, stop) }
     }
     /// Whether the API request numbered `number` finds the server gone. The first to find it so
     /// stops the server, when it is to stop.
     func isGone(atAPIRequest number: Int) -> Bool {
-        let (gone, stop) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
-            guard let from = _goneFrom, number >= from else { return (false, nil) }
-            guard _wentAt == nil else { return (true, nil) }
-            _wentAt = .now
-            return (true, _stopWhenGone)
+        let (gone, stop) = state.withLockedValue { state -> (Bool, (@Sendable () -> Void)?) in
+            guard let from = state.goneFrom, number >= from else { return (false, nil) }
+            guard state.wentAt == nil else { return (true, nil) }
+            state.wentAt = .now
+            return (true, state.stopWhenGone)
         }
         stop?()
         return gone
     }
-    func setLatency(_ latency: Duration) { lock.withLock { _latency = latency } }
+    func setLatency(_ latency: Duration) { state.withLockedValue { $0.latency = latency } }
 }

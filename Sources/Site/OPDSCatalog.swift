@@ -1,5 +1,6 @@
 import Foundation
 import LibraryArchive
+import NIOConcurrencyHelpers
 import Notes
 import SnapshotStore
 import Support
@@ -12,7 +13,7 @@ import Support
 ///
 /// Links are relative to the feed's own address (the folder works from any path of any web
 /// server, or from disk); with --site-url they are absolute.
-final class OPDSCatalog: @unchecked Sendable {
+final class OPDSCatalog: Sendable {
     static let entriesPerPage = 100
     static let navigation = "application/atom+xml;profile=opds-catalog;kind=navigation"
     static let acquisition = "application/atom+xml;profile=opds-catalog;kind=acquisition"
@@ -64,7 +65,7 @@ final class OPDSCatalog: @unchecked Sendable {
     /// The notes' summaries, their UTF-8 one after another in a file, read back as each entry is
     /// written: 74,000 of them as strings took 12 MB at 100,000 books, in one buffer 7, beside the
     /// big list pages being made.
-    final class Summaries: @unchecked Sendable {
+    final class Summaries: Sendable {
         /// One job's summaries, in order of place.
         struct Part: Sendable {
             fileprivate var bytes: [UInt8] = []
@@ -81,14 +82,13 @@ final class OPDSCatalog: @unchecked Sendable {
 
         private let file: SpillFile
         /// Where each place's summary ends in the file (the one before ends where it starts).
-        private var ends: [Int] = []
-        private let lock = NSLock()
-        private var failure: Error?
+        private let ends: [Int]
+        private let failure = NIOLockedValueBox<Error?>(nil)
 
         /// The jobs' parts, in order of place, for `count` places.
         init(joining parts: [Part], count: Int, spillIn folder: URL) throws {
             file = try SpillFile(in: folder)
-            ends = [Int](repeating: 0, count: count)
+            var ends = [Int](repeating: 0, count: count)
             var place = 0, end = 0
             for part in parts {
                 let start = end
@@ -102,6 +102,7 @@ final class OPDSCatalog: @unchecked Sendable {
                 }
             }
             while place < count { ends[place] = end; place += 1 }
+            self.ends = ends
         }
 
         /// The summary of the book at `place`; nil without one. A file that cannot be read back
@@ -112,14 +113,14 @@ final class OPDSCatalog: @unchecked Sendable {
             do {
                 return String(decoding: try file.read(start..<end), as: UTF8.self)
             } catch {
-                lock.withLock { failure = failure ?? error }
+                failure.withLockedValue { $0 = $0 ?? error }
                 return nil
             }
         }
 
         /// Throws when a summary could not be read back: a feed without it is not written.
         func check() throws {
-            if let failure = lock.withLock({ failure }) { throw failure }
+            if let failure = failure.withLockedValue({ $0 }) { throw failure }
         }
     }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LibraryArchive
+import NIOConcurrencyHelpers
 import SnapshotStore
 import Support
 
@@ -42,6 +43,8 @@ package struct PageDigests: Sendable {
 
     /// Each book's entry digested, by its place: written by the book's job, read by its shelf's
     /// once every book job is done (each place written once, by one thread).
+    /// Unchecked: a buffer the render's threads write without a lock, each its own books' places,
+    /// read once they are done (a lock for each of 100,000 writes would serve nothing).
     final class EntryDigests: @unchecked Sendable {
         private let digests: UnsafeMutableBufferPointer<Digest>
 
@@ -66,27 +69,32 @@ package struct PageDigests: Sendable {
 
     /// The digests of a run's book and shelf pages (and of the web app's icons), gathered from
     /// the render's threads.
-    final class Gathered: @unchecked Sendable {
-        private let lock = NSLock()
-        private var entries: [PageDigestTable.Entry] = []
-        private(set) var linked = 0
-        /// The book, shelf, author and year pages among them (the rest: the web app's icons).
-        private(set) var pages = 0
+    final class Gathered: Sendable {
+        private struct State {
+            var entries: [PageDigestTable.Entry] = []
+            var linked = 0
+            /// The book, shelf, author and year pages among them (the rest: the web app's icons).
+            var pages = 0
+        }
+        private let state = NIOLockedValueBox(State())
 
         init() {}
 
+        var linked: Int { state.withLockedValue { $0.linked } }
+        var pages: Int { state.withLockedValue { $0.pages } }
+
         /// Room for `pages` entries at once: grown by doubling, the array took twice that for a while.
         func reserve(_ pages: Int) {
-            lock.withLock { entries.reserveCapacity(pages) }
+            state.withLockedValue { $0.entries.reserveCapacity(pages) }
         }
 
         func add(_ path: String, _ digest: Digest, size: Int, linked wasLinked: Bool, page: Bool = true) {
             let entry = PageDigestTable.Entry(path: PageDigestTable.key(path), digest0: digest.high, digest1: digest.low, size: UInt64(size))
-            lock.withLock {
-                entries.append(entry)
+            state.withLockedValue { state in
+                state.entries.append(entry)
                 if page {
-                    pages += 1
-                    if wasLinked { linked += 1 }
+                    state.pages += 1
+                    if wasLinked { state.linked += 1 }
                 }
             }
         }
@@ -94,7 +102,7 @@ package struct PageDigests: Sendable {
         /// The digests, taken out (the render is over).
         func take() -> PageDigestTable {
             var taken: [PageDigestTable.Entry] = []
-            lock.withLock { swap(&taken, &entries) }
+            state.withLockedValue { swap(&taken, &$0.entries) }
             return PageDigestTable(taken)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import ShareCards
 import SnapshotStore
 import Support
@@ -7,11 +8,10 @@ import Support
 /// once every page is written, any other card in `cards/` is taken out: the crawl draws books'
 /// cards as their covers arrive, and a book whose cover changed after that (Open Library's, say)
 /// names another card by the time its page is made.
-final class RenderedCards: @unchecked Sendable {
+final class RenderedCards: Sendable {
     private let writer: SnapshotWriter
-    private let lock = NSLock()
     /// The cards' paths, hashed: 8 bytes a card at any size of library.
-    private var named = Set<UInt64>()
+    private let named = NIOLockedValueBox(Set<UInt64>())
 
     init(writer: SnapshotWriter) {
         self.writer = writer
@@ -21,7 +21,7 @@ final class RenderedCards: @unchecked Sendable {
     func write(_ card: ShareCard?) throws {
         guard let card else { return }
         let path = card.path
-        lock.withLock { _ = named.insert(FNV1a.hash(path)) }
+        named.withLockedValue { _ = $0.insert(FNV1a.hash(path)) }
         try card.write(into: writer, at: path)
     }
 
@@ -31,6 +31,7 @@ final class RenderedCards: @unchecked Sendable {
         guard let folder = try? writer.url(for: ShareCard.folder),
               let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
         var kept = 0, removed = 0
+        let named = self.named.withLockedValue { $0 }
         for name in names {
             if named.contains(FNV1a.hash(ShareCard.folder + "/" + name)) { kept += 1; continue }
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))

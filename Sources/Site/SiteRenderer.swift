@@ -171,6 +171,8 @@ package struct SiteRenderer: Sendable {
 
     /// Jobs run on every core, each let go as soon as it is done, with what it alone holds (the
     /// OPDS feeds' summaries, a book's place), rather than all of them when the last is.
+    /// Unchecked: a buffer of jobs that every core takes from without a lock, each index by one
+    /// worker alone (`EveryCore`), so that a job's captures are let go as soon as it has run.
     private final class PendingJobs: @unchecked Sendable {
         private let jobs: UnsafeMutableBufferPointer<Job?>
         /// Moved a step a job, where the jobs are of one kind.

@@ -2,6 +2,7 @@ import DefaultTemplates
 import Foundation
 import LibraryArchive
 import Mustache
+import NIOConcurrencyHelpers
 import Notes
 import SnapshotStore
 import Support
@@ -183,7 +184,7 @@ package struct TemplateSet: Sendable {
 /// written in, and once for each depth of page) was most of what it did before its first request.
 /// The templates are parsed once, on a thread of their own from the moment they are loaded
 /// (`TemplateSet.check` waits for it), so a syntax error is still told before the crawl.
-final class PreparedLibraries: @unchecked Sendable {
+final class PreparedLibraries: Sendable {
     /// How one kind's libraries are made: the words (`Language.writtenInto`) and the root written
     /// in, in html/ the escaping, and the added pages a set copied before them lacks.
     struct Recipe: Sendable {
@@ -216,27 +217,35 @@ final class PreparedLibraries: @unchecked Sendable {
         let root: String?
     }
 
-    /// The kinds' recipes once parsed, or why they could not be; nil while the parse runs.
-    private var recipes: Result<[OutputFormat: Recipe], Error>?
-    private var waiting: [CheckedContinuation<[OutputFormat: Recipe], Error>] = []
-    private let parse = NSCondition()
-    private let lock = NSLock()
-    private var made: [Key: MustacheLibrary] = [:]
-    /// `Recipe.looksWordsUp` of each kind, once a page asked (the look took a night that renders
-    /// nothing a fifth of what it did before its first request).
-    private var wordsLookedUp: [OutputFormat: Bool] = [:]
+    /// The kinds' recipes once parsed, or why they could not be (nil while the parse runs), and
+    /// who waits for them without a thread.
+    private struct Parse {
+        var recipes: Result<[OutputFormat: Recipe], Error>?
+        var waiting: [CheckedContinuation<[OutputFormat: Recipe], Error>] = []
+    }
+    private let parse = NIOLockedValueBox(Parse())
+    /// Left when the parse is done: what waits with a thread of its own waits for this.
+    private let parseDone = DispatchGroup()
+    private struct Made {
+        var libraries: [Key: MustacheLibrary] = [:]
+        /// `Recipe.looksWordsUp` of each kind, once a page asked (the look took a night that
+        /// renders nothing a fifth of what it did before its first request).
+        var wordsLookedUp: [OutputFormat: Bool] = [:]
+    }
+    private let made = NIOLockedValueBox(Made())
 
     /// Starts `parse` on a thread of its own (not one of Swift's: a page made on one of those
     /// may wait for it).
     init(parsing: @escaping @Sendable () throws -> [OutputFormat: Recipe]) {
+        parseDone.enter()
         let thread = Thread { [self] in
             let result = Result { try parsing() }
-            parse.lock()
-            recipes = result
-            let waiting = self.waiting
-            self.waiting = []
-            parse.broadcast()
-            parse.unlock()
+            let waiting = parse.withLockedValue { parse in
+                parse.recipes = result
+                defer { parse.waiting = [] }
+                return parse.waiting
+            }
+            parseDone.leave()
             for continuation in waiting { continuation.resume(with: result) }
         }
         thread.name = "templates"
@@ -245,47 +254,42 @@ final class PreparedLibraries: @unchecked Sendable {
 
     /// The recipes, once parsed: waits for them.
     private func parsedNow() throws -> [OutputFormat: Recipe] {
-        parse.lock()
-        defer { parse.unlock() }
-        while recipes == nil { parse.wait() }
-        return try recipes!.get()
+        parseDone.wait()
+        return try parse.withLockedValue { $0.recipes! }.get()
     }
 
     /// The recipes, once parsed, without holding a thread meanwhile.
     func parsed() async throws -> [OutputFormat: Recipe] {
         try await withCheckedThrowingContinuation { continuation in
-            parse.lock()
-            guard let recipes else {
-                waiting.append(continuation)
-                parse.unlock()
-                return
+            let recipes = parse.withLockedValue { parse in
+                if parse.recipes == nil { parse.waiting.append(continuation) }
+                return parse.recipes
             }
-            parse.unlock()
-            continuation.resume(with: recipes)
+            if let recipes { continuation.resume(with: recipes) }
         }
     }
 
     func looksWordsUp(_ format: OutputFormat) throws -> Bool {
         let recipes = try parsedNow()
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = wordsLookedUp[format] { return known }
-        let looks = recipes[format]?.looksWordsUp ?? false
-        wordsLookedUp[format] = looks
-        return looks
+        return made.withLockedValue { made in
+            if let known = made.wordsLookedUp[format] { return known }
+            let looks = recipes[format]?.looksWordsUp ?? false
+            made.wordsLookedUp[format] = looks
+            return looks
+        }
     }
 
     /// The kind's library with `root` written in (nil: looked up on the page). Made under the lock:
     /// the first pages, one on each core, wait for it rather than make it twice.
     func library(_ format: OutputFormat, root: String?) throws -> MustacheLibrary? {
         let recipes = try parsedNow()
-        lock.lock()
-        defer { lock.unlock() }
-        let key = Key(format: format, root: root)
-        if let library = made[key] { return library }
-        guard let recipe = recipes[format] else { return nil }
-        let library = try recipe.make(root: root)
-        made[key] = library
-        return library
+        return try made.withLockedValue { made in
+            let key = Key(format: format, root: root)
+            if let library = made.libraries[key] { return library }
+            guard let recipe = recipes[format] else { return nil }
+            let library = try recipe.make(root: root)
+            made.libraries[key] = library
+            return library
+        }
     }
 }

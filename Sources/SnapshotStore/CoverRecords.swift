@@ -1,5 +1,6 @@
 import Foundation
 import LibraryArchive
+import NIOConcurrencyHelpers
 import Support
 
 /// What the state folder remembers of a cover, by the URL the book gave.
@@ -24,7 +25,7 @@ package struct CoverRecord: Codable, Sendable, Equatable {
 /// file, with only a hash of each address, where its line lies and a hash of its file's path in
 /// memory. 100,000 records as values took about 35 MB (every address twice, a hash, a path); this
 /// index takes about 5.
-package final class CoverRecords: @unchecked Sendable {
+package final class CoverRecords: Sendable {
     private struct Line: Codable {
         var record: CoverRecord
         var url: String
@@ -41,21 +42,44 @@ package final class CoverRecords: @unchecked Sendable {
         var file: UInt64 = 0
     }
 
-    private let lock = NSLock()
+    private struct Index {
+        var byHash: [UInt64: Entry] = [:]
+        /// Addresses whose hash another address already has (not expected, but not wrong either).
+        var collisions: [String: Entry] = [:]
+        /// The records set last, by address: a book is made just after its cover comes, and
+        /// reading its record back from the file cost 2% of a crawl's CPU.
+        var recent: [String: CoverRecord] = [:]
+        var recentOrder: [String] = []
+        var nextRecent = 0
+        static let recentCount = 256
+
+        func entry(_ url: String) -> Entry? { collisions[url] ?? byHash[CoverRecords.hash(url)] }
+
+        /// Keeps the record among the recent ones, in place of the oldest.
+        mutating func remember(_ record: CoverRecord, for url: String) {
+            if recent.updateValue(record, forKey: url) != nil { return }
+            if recentOrder.count < Self.recentCount {
+                recentOrder.append(url)
+            } else {
+                recent[recentOrder[nextRecent]] = nil
+                recentOrder[nextRecent] = url
+                nextRecent = (nextRecent + 1) % Self.recentCount
+            }
+        }
+
+        mutating func place(_ url: String, at range: Range<Int>) {
+            let key = CoverRecords.hash(url)
+            if byHash[key] == nil { byHash[key] = Entry(range: range) } else { collisions[url] = Entry(range: range) }
+        }
+    }
+
     private let store: SpillFile
-    private var index: [UInt64: Entry] = [:]
-    /// Addresses whose hash another address already has (not expected, but not wrong either).
-    private var collisions: [String: Entry] = [:]
-    /// The records set last, by address: a book is made just after its cover comes, and reading
-    /// its record back from the file cost 2% of a crawl's CPU.
-    private var recent: [String: CoverRecord] = [:]
-    private var recentOrder: [String] = []
-    private var nextRecent = 0
-    private static let recentCount = 256
+    private let index: NIOLockedValueBox<Index>
 
     /// Empty, its lines kept in a spill file in `folder`.
     package init(spillIn folder: URL) throws {
         store = try SpillFile(in: folder)
+        index = NIOLockedValueBox(Index())
     }
 
     /// The lines of a `covers.jsonl`, read in place (nothing can be added to these); nil when a
@@ -65,6 +89,7 @@ package final class CoverRecords: @unchecked Sendable {
         guard let store = try? SpillFile(reading: file) else { return nil }
         self.store = store
         let decoder = JSONDecoder()
+        var index = Index()
         var start = 0
         var pending = Data()
         var offset = 0
@@ -76,33 +101,34 @@ package final class CoverRecords: @unchecked Sendable {
             while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
                 guard let line = try? decoder.decode(Address.self, from: pending[lineStart..<newline]) else { return nil }
                 let length = newline - lineStart + 1
-                place(line.url, at: start..<start + length)
+                index.place(line.url, at: start..<start + length)
                 start += length
                 lineStart = pending.index(after: newline)
             }
             pending = Data(pending[lineStart...])
         }
         guard pending.isEmpty else { return nil }
+        self.index = NIOLockedValueBox(index)
     }
 
-    package var count: Int { lock.withLock { index.count + collisions.count } }
+    package var count: Int { index.withLockedValue { $0.byHash.count + $0.collisions.count } }
 
     package subscript(url: String) -> CoverRecord? {
-        let (known, entry) = lock.withLock { (recent[url], collisions[url] ?? index[Self.hash(url)]) }
+        let (known, entry) = index.withLockedValue { ($0.recent[url], $0.entry(url)) }
         if let known { return known }
         return entry.flatMap { read(url, at: $0.range)?.record }
     }
 
     /// The record for `url` and its line as the file holds it, for `set(_:for:line:)` to carry.
     package func recordAndLine(_ url: String) -> (record: CoverRecord, line: Data)? {
-        lock.withLock { collisions[url] ?? index[Self.hash(url)] }.flatMap { read(url, at: $0.range) }
+        index.withLockedValue { $0.entry(url) }.flatMap { read(url, at: $0.range) }
     }
 
     /// Whether the record set for `url` names the cover file at `path`: told from the index
     /// alone, without reading the record (a book taken unchanged asks only that).
     package func names(_ cover: CoverFile, for url: String) -> Bool {
         let file = Self.key(cover)
-        return lock.withLock { (collisions[url] ?? index[Self.hash(url)])?.file == file }
+        return index.withLockedValue { $0.entry(url)?.file == file }
     }
 
     private func read(_ url: String, at range: Range<Int>) -> (record: CoverRecord, line: Data)? {
@@ -123,12 +149,12 @@ package final class CoverRecords: @unchecked Sendable {
             return line
         }()
         let range = try store.append(line)
-        let other = lock.withLock { index[Self.hash(url)] }
+        let other = index.withLockedValue { $0.byHash[Self.hash(url)] }
         let taken = try other.map { try JSONDecoder().decode(Line.self, from: try store.read($0.range)).url != url } ?? false
         let entry = Entry(range: range, file: Self.key(record.file))
-        lock.withLock {
-            if taken { collisions[url] = entry } else { index[Self.hash(url)] = entry }
-            remember(record, for: url)
+        index.withLockedValue { index in
+            if taken { index.collisions[url] = entry } else { index.byHash[Self.hash(url)] = entry }
+            index.remember(record, for: url)
         }
     }
 
@@ -146,26 +172,9 @@ package final class CoverRecords: @unchecked Sendable {
     }
 
     private func orderedLines(_ body: (Data) throws -> Void) throws {
-        let (hashed, others) = lock.withLock { (index.map { ($0.key, $0.value.range) }, collisions) }
+        let (hashed, others) = index.withLockedValue { ($0.byHash.map { ($0.key, $0.value.range) }, $0.collisions) }
         for (_, range) in hashed.sorted(by: { $0.0 < $1.0 }) { try body(try store.read(range)) }
         for url in others.keys.sorted() { try body(try store.read(others[url]!.range)) }
-    }
-
-    /// Keeps the record among the recent ones, in place of the oldest (under the lock).
-    private func remember(_ record: CoverRecord, for url: String) {
-        if recent.updateValue(record, forKey: url) != nil { return }
-        if recentOrder.count < Self.recentCount {
-            recentOrder.append(url)
-        } else {
-            recent[recentOrder[nextRecent]] = nil
-            recentOrder[nextRecent] = url
-            nextRecent = (nextRecent + 1) % Self.recentCount
-        }
-    }
-
-    private func place(_ url: String, at range: Range<Int>) {
-        let key = Self.hash(url)
-        if index[key] == nil { index[key] = Entry(range: range) } else { collisions[url] = Entry(range: range) }
     }
 
     /// A cover's files, as one hash: a book kept from the last snapshot keeps its cover only when

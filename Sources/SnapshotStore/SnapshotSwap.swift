@@ -1,17 +1,19 @@
 import CFileSwap
 import Foundation
 import LibraryArchive
+import NIOConcurrencyHelpers
 import Support
 
 /// Builds a snapshot in a staging folder beside the output, then swaps it into place in one step:
 /// a run that fails, or is killed, leaves the previous snapshot as it was. One run at a time per
 /// folder (a lock on the folder that holds the output); the next run clears what a killed one left.
-package final class SnapshotSwap: @unchecked Sendable {
+package final class SnapshotSwap: Sendable {
     package let output: URL
     package let staging: URL
     /// The snapshot being replaced, if there is one.
     package let previous: URL?
-    private var lock: Int32 = -1
+    /// The folder lock's descriptor, -1 once it is let go (by the swap, a discard, or the end).
+    private let lock: NIOLockedValueBox<Int32>
 
     /// - Parameter previous: the snapshot to link unchanged files from, when it is not the output
     ///   itself (dated snapshots: yesterday's folder).
@@ -27,22 +29,23 @@ package final class SnapshotSwap: @unchecked Sendable {
         }
         // The lock is on the folder that holds the output: no lock file is left behind, and two runs
         // never swap in the same place at once.
-        lock = open(parent.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard lock >= 0 else {
+        let descriptor = open(parent.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw SnapshotError(.notWritable(detail: String(cString: strerror(errno))), path: parent.path)
         }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-            close(lock)
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
             throw SnapshotError(.notWritable(detail: "another reader-snapshot run is writing in \(parent.path)"), path: self.output.path)
         }
+        lock = NIOLockedValueBox(descriptor)
         do {
             Self.recover(output: self.output)
             try Self.checkReplaceable(self.output)
             try StagingFolders.shared.create(staging, for: self.output)
             try SnapshotState.makePrivateFolder(staging.appendingPathComponent(SnapshotState.folderName))
         } catch {
-            flock(lock, LOCK_UN)
-            close(lock)
+            flock(descriptor, LOCK_UN)
+            close(descriptor)
             if let error = error as? SnapshotError { throw error }
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: parent.path)
         }
@@ -222,7 +225,8 @@ package final class SnapshotSwap: @unchecked Sendable {
     }
 
     private func releaseLock() {
-        if lock >= 0 {
+        lock.withLockedValue { lock in
+            guard lock >= 0 else { return }
             flock(lock, LOCK_UN)
             close(lock)
             lock = -1

@@ -1,39 +1,41 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The staging folders this process has on disk, so that a run stopped by a signal can remove
 /// them before it exits. Creating one, swapping one in, discarding one and the signal's clearing
 /// all take the same lock: a signal that comes during a swap waits until the swap is done.
-final class StagingFolders: @unchecked Sendable {
+final class StagingFolders: Sendable {
     static let shared = StagingFolders()
 
-    private let lock = NSLock()
     /// Each staging folder, with the output it is to replace.
-    private var outputs: [URL: URL] = [:]
+    private let outputs = NIOLockedValueBox<[URL: URL]>([:])
 
     /// Makes the staging folder and records it, in one step under the lock: a signal either
     /// finds it recorded or comes before it exists.
     func create(_ staging: URL, for output: URL) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-        outputs[staging] = output
+        try outputs.withLockedValue { outputs in
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            outputs[staging] = output
+        }
     }
 
     func whileLocked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        try outputs.withLockedValue { _ in try body() }
     }
 
     /// Forgets a staging folder that was swapped in or discarded; the caller holds the lock.
     func forgetLocked(_ staging: URL) {
-        outputs[staging] = nil
+        outputs.unsafe.withValueAssumingLockIsAcquired { $0[staging] = nil }
     }
 
     /// Removes every recorded staging folder and never lets the lock go: the process is ending,
     /// and a swap that would start after this waits for the exit instead.
     func discardAllAndHold() {
-        lock.lock()
+        outputs.unsafe.lock()
+        let outputs = self.outputs.unsafe.withValueAssumingLockIsAcquired { outputs in
+            defer { outputs = [:] }
+            return outputs
+        }
         var blockers: [URL] = []
         for (staging, output) in outputs {
             SnapshotSwap.putHistoryBack(from: staging, into: output)
@@ -54,7 +56,6 @@ final class StagingFolders: @unchecked Sendable {
             }
             SnapshotSwap.removeFolder(aside)
         }
-        outputs = [:]
         for blocker in blockers { unlink(blocker.path) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The one way this tool uses every core for work it has in hand: each worker takes the next item
 /// not yet taken, results keep their items' order, and the error of the earliest failing item is
@@ -49,25 +50,27 @@ package enum EveryCore {
 
 /// Hands out indices in order, and keeps the error of the earliest index that failed; after a
 /// failure no later index is handed out.
-private final class JobQueue: @unchecked Sendable {
-    private let lock = NSLock()
-    private var taken = 0
-    private var failedAt = Int.max
-    private var first: Error?
+private final class JobQueue: Sendable {
+    private struct State {
+        var taken = 0
+        var failedAt = Int.max
+        var first: Error?
+    }
+    private let state = NIOLockedValueBox(State())
 
-    var error: Error? { lock.withLock { first } }
+    var error: Error? { state.withLockedValue { $0.first } }
 
     func next(below count: Int) -> Int? {
-        lock.withLock {
-            guard taken < count, taken < failedAt else { return nil }
-            defer { taken += 1 }
-            return taken
+        state.withLockedValue { state in
+            guard state.taken < count, state.taken < state.failedAt else { return nil }
+            defer { state.taken += 1 }
+            return state.taken
         }
     }
 
     func record(_ error: Error, at index: Int) {
-        lock.withLock {
-            if index < failedAt { failedAt = index; first = error }
+        state.withLockedValue { state in
+            if index < state.failedAt { (state.failedAt, state.first) = (index, error) }
         }
     }
 }

@@ -1,16 +1,16 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 
 /// Keeps what a logger says at the info level and above, as well as saying it: a quiet night's
 /// crawl is kept so that the next night that finds the same can say it again (`QuietNight`).
-package final class LineRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var kept: [(level: Logger.Level, text: String)] = []
+package final class LineRecorder: Sendable {
+    private let kept = NIOLockedValueBox<[(level: Logger.Level, text: String)]>([])
 
     package init() {}
 
     /// What was said, in order.
-    package var lines: [(level: Logger.Level, text: String)] { lock.withLock { kept } }
+    package var lines: [(level: Logger.Level, text: String)] { kept.withLockedValue { $0 } }
 
     /// `logger`, saying what it says and keeping it here too.
     package func recording(_ logger: Logger) -> Logger {
@@ -31,7 +31,7 @@ package final class LineRecorder: @unchecked Sendable {
 
         func log(event: LogEvent) {
             let text = "\(event.message)"
-            recorder.lock.withLock { recorder.kept.append((event.level, text)) }
+            recorder.kept.withLockedValue { $0.append((event.level, text)) }
         }
     }
 }

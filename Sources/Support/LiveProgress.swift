@@ -1,17 +1,21 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The progress line on a terminal: the phase, its count, bytes, request rate and an ETA, redrawn
 /// in place a few times a second. Log lines print above it. Not used when standard error is not
 /// a terminal (cron gets plain lines only), nor with --quiet.
-package final class LiveProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var phase = ""
-    private var done = 0
-    private var total = 0
-    private var phaseStarted = ContinuousClock.now
+package final class LiveProgress: Sendable {
+    private struct State {
+        var phase = ""
+        var done = 0
+        var total = 0
+        var phaseStarted = ContinuousClock.now
+        var shown = false
+        var running = true
+        var network: (@Sendable () -> Network)?
+    }
+    private let state = NIOLockedValueBox(State())
     private let started = ContinuousClock.now
-    private var shown = false
-    private var running = true
     /// What the network has done so far, when there is a network to watch.
     package struct Network: Sendable {
         package var bytesReceived: Int
@@ -23,7 +27,6 @@ package final class LiveProgress: @unchecked Sendable {
             self.retries = retries
         }
     }
-    private var network: (@Sendable () -> Network)?
 
     package init() {}
 
@@ -34,7 +37,7 @@ package final class LiveProgress: @unchecked Sendable {
 
     package func start() {
         Thread.detachNewThread { [self] in
-            while lock.withLock({ running }) {
+            while state.withLockedValue({ $0.running }) {
                 redraw()
                 Thread.sleep(forTimeInterval: 0.2)
             }
@@ -42,73 +45,73 @@ package final class LiveProgress: @unchecked Sendable {
     }
 
     package func stop() {
-        lock.withLock {
-            running = false
-            eraseLocked()
+        state.withLockedValue { state in
+            state.running = false
+            Self.erase(&state)
         }
     }
 
-    package func watch(_ network: @escaping @Sendable () -> Network) { lock.withLock { self.network = network } }
+    package func watch(_ network: @escaping @Sendable () -> Network) { state.withLockedValue { $0.network = network } }
 
     /// The network's figures are the crawl's: a phase after it would show its rate falling.
-    package func unwatch() { lock.withLock { network = nil } }
+    package func unwatch() { state.withLockedValue { $0.network = nil } }
 
     package func begin(_ phase: String, total: Int) {
-        lock.withLock {
-            self.phase = phase
-            self.total = total
-            done = 0
-            phaseStarted = .now
+        state.withLockedValue { state in
+            state.phase = phase
+            state.total = total
+            state.done = 0
+            state.phaseStarted = .now
         }
     }
 
-    package func step(by count: Int = 1) { lock.withLock { done += count } }
+    package func step(by count: Int = 1) { state.withLockedValue { $0.done += count } }
 
     /// The count as the phase knows it; a total of 0 is not known yet.
     package func set(done: Int, total: Int) {
-        lock.withLock {
-            self.done = done
-            self.total = total
+        state.withLockedValue { state in
+            state.done = done
+            state.total = total
         }
     }
 
     /// Prints a log line above the progress line.
     package func print(_ text: String) {
-        lock.withLock {
-            eraseLocked()
+        state.withLockedValue { state in
+            Self.erase(&state)
             try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
-            drawLocked()
+            draw(&state)
         }
     }
 
     private func redraw() {
-        lock.withLock {
-            guard running else { return }
-            drawLocked()
+        state.withLockedValue { state in
+            guard state.running else { return }
+            draw(&state)
         }
     }
 
-    private func eraseLocked() {
-        if shown { try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[2K".utf8)) }
-        shown = false
+    private static func erase(_ state: inout State) {
+        if state.shown { try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[2K".utf8)) }
+        state.shown = false
     }
 
-    private func drawLocked() {
-        guard running, !phase.isEmpty else { return }
-        var parts = [total > 0 ? "\(phase) \(done)/\(total)" : phase]
+    private func draw(_ state: inout State) {
+        guard state.running, !state.phase.isEmpty else { return }
+        var parts = [state.total > 0 ? "\(state.phase) \(state.done)/\(state.total)" : state.phase]
         let elapsed = Self.seconds(ContinuousClock.now - started)
-        if let network = network?() {
+        if let network = state.network?() {
             parts.append(Self.bytes(network.bytesReceived))
             if elapsed > 0.5 { parts.append(String(format: "%.0f req/s", Double(network.requests) / elapsed)) }
             if network.retries > 0 { parts.append("\(network.retries) retries") }
         }
-        let inPhase = Self.seconds(ContinuousClock.now - phaseStarted)
-        if done > 0, done < total, inPhase > 1 {
-            let remaining = inPhase / Double(done) * Double(total - done)
+        let inPhase = Self.seconds(ContinuousClock.now - state.phaseStarted)
+        if state.done > 0, state.done < state.total, inPhase > 1 {
+            let remaining = inPhase / Double(state.done) * Double(state.total - state.done)
             parts.append(String(format: "ETA %.0fs", remaining.rounded(.up)))
         }
         try? FileHandle.standardError.write(contentsOf: Data(("\r\u{1B}[2K" + parts.joined(separator: " · ")).utf8))
-        shown = true
+        state.shown = true
     }
 
     static func seconds(_ duration: Duration) -> Double {

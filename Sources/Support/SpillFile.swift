@@ -1,16 +1,17 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// A file that holds what a big crawl cannot keep in memory (each book's details, then each book
 /// as it goes into `library.json`), written from any thread and read back by place. It is removed
 /// from its folder as soon as it is open: nothing is left behind, whatever ends the run, and only
 /// this process can read it.
-package final class SpillFile: @unchecked Sendable {
+package final class SpillFile: Sendable {
     let descriptor: Int32
-    private let lock = NSLock()
-    private var end = 0
+    /// Where the next write goes: appends take turns, reads need no lock (`pread`).
+    private let end: NIOLockedValueBox<Int>
 
     /// Bytes written so far.
-    package var size: Int { lock.withLock { end } }
+    package var size: Int { end.withLockedValue { $0 } }
 
     package init(in folder: URL) throws {
         let path = folder.appendingPathComponent(".spill-\(UUID().uuidString)").path
@@ -18,6 +19,7 @@ package final class SpillFile: @unchecked Sendable {
         guard descriptor >= 0 else {
             throw SnapshotError(.notWritable(detail: String(cString: strerror(errno))), path: folder.path)
         }
+        end = NIOLockedValueBox(0)
         unlink(path)
     }
 
@@ -27,7 +29,7 @@ package final class SpillFile: @unchecked Sendable {
         guard descriptor >= 0 else {
             throw SnapshotError(.unreadableArchive(detail: String(cString: strerror(errno))), path: file.path)
         }
-        end = Int(lseek(descriptor, 0, SEEK_END))
+        end = NIOLockedValueBox(Int(lseek(descriptor, 0, SEEK_END)))
     }
 
     deinit { close(descriptor) }
@@ -35,7 +37,7 @@ package final class SpillFile: @unchecked Sendable {
     /// Where `data` now lies in the file.
     @discardableResult
     package func append(_ data: Data) throws -> Range<Int> {
-        try lock.withLock {
+        try end.withLockedValue { end in
             let start = end
             try data.withUnsafeBytes { bytes in
                 var done = 0

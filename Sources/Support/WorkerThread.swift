@@ -7,6 +7,8 @@ import Foundation
 /// are in flight (making books) held up the answers queued behind it: on two cores the crawl
 /// took as long as before, with the work moved from its end into its middle. On a thread of its
 /// own the work takes turns with the answers, which wait on the network most of the time.
+/// Unchecked: its jobs are closures that are not Sendable (each runs on this thread alone), kept
+/// under its condition, which a thread must wait on.
 package final class WorkerThread: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []

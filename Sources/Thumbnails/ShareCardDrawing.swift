@@ -27,7 +27,7 @@ package enum ShareCardDrawing {
         // Each cover's bytes stay alive and in place while libvips reads them.
         let buffers = covers.map { data -> UnsafeMutableRawBufferPointer in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 16)
-            data.copyBytes(to: buffer.bindMemory(to: UInt8.self))
+            _ = data.copyBytes(to: buffer.bindMemory(to: UInt8.self))
             return buffer
         }
         defer { buffers.forEach { $0.deallocate() } }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import Publish
 import SnapshotStore
 import Support
@@ -31,12 +32,12 @@ enum Interruption {
     }
 
     /// The dispatch sources, kept alive for the whole run.
+    /// Unchecked: Dispatch's signal sources are not Sendable; they are kept under the lock.
     private final class Handlers: @unchecked Sendable {
-        private let lock = NSLock()
-        private var sources: [DispatchSourceSignal] = []
+        private let sources = NIOLockedValueBox<[DispatchSourceSignal]>([])
 
         func install(_ signals: [(Int32, Int32)], on queue: DispatchQueue, _ stop: @escaping @Sendable (Int32) -> Void) {
-            lock.withLock {
+            sources.withLockedValue { sources in
                 guard sources.isEmpty else { return }
                 for (number, code) in signals {
                     // The default action would end the process before the handler runs.

@@ -296,7 +296,7 @@ struct SampleServerTests {
             let held = ContinuousClock.now - arrival
             #expect(held >= (onAverage ? latency / 2 : latency), "held \(held)")
         }
-        #expect(timer.held.answers == 20)
+        #expect(timer.answered.answers == 20)
         // A timer never wakes exactly on time: with `onAverage` the lateness seen sets it early.
         if onAverage {
             #expect(timer.currentLead > .zero && timer.currentLead <= latency / 2, "\(timer.currentLead)")

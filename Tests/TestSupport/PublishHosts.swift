@@ -50,7 +50,7 @@ package struct PublishHost {
         let port = try freePort()
         let process = try start(moto, ["-H", "127.0.0.1", "-p", "\(port)"])
         let upper = name.uppercased()
-        var host = PublishHost(remote: name, environment: [
+        let host = PublishHost(remote: name, environment: [
             "RCLONE_CONFIG": "/nonexistent/rclone.conf",
             "RCLONE_CONFIG_\(upper)_TYPE": "s3",
             "RCLONE_CONFIG_\(upper)_PROVIDER": "Other",

@@ -175,7 +175,8 @@ package final class Language: Sendable {
 }
 
 /// The day and date-and-time patterns, through Foundation's formatter for the language. A
-/// formatter is not to be shared between threads without a lock.
+/// formatter is not to be shared between threads without a lock. Unchecked: Foundation's
+/// DateFormatter is not Sendable; this lock is what makes it so.
 private final class DateForms: @unchecked Sendable {
     private let lock = NSLock()
     private let dayFormatter: DateFormatter
