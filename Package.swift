@@ -219,7 +219,7 @@ let package = Package(
                                                         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "CrawlTests", dependencies: ["Crawl", "Covers", "LibraryArchive", "Notes", "ReaderAPI", "SampleServer", "SnapshotStore", "Support", "TestSupport",
                                                        .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "NotesTests", dependencies: ["Notes", "Site", "TestSupport"]),
+        .testTarget(name: "NotesTests", dependencies: ["Notes", "TestSupport"]),
         .testTarget(name: "LibraryArchiveTests", dependencies: ["LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport"]),
         .testTarget(name: "SnapshotStoreTests", dependencies: ["SnapshotStore", "LibraryArchive", "Notes", "TestSupport"]),
         .testTarget(

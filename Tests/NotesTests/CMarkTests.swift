@@ -2,7 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 @testable import Notes
-@testable import Site
 
 /// cmark-gfm through the C library: the GFM extensions attached, safe mode on.
 struct CMarkTests {

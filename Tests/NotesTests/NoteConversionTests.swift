@@ -2,7 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 @testable import Notes
-@testable import Site
 
 /// Rich-text notes as Reader's Trix editor stores them → Markdown, on real-world shapes.
 struct NoteConversionTests {

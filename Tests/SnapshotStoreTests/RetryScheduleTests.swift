@@ -1,12 +1,6 @@
 import Foundation
-import TestSupport
 import Testing
-@testable import Crawl
-@testable import LibraryArchive
-@testable import Notes
 @testable import SnapshotStore
-@testable import ReaderAPI
-@testable import Support
 
 /// When what failed is asked for again: the next run, a day later, then every week.
 @Suite struct RetryScheduleTests {
