@@ -24,9 +24,7 @@ import Testing
     /// Every book of the hostile library is an entry whose fields read back as the book's: markup,
     /// TeX's special characters, lone braces and an `@` at a line's start end no entry early.
     @Test func everyBookOfTheHostileLibraryReadsBack() async throws {
-        var options = SampleServer.Options()
-        options.loginDelay = .zero
-        let server = try await SampleServer(library: try SampleLibrary.hostile(), options: options).start()
+        let server = try await EndToEndTests.startServer(try SampleLibrary.hostile())
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("out")

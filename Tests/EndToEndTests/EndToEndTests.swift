@@ -8,11 +8,12 @@ import Site
 /// The built tool against the sample server on loopback: what a user runs, read back from disk.
 @Suite(.serialized)
 struct EndToEndTests {
-    static func startServer(listsShelfIDs: Bool = true, port: Int = 0) async throws -> RunningSampleServer {
+    /// The bundled library, or `library` (`SampleLibrary.hostile()`), answered at once.
+    static func startServer(_ library: SampleLibrary? = nil, listsShelfIDs: Bool = true, port: Int = 0) async throws -> RunningSampleServer {
         var options = SampleServer.Options()
         options.loginDelay = .zero
         options.listsShelfIDs = listsShelfIDs
-        return try await SampleServer(library: try SampleLibrary.bundled(), options: options).start(port: port)
+        return try await SampleServer(library: try library ?? SampleLibrary.bundled(), options: options).start(port: port)
     }
 
     static func export(_ server: RunningSampleServer, to output: URL, extra: [String] = [],

@@ -16,9 +16,7 @@ struct HostileInputTests {
     ]
 
     @Test func hostileLibraryExportsSafely() async throws {
-        var options = SampleServer.Options()
-        options.loginDelay = .zero
-        let server = try await SampleServer(library: try SampleLibrary.hostile(), options: options).start()
+        let server = try await EndToEndTests.startServer(try SampleLibrary.hostile())
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("out")
