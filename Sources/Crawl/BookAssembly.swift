@@ -255,7 +255,7 @@ extension Crawler {
             entry.imageURL = nil
             // library.json holds no private field: a book is the same as it was when what it
             // publishes is.
-            if let asItWas = built.asItWas, asItWas.book.published == book.published {
+            if let asItWas = built.asItWas, asItWas.book.withoutPrivateFields == book.withoutPrivateFields {
                 return Made(bookEntry: entry, entry: LibraryLayout.entry(element: asItWas.element), details: built.state, coverMissing: coverMissing, copied: true,
                             previousPlace: reused, keptFromLast: built.keptFromLast, imageURL: book.imageURL)
             }

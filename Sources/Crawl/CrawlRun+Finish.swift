@@ -25,8 +25,8 @@ extension CrawlRun {
         let madeWhileCrawling = madeBooks.count
         let made = try await makeRemainingBooks(order: order, assembly: assembly, problems: &problems)
         let sharedEntries = madeBooks.sharedEntries
-        let cards = madeBooks.entries(arrangedBy: made.places)
-        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(cards.count); \(madeBooks.copied) copied from the last snapshot as they were; \(sharedEntries) with its card")
+        let entries = madeBooks.entries(arrangedBy: made.places)
+        logger.debug("Books made while crawling: \(madeWhileCrawling) of \(entries.count); \(madeBooks.copied) copied from the last snapshot as they were; \(sharedEntries) with its card")
         let pieces = madeBooks.pieces
         var addresses = madeBooks.addresses
         let retry = try retrySchedule()
@@ -37,7 +37,7 @@ extension CrawlRun {
         // Sorted once the ledger is let go, not beside it: the two were a night's peak (20 MB at 100,000 books).
         addresses = addresses.sorted()
         if let plan {
-            let kept = Set(cards.indices.map { cards.id(at: $0) })
+            let kept = Set(entries.indices.map { entries.id(at: $0) })
             crawler.privacy.finish(plan, dropped: Set(order).subtracting(kept), shelves: &shelves, problems: &problems)
         }
         MemoryUsage.release()
@@ -50,12 +50,12 @@ extension CrawlRun {
             logger.debug("Covers: \(coverFiles.count) files stored, \(failedCovers) failed")
         }
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
-        sayHealed(last: crawler.last.problems, now: problems, books: Set(cards.indices.map { cards.id(at: $0) }))
+        sayHealed(last: crawler.last.problems, now: problems, books: Set(entries.indices.map { entries.id(at: $0) }))
         // Which server and account this is stays private (the state's `origin`); the catalog is
         // named by a digest of them, which says neither.
         let library = Library(generatedAt: generatedAt, catalogID: SnapshotOrigin(server: client.server.description, userID: client.session?.userID).catalogID,
                               shelves: shelves, books: [], problems: Self.dated(problems, last: crawler.last.problems, today: RetrySchedule.day(crawler.last.retry.now)))
-        return Crawler.Result(catalog: Catalog(frame: library, entries: cards, pieces: pieces, ranges: made.ranges),
+        return Crawler.Result(catalog: Catalog(frame: library, entries: entries, pieces: pieces, ranges: made.ranges),
                               covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling, sharedEntries: sharedEntries, retry: retry,
                               addresses: addresses)
     }

@@ -9,7 +9,7 @@ extension Exporter {
     /// The commit a killed or failed run could not make, made from the snapshot it was for
     /// before this run replaces it.
     /// Not a reason to stop the night: when git fails here too, this run's own commit, after the
-    /// snapshot is published, says so.
+    /// snapshot is swapped into place, says so.
     func finishLastCommit(_ history: HistoryRepository, snapshot: URL?) async {
         guard let pending = history.pending, let snapshot else { return }
         logger.info("History: making the commit the last run could not (\(pending.message.subject))")

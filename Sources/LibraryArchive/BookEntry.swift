@@ -3,7 +3,7 @@ import Notes
 import Support
 
 /// A book as lists show it: what pages of many books need, without its notes or the server's
-/// fields. A big library's cards fit in memory where its books do not.
+/// fields. A big library's entries fit in memory where its books do not.
 package struct BookEntry: Sendable, Equatable {
     package var id: Int
     package var title: String

@@ -96,7 +96,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
             ?? ChangeReport(firstRun: true, previousGeneratedAt: nil, generatedAt: current.generatedAt)
     }
 
-    /// Book by book, in id order over both libraries at once: the cards say what moved and which
+    /// Book by book, in id order over both libraries at once: the entries say what moved and which
     /// plain fields changed; a book's notes are read only when its JSON differs from last time.
     /// Nothing is held per book but each library's order (a 100,000-book run that compared through
     /// maps of both libraries peaked 25 MB higher).
@@ -155,9 +155,9 @@ package struct ChangeReport: Codable, Sendable, Equatable {
 
         init(_ catalog: Catalog) {
             self.catalog = catalog
-            let cards = catalog.entries
-            let sorted = cards.indices.dropFirst().allSatisfy { cards.id(at: $0 - 1) < cards.id(at: $0) }
-            order = sorted ? nil : cards.indices.sorted { (cards.id(at: $0), $0) < (cards.id(at: $1), $1) }
+            let entries = catalog.entries
+            let sorted = entries.indices.dropFirst().allSatisfy { entries.id(at: $0 - 1) < entries.id(at: $0) }
+            order = sorted ? nil : entries.indices.sorted { (entries.id(at: $0), $0) < (entries.id(at: $1), $1) }
             var listings: [(id: Int, shelf: Int)] = []
             for (shelf, entry) in catalog.frame.shelves.enumerated() {
                 for id in entry.bookIDs { listings.append((id, shelf)) }

@@ -61,19 +61,19 @@ package struct EntryList: RandomAccessCollection, Sendable {
 
     package init() {}
 
-    package init(_ cards: some Sequence<BookEntry>) {
-        for entry in cards { append(entry) }
+    package init(_ entries: some Sequence<BookEntry>) {
+        for entry in entries { append(entry) }
     }
 
     /// Puts the entries in another order without moving them: the entry at each place from now on is
     /// the one appended at `slots[place]`. The crawl makes books as they come and orders them once.
     package mutating func arrange(_ slots: [Int]) {
-        precondition(self.slots == nil && slots.allSatisfy { $0 < ids.count }, "cards arranged once, from those appended")
+        precondition(self.slots == nil && slots.allSatisfy { $0 < ids.count }, "entries arranged once, from those appended")
         self.slots = slots.map { Int32($0) }
     }
 
     package mutating func append(_ entry: BookEntry) {
-        precondition(slots == nil, "cards appended before they are arranged")
+        precondition(slots == nil, "entries appended before they are arranged")
         pack(entry)
     }
 

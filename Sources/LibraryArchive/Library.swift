@@ -101,7 +101,7 @@ package struct Book: Codable, Sendable, Equatable {
     package static let privateFields: Set<String> = ["image_url", "user_id"]
 
     /// The book as `library.json` holds it: without its private fields.
-    package var published: Book {
+    package var withoutPrivateFields: Book {
         var book = self
         book.imageURL = nil
         for name in Self.privateFields { book.serverFields[name] = nil }

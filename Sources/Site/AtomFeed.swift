@@ -25,9 +25,9 @@ enum AtomFeed {
 
     /// `books` newest first; `page` the site page the feed stands for; `root` from the feed to the site's root.
     private static func render(_ model: SiteModel, books recent: [Int], title: String, id: String, page: String, root: String) throws -> String {
-        let cards = model.catalog.entries
+        let entries = model.catalog.entries
         // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them; others are left out.
-        let updated = recent.first.flatMap { OPDSCatalog.atomDate(cards[$0].createdAt) } ?? OPDSCatalog.atomDate(model.library.generatedAt)
+        let updated = recent.first.flatMap { OPDSCatalog.atomDate(entries[$0].createdAt) } ?? OPDSCatalog.atomDate(model.library.generatedAt)
             ?? "1970-01-01T00:00:00Z"
         let host = SiteModel.feedHost(of: model.library)
         let base = model.site.url ?? root
@@ -43,7 +43,7 @@ enum AtomFeed {
 
         """
         for place in recent {
-            let book = cards[place]
+            let book = entries[place]
             let view = model.bookView(place)
             let note = try model.catalog.noteMarkdown(at: place)
             xml += """

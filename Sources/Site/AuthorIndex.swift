@@ -119,12 +119,12 @@ struct YearIndex {
     /// Oldest first.
     let years: [Year]
 
-    init(cards: EntryList) {
+    init(entries: EntryList) {
         var byYear: [String: [(added: String, id: Int, place: Int)]] = [:]
-        for place in cards.indices {
-            guard let added = cards[place].createdAt, let day = SiteModel.day(added) else { continue }
+        for place in entries.indices {
+            guard let added = entries[place].createdAt, let day = SiteModel.day(added) else { continue }
             let year = String(day.prefix(4))
-            byYear[year, default: []].append((added, cards.id(at: place), place))
+            byYear[year, default: []].append((added, entries.id(at: place), place))
         }
         years = byYear.keys.sorted().map { year in
             Year(year: year, books: byYear[year]!.sorted { ($0.added, $1.id) > ($1.added, $0.id) }.map(\.place))

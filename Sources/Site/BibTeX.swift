@@ -21,10 +21,10 @@ enum BibTeX {
     /// An entry at a time, in the order of the books' ids, so that a night that changes one book
     /// changes one entry.
     static func write(_ model: SiteModel, to sink: (Data) throws -> Void) throws {
-        let cards = model.catalog.entries
+        let entries = model.catalog.entries
         let base = model.formats.contains(.html) ? model.site.url : nil
-        for place in cards.indices.sorted(by: { cards.id(at: $0) < cards.id(at: $1) }) {
-            let book = cards[place]
+        for place in entries.indices.sorted(by: { entries.id(at: $0) < entries.id(at: $1) }) {
+            let book = entries[place]
             var fields: [(String, String)] = [("title", text(book.shownTitle))]
             if let author = book.author.map(UntrustedText.displayable), !author.isEmpty { fields.append(("author", text(author))) }
             if let isbn = ISBN.forms(book.isbn).isbn13 ?? book.isbn.map(UntrustedText.displayable), !isbn.isEmpty {

@@ -44,8 +44,8 @@ final class OPDSCatalog: Sendable {
     /// - Parameter spillIn: where the notes' summaries wait on disk until the feeds are written.
     init(_ model: SiteModel, spillIn folder: URL) throws {
         self.model = model
-        let cards = model.catalog.entries
-        let places = cards.indices.filter { cards[$0].hasNote }
+        let entries = model.catalog.entries
+        let places = entries.indices.filter { entries[$0].hasNote }
         let jobs = (places.count + Self.notesPerJob - 1) / Self.notesPerJob
         let packed = try EveryCore.map(jobs, worker: {}) { _, job in
             var summaries = Summaries.Part()
@@ -55,10 +55,10 @@ final class OPDSCatalog: Sendable {
             }
             return summaries
         }
-        summaries = try Summaries(joining: packed, count: cards.count, spillIn: folder)
+        summaries = try Summaries(joining: packed, count: entries.count, spillIn: folder)
         host = SiteModel.feedHost(of: model.library)
         // The dates the list of books gives (the same in a crawl and in library.json): when each book was added.
-        let dates = cards.indices.compactMap { Self.atomDate(cards[$0].createdAt) }
+        let dates = entries.indices.compactMap { Self.atomDate(entries[$0].createdAt) }
         updated = dates.max() ?? Self.atomDate(model.library.generatedAt) ?? "1970-01-01T00:00:00Z"
     }
 

@@ -6,7 +6,7 @@ import Support
 
 /// The library arranged for pages: sorted, linked, with file names chosen once. Books are named
 /// by their place in the catalog (`Int`); views are made when a page needs them, so that a big
-/// library's pages hold its cards and one page's views, never every book.
+/// library's pages hold its entries and one page's views, never every book.
 struct SiteModel {
     struct ShelfEntry {
         var shelf: Shelf
@@ -52,17 +52,17 @@ struct SiteModel {
         self.formats = formats
         self.catalog = catalog
         let library = catalog.frame
-        let cards = catalog.entries
-        let fileNames = FileNames(cards.lazy.map { Slug.fileName(id: $0.id, name: $0.title) })
+        let entries = catalog.entries
+        let fileNames = FileNames(entries.lazy.map { Slug.fileName(id: $0.id, name: $0.title) })
         self.fileNames = fileNames
-        let placeByID = PlacesByID(cards)
+        let placeByID = PlacesByID(entries)
         self.placeByID = placeByID
         problemsByBook = Dictionary(grouping: library.problems.filter { $0.bookID != nil }, by: { $0.bookID! })
         // Each title is folded once, not at every comparison; a shelf's books keep that order.
-        let books = fileNames.indices.map { (key: language.sortKey(cards[$0].title), id: cards.id(at: $0), place: $0) }
+        let books = fileNames.indices.map { (key: language.sortKey(entries[$0].title), id: entries.id(at: $0), place: $0) }
             .sorted { ($0.key, $0.id) < ($1.key, $1.id) }.map(\.place)
         self.books = books
-        var rank = [Int](repeating: 0, count: cards.count)
+        var rank = [Int](repeating: 0, count: entries.count)
         for (position, place) in books.enumerated() { rank[place] = position }
         let shelves = library.shelves.map { shelf in
             let fileName = Slug.fileName(id: shelf.id, name: shelf.name)
@@ -75,19 +75,19 @@ struct SiteModel {
         for shelf in library.shelves {
             for id in shelf.bookIDs where shelfOfID[id] == nil { shelfOfID[id] = shelf.id }
         }
-        let listingShelf = cards.indices.map { shelfOfID[cards.id(at: $0)] ?? Self.noShelf }
+        let listingShelf = entries.indices.map { shelfOfID[entries.id(at: $0)] ?? Self.noShelf }
         self.listingShelf = listingShelf
         unshelved = books.filter { listingShelf[$0] == Self.noShelf }
-        authors = AuthorIndex(books: books, count: cards.count, language: language) { cards[$0].author }
-        years = YearIndex(cards: cards)
-        recent = Self.newestFirst(cards.indices, in: cards)
+        authors = AuthorIndex(books: books, count: entries.count, language: language) { entries[$0].author }
+        years = YearIndex(entries: entries)
+        recent = Self.newestFirst(entries.indices, in: entries)
         let title = Self.title(of: library, in: language)
         let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
         site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
                         generatedAt: language.dateTime(library.generatedAt),
-                        bookCount: cards.count, shelfCount: library.shelves.count,
-                        noteCount: cards.lazy.filter(\.hasNote).count,
-                        coverCount: cards.lazy.filter { $0.cover != nil }.count,
+                        bookCount: entries.count, shelfCount: library.shelves.count,
+                        noteCount: entries.lazy.filter(\.hasNote).count,
+                        coverCount: entries.lazy.filter { $0.cover != nil }.count,
                         unshelvedCount: unshelved.count,
                         problemCount: library.problems.count, hasProblems: !library.problems.isEmpty,
                         hasChanges: changes != nil, hasFeed: formats.contains(.feed), hasOPDS: formats.contains(.opds), language: language)
@@ -153,8 +153,8 @@ struct SiteModel {
     }
 
     /// The `recentCount` books of `places` added last, newest first (books without a date left out).
-    static func newestFirst<Places: Sequence<Int>>(_ places: Places, in cards: EntryList) -> [Int] {
-        places.compactMap { place in cards[place].createdAt.map { (added: $0, id: cards.id(at: place), place: place) } }
+    static func newestFirst<Places: Sequence<Int>>(_ places: Places, in entries: EntryList) -> [Int] {
+        places.compactMap { place in entries[place].createdAt.map { (added: $0, id: entries.id(at: place), place: place) } }
             .sorted { ($0.added, $1.id) > ($1.added, $0.id) }
             .prefix(recentCount).map(\.place)
     }

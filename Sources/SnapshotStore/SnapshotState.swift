@@ -149,23 +149,21 @@ package struct SnapshotState: Sendable {
         return state
     }
 
-    /// The library the last run published (kept here whatever `--format` wrote): nil when there is
-    /// none, an error when it is there but cannot be read.
     /// The pages' digests of `pages.bin`: none when it is missing or not one this build reads.
     package static func readPages(_ file: URL) -> PageDigestTable {
         guard let data = try? Data(contentsOf: file), let digests = PageDigestTable(data: data) else { return PageDigestTable() }
         return digests
     }
 
+    /// The library of the last snapshot swapped into place (kept here whatever `--format` wrote):
+    /// nil when there is none, an error when it is there but cannot be read.
     package static func readLibrary(from folder: URL) throws -> Catalog? {
         let file = folder.appendingPathComponent(libraryFile)
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         return try Catalog.read(from: file)
     }
 
-    /// - Parameter published: the snapshot's own `library.json` of this same library, if it wrote
-    ///   one: linked rather than encoded again (a big library's JSON takes a while to write).
-    package func write(to folder: URL, library: Catalog, published: URL? = nil) throws {
+    package func write(to folder: URL, library: Catalog) throws {
         do {
             try writeAnswers(to: folder)
             if isSetAside {
@@ -180,7 +178,6 @@ package struct SnapshotState: Sendable {
             try Self.writePrivately(to: folder.appendingPathComponent(Self.pagesFile)) { try pageDigests.write(to: $0) }
             let kept = folder.appendingPathComponent(Self.libraryFile)
             try? FileManager.default.removeItem(at: kept)
-            if let published, SnapshotWriter.hardLink(published, kept) { return }
             try Self.writePrivately(to: kept) { try library.writeJSON(to: $0) }
         } catch {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
@@ -205,7 +202,7 @@ package struct SnapshotState: Sendable {
     /// Writes the covers' records and addresses now, before the pages are made, under names no
     /// run reads, and lets both go: the render of 100,000 books held them for nothing (10 MB, and
     /// on a night 16 with last night's addresses). `write(to:library:)` puts them in place once
-    /// the snapshot is published; a run that publishes nothing removes them (`discardSetAside`).
+    /// the snapshot is swapped into place; a run that swaps nothing in removes them (`discardSetAside`).
     package mutating func setAside(in folder: URL) throws {
         do {
             try Self.makePrivateFolder(folder)
@@ -219,7 +216,7 @@ package struct SnapshotState: Sendable {
         isSetAside = true
     }
 
-    /// Removes what `setAside(in:)` wrote (the run published nothing, or failed).
+    /// Removes what `setAside(in:)` wrote (the run swapped nothing in, or failed).
     package static func discardSetAside(in folder: URL) {
         for name in filesSetAside { try? FileManager.default.removeItem(at: folder.appendingPathComponent(setAsideName(name))) }
     }

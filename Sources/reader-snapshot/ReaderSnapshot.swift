@@ -30,16 +30,16 @@ struct ReaderSnapshot: AsyncParsableCommand {
 /// The summary of a run, and its exit code.
 func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Logger, showPath: Bool = true) -> ExitCode {
     let output = outcome.place.shown
-    let cards = outcome.catalog.entries
+    let entries = outcome.catalog.entries
     let library = outcome.catalog.frame
     let network = outcome.network
-    let notes = cards.lazy.filter(\.hasNote).count
+    let notes = entries.lazy.filter(\.hasNote).count
     // Books whose details failed tonight, whether kept as the last snapshot had them or not.
     let incomplete = library.problems.filter { $0.kind == .bookDetails }.count
     let seconds = Double(outcome.duration.components.seconds) + Double(outcome.duration.components.attoseconds) / 1e18
     logger.info(outcome.unchanged
-        ? "No changes: \(counted(cards.count, "book", "books")) on \(counted(library.shelves.count, "shelf", "shelves")) in \(output.path), as they were"
-        : "Wrote \(counted(cards.count, "book", "books")) on \(counted(library.shelves.count, "shelf", "shelves")) (\(notes) with notes) to \(output.path)")
+        ? "No changes: \(counted(entries.count, "book", "books")) on \(counted(library.shelves.count, "shelf", "shelves")) in \(output.path), as they were"
+        : "Wrote \(counted(entries.count, "book", "books")) on \(counted(library.shelves.count, "shelf", "shelves")) (\(notes) with notes) to \(output.path)")
     logger.info("""
         Covers: \(network.coversDownloaded) fetched, \(network.coversReused) unchanged, \(network.coversFailed) failed\(thumbnailed(network)). \
         Requests: \(network.requests) (\(network.notModified) not modified, \(network.retries) retries), \
