@@ -118,21 +118,15 @@ package struct SiteArguments: ParsableArguments {
         return address.url
     }
 
-    /// "html, markdown, … and/or bibtex".
-    static func formatWords(joinedBy last: String) -> String {
-        let words = OutputFormat.allCases.map(\.rawValue)
-        return words.dropLast().joined(separator: ", ") + " \(last) " + words[words.count - 1]
-    }
-
     package func formats() throws -> Set<OutputFormat> {
         var result = Set<OutputFormat>()
         for part in format.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !part.isEmpty {
             guard let value = OutputFormat(rawValue: part) else {
-                throw ValidationError("Unknown format '\(part)' in --format: use \(Self.formatWords(joinedBy: "and/or")).")
+                throw ValidationError("Unknown format '\(part)' in --format: use \(listed(OutputFormat.allCases.map(\.rawValue), last: "and/or")).")
             }
             result.insert(value)
         }
-        guard !result.isEmpty else { throw ValidationError("--format needs at least one of \(Self.formatWords(joinedBy: "or")).") }
+        guard !result.isEmpty else { throw ValidationError("--format needs at least one of \(listed(OutputFormat.allCases.map(\.rawValue), last: "or")).") }
         return result
     }
 }

@@ -22,8 +22,7 @@ package struct PrivateCatalogWriter: Sendable {
 
     /// How a message names what is left out of a catalog with these formats.
     package static func leftOutWords(_ formats: [FormatFiles]) -> String {
-        let words = formats.filter { !$0.sealed }.map(\.words) + ["changes.json", "the link previews' cards"]
-        return words.dropLast().joined(separator: ", ") + " and " + words[words.count - 1]
+        listed(formats.filter { !$0.sealed }.map(\.words) + ["changes.json", "the link previews' cards"])
     }
 
     /// What a private catalog's writing did.

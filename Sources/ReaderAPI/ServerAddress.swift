@@ -36,7 +36,8 @@ package struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
     package func url(path: String, query: [URLQueryItem] = []) -> URL {
         var components = URLComponents()
         components.scheme = scheme
-        components.host = host
+        // An IPv6 address is set in its brackets: URLComponents makes no URL of a bare one.
+        components.host = host.contains(":") ? "[\(host)]" : host
         if !hasDefaultPort { components.port = port }
         components.path = basePath + path
         if !query.isEmpty { components.queryItems = query }

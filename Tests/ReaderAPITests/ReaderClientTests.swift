@@ -160,6 +160,13 @@ struct ReaderClientTests {
         #expect(address.description == "https://reader.example.com/sub")
         #expect(address.url(path: "/api/v1/books").absoluteString == "https://reader.example.com/sub/api/v1/books")
         #expect(address.isSameOrigin(URL(string: "https://reader.example.com:443/rails/x")!))
+        // An IPv6 server: its requests' URLs keep the brackets, and it is told from others by its address.
+        let local = try ServerAddress("http://[::1]:8080")
+        #expect(local.description == "http://[::1]:8080")
+        #expect(local.url(path: "/api/v1/books").absoluteString == "http://[::1]:8080/api/v1/books")
+        #expect(local.isLoopback)
+        #expect(local.isSameOrigin(URL(string: "http://[::1]:8080/covers/1.jpg")!))
+        #expect(!local.isSameOrigin(URL(string: "http://127.0.0.1:8080/covers/1.jpg")!))
         #expect(!address.isSameOrigin(URL(string: "http://reader.example.com/rails/x")!))
         #expect(!address.isSameOrigin(URL(string: "https://storage.example.com/x")!))
     }
