@@ -32,22 +32,26 @@ extension Exporter {
     /// Logs in, while the last snapshot's library and covers are read, each on a thread of its own
     /// (on Swift's threads, the login's answer waited behind them): one after the other, they took
     /// a fifth of a 10,000-book run with nothing changed. Opens the connections the crawl uses.
-    func logIn(_ night: inout Night) async throws {
-        let output = try Self.found(night.output, "the output")
+    func logIn(_ prepared: consuming Prepared) async throws -> LoggedIn {
+        let output = prepared.output
         let stateFolder = output.place.stateFolder
         let network = settings.network
         let http = ReaderClient.makeHTTPClient(concurrency: network.concurrency, connectTimeout: network.connectTimeout)
-        night.http = http
-        var state = SnapshotState.read(from: stateFolder, readingCovers: false, readingPages: false)
-        let cache = try ResponseCache(previous: state.responses, spillIn: output.swap.staging)
-        // What the night needs of the answers is in the cache now; the state's copy is let go.
-        state.responses = [:]
-        night.cache = cache
-        let client = ReaderClient(server: settings.server, http: http, timeout: network.timeout, limits: network.limits,
-                                  redactor: Redactor(secrets: settings.credentials.secrets), retry: network.retry, cache: cache,
-                                  logger: logger, metrics: self.network)
-        night.client = client
-        night.last = try await logIn(client, readingLastSnapshot: state, from: stateFolder, checking: output.swap.previous)
+        do {
+            var state = SnapshotState.read(from: stateFolder, readingCovers: false, readingPages: false)
+            let cache = try ResponseCache(previous: state.responses, spillIn: output.swap.staging)
+            // What the night needs of the answers is in the cache now; the state's copy is let go.
+            state.responses = [:]
+            let client = ReaderClient(server: settings.server, http: http, timeout: network.timeout, limits: network.limits,
+                                      redactor: Redactor(secrets: settings.credentials.secrets), retry: network.retry, cache: cache,
+                                      logger: logger, metrics: self.network)
+            let last = try await logIn(client, readingLastSnapshot: state, from: stateFolder, checking: output.swap.previous)
+            return LoggedIn(output: output, connections: Connections(http: http, client: client, cache: cache), last: last)
+        } catch {
+            // The connections are this step's until it hands them on.
+            try? await http.shutdown()
+            throw error
+        }
     }
 
     private func logIn(_ client: ReaderClient, readingLastSnapshot state: SnapshotState, from stateFolder: URL,
@@ -96,10 +100,9 @@ extension Exporter {
     }
 
     /// Walks the library; books unchanged since the last snapshot are taken from it.
-    func crawl(_ night: inout Night) async throws {
-        let client = try Self.found(night.client, "the client")
-        let last = try Self.found(night.last, "the last snapshot")
-        let writer = try Self.found(night.output, "the output").swap.writer
+    func crawl(_ loggedIn: consuming LoggedIn) async throws -> Crawled {
+        let loggedIn = loggedIn
+        let output = loggedIn.output, client = loggedIn.connections.client, last = loggedIn.last
         let metrics = client.metrics
         live?.watch {
             let network = metrics.reading
@@ -110,11 +113,11 @@ extension Exporter {
         crawler.content = settings.content
         crawler.keepsOpenLibrary = settings.openLibrary != nil
         let renderedWith = RenderDigest.digest(settings.site)
-        night.renderedWith = renderedWith
         var quiet: QuietNight?
-        if mayBeQuiet(night, renderedWith: renderedWith) {
+        var quietWatch: QuietWatch?
+        if mayBeQuiet(output, last: last, renderedWith: renderedWith) {
             let watch = QuietWatch(requestsBefore: metrics.reading.requests)
-            night.quietWatch = watch
+            quietWatch = watch
             crawler.logger = watch.recorder.recording(logger)
             let origin = SnapshotOrigin(server: client.server.description, userID: client.session?.userID)
             quiet = last.state.quietNight.flatMap { $0.stands(options: quietOptions(origin: origin), now: settings.date.seconds) ? $0 : nil }
@@ -129,19 +132,18 @@ extension Exporter {
             library: last.library, addresses: last.state.addresses,
             retry: Crawler.Retry(schedule: last.state.retry, now: settings.date.seconds, asksEverything: !settings.content.reuseUnchanged),
             quiet: quiet)
-        let crawled: Crawler.Result
+        var crawl: Crawler.Result
         do {
-            crawled = try await crawler.crawl(date: settings.date, writer: writer, previousCovers: last.state.covers)
+            crawl = try await crawler.crawl(date: settings.date, writer: output.swap.writer, previousCovers: last.state.covers)
         } catch var outage as ServerStoppedAnswering {
             outage.lastSnapshotKept = last.library != nil
             throw outage
         }
         if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
-        var library = crawled.catalog
-        library.frame.title = settings.site.givenTitle
-        library.frame.language = settings.site.templates.language.tag
-        night.crawled = crawled
-        night.library = library
+        crawl.catalog.frame.title = settings.site.givenTitle
+        crawl.catalog.frame.language = settings.site.templates.language.tag
+        return Crawled(output: output, connections: loggedIn.connections, last: last, crawl: crawl, renderedWith: renderedWith,
+                       quietWatch: quietWatch)
     }
 
     /// What Open Library answered, and its answers as the night found them.
@@ -153,14 +155,9 @@ extension Exporter {
 
     /// `--enrich openlibrary`, between the crawl and the render: Open Library's covers are checked,
     /// thumbnailed and kept like the server's.
-    func enrich(_ night: inout Night) async throws {
-        guard let openLibrary = settings.openLibrary else { return }
-        let output = try Self.found(night.output, "the output")
-        let client = try Self.found(night.client, "the client")
-        let http = try Self.found(night.http, "the connections")
-        let last = try Self.found(night.last, "the last snapshot")
-        let crawled = try Self.found(night.crawled, "the crawl")
-        var library = try Self.found(night.library, "the library")
+    func enrich(_ crawled: consuming Crawled, asking openLibrary: OpenLibraryOptions) async throws -> Crawled {
+        var crawled = crawled
+        let output = crawled.output, client = crawled.connections.client
         live?.unwatch()
         live?.begin("Open Library", total: 0)
         var cache = OpenLibraryCache.read(from: output.place.stateFolder)
@@ -168,54 +165,53 @@ extension Exporter {
         let enricher = OpenLibraryEnricher(options: openLibrary, logger: logger, now: settings.date.seconds,
                                            wantsCovers: settings.content.privacy.covers)
         let pace = Pace(interval: openLibrary.interval)
-        let covers = enricher.coverFetcher(client: client, writer: output.swap.writer, previous: last.state.covers,
+        let covers = enricher.coverFetcher(client: client, writer: output.swap.writer, previous: crawled.last.state.covers,
                                            thumbnails: settings.content.thumbnailer, pace: pace)
-        let report = try await enricher.enrich(&library, cache: &cache, http: http, redactor: client.redactor, covers: covers,
-                                               records: crawled.covers, pace: pace, addresses: crawled.addresses)
-        night.library = library
-        night.openLibrary = OpenLibraryAnswers(cache: cache, asRead: asRead, report: report)
+        let report = try await enricher.enrich(&crawled.crawl.catalog, cache: &cache, http: crawled.connections.http, redactor: client.redactor,
+                                               covers: covers, records: crawled.crawl.covers, pace: pace, addresses: crawled.crawl.addresses)
+        crawled.openLibrary = OpenLibraryAnswers(cache: cache, asRead: asRead, report: report)
+        return crawled
     }
 
     /// What changed since the last snapshot, and what the night does about it (`NightPlan`).
     /// Once decided, what the next night needs of the covers is written, not held through the render.
-    func compare(_ night: inout Night) async throws {
-        let output = try Self.found(night.output, "the output")
-        let client = try Self.found(night.client, "the client")
-        var last = try Self.found(night.last, "the last snapshot")
-        var library = try Self.found(night.library, "the library")
-        var crawled = try Self.found(night.crawled, "the crawl")
-        let compared = try await compare(&library, with: &last, place: output)
-        var state = stateToKeep(crawled, client: client, cache: try Self.found(night.cache, "the cache"),
-                                renderedWith: try Self.found(night.renderedWith, "what the pages are made with"))
-        night.cache = nil
+    func compare(_ crawled: consuming Crawled) async throws -> Compared {
+        var crawled = crawled
+        let output = crawled.output, client = crawled.connections.client
+        let compared = try await compare(&crawled.crawl.catalog, with: &crawled.last, place: output)
+        let library = crawled.crawl.catalog
+        var state = stateToKeep(crawled.crawl, client: client, cache: crawled.connections.cache, renderedWith: crawled.renderedWith)
         var outcome = Outcome(catalog: library, changes: compared.changes, network: client.metrics.reading,
                               unchanged: compared.unchanged, place: output.place)
-        outcome.openLibrary = night.openLibrary?.report
+        outcome.openLibrary = crawled.openLibrary?.report
         outcome.newGaps = library.frame.problems.filter { !compared.knownGaps.contains($0.gapKey) }.count
-        let previous = output.swap.previous
         outcome.decision = NightPlan.decide(NightPlan.Facts(
-            libraryUnchanged: compared.unchanged, reuseUnchanged: settings.content.reuseUnchanged, hasLastSnapshot: previous != nil,
-            sameRendering: last.state.renderedWith == state.renderedWith,
-            lastSnapshotIntact: last.intact,
+            libraryUnchanged: compared.unchanged, reuseUnchanged: settings.content.reuseUnchanged, hasLastSnapshot: output.swap.previous != nil,
+            sameRendering: crawled.last.state.renderedWith == state.renderedWith,
+            lastSnapshotIntact: crawled.last.intact,
             dated: output.place.dated != nil))
-        if crawled.again, outcome.decision.writesNewFiles {
+        if crawled.crawl.again, outcome.decision.writesNewFiles {
             // Cannot be (`mayBeQuiet` asked for a night that leaves or links the snapshot): the
             // covers were not linked into the new one. Nothing is written; the next night crawls.
             try? QuietNight.remove(from: output.place.stateFolder)
             throw SnapshotError(.notWritable(detail: "the night was taken for the last quiet one, and was not: run it again"), path: output.place.stateFolder.path)
         }
-        night.quietFound = quietNightFound(night, decision: outcome.decision, state: state, last: last, client: client)
+        let quietFound = quietNightFound(crawled.quietWatch, decision: outcome.decision, state: state, last: crawled.last, client: client)
         if outcome.decision != .leaveAsItWas {
             try state.setAside(in: output.place.stateFolder)
-            crawled.covers = nil
-            crawled.addresses = CoverAddresses()
-            last.state.addresses = CoverAddresses()
+            crawled.last.state.addresses = CoverAddresses()
         }
-        night.library = nil
-        night.crawled = nil
-        night.last = last
-        night.state = state
-        night.outcome = outcome
+        return Compared(output: output, connections: crawled.connections, last: crawled.last, state: state, outcome: outcome,
+                        quietFound: quietFound, openLibrary: crawled.openLibrary)
+    }
+
+    /// The connections closed once nothing more is asked of the server; the night's network
+    /// figures read as they end.
+    func closeConnections(_ compared: consuming Compared) async throws -> Compared {
+        var compared = compared
+        compared.outcome.network = compared.connections.client.metrics.reading
+        try await compared.connections.http.shutdown()
+        return compared
     }
 
     /// What changed since the last snapshot. Nothing: the snapshot keeps its date and its change

@@ -6,9 +6,11 @@ import SnapshotStore
 import Support
 
 extension Exporter {
-    func sealPrivateCatalog(_ night: inout Night) async throws {
-        let output = try Self.found(night.output, "the output")
-        try await Self.writePrivateCatalog(site: settings.site, into: output.swap.writer, stateFolder: output.place.stateFolder, logger: logger)
+    /// Tonight's pages sealed into a catalog for friends (`--share-password-file`).
+    static func seal<Kept>(_ made: consuming Made<Kept>, logger: Logger) async throws -> Made<Kept> {
+        let made = made
+        try await writePrivateCatalog(site: made.site, into: made.output.swap.writer, stateFolder: made.output.place.stateFolder, logger: logger)
+        return made
     }
 
     /// `--share-password-file`: the catalog for friends only, sealed from the pages just written

@@ -41,8 +41,8 @@ extension Exporter {
     /// (it is there, intact, rendered the same way), its library is whole, of this account and
     /// this build, and no option adds to what the crawl finds (Open Library) or leaves out of what
     /// the server's answers are kept as (privacy).
-    func mayBeQuiet(_ night: Night, renderedWith: String) -> Bool {
-        guard let output = night.output, let last = night.last, last.library != nil, last.libraryLater == nil else { return false }
+    func mayBeQuiet(_ output: Output, last: LastSnapshot, renderedWith: String) -> Bool {
+        guard last.library != nil, last.libraryLater == nil else { return false }
         let content = settings.content
         let leaves = NightPlan.decide(NightPlan.Facts(
             libraryUnchanged: true, reuseUnchanged: content.reuseUnchanged, hasLastSnapshot: output.swap.previous != nil,
@@ -55,8 +55,8 @@ extension Exporter {
     /// What a night that leaves the snapshot as it was (or links it) found, to keep for the next:
     /// when its crawl asked for the two lists alone, both answered 304, no cover came and nothing
     /// failed anew. Nil for any other night.
-    func quietNightFound(_ night: Night, decision: NightPlan, state: SnapshotState, last: LastSnapshot, client: ReaderClient) -> QuietNight? {
-        guard let watch = night.quietWatch, !decision.writesNewFiles, let cache = client.cache, let origin = state.origin,
+    func quietNightFound(_ watch: QuietWatch?, decision: NightPlan, state: SnapshotState, last: LastSnapshot, client: ReaderClient) -> QuietNight? {
+        guard let watch, !decision.writesNewFiles, let cache = client.cache, let origin = state.origin,
               let shelves = cache.notModifiedETag(ReaderClient.shelvesPath), let books = cache.notModifiedETag(ReaderClient.booksPath)
         else { return nil }
         let network = client.metrics.reading

@@ -11,8 +11,30 @@ extension Exporter {
     /// Renders a snapshot again from its `library.json`, with the covers beside it. The books are
     /// read from the file as their pages are made. The pages keep the snapshot's language unless
     /// `--language` says otherwise; `privacy` leaves out of them what it names.
+    ///
+    /// It enters the night's phases at `Made`: the catalog for friends is sealed, and the snapshot
+    /// swapped into place, by the night's own steps.
     package static func render(from archive: URL, to output: URL, site: SiteArguments, privacy: Privacy = Privacy(),
                                logger: Logger, live: LiveProgress? = nil) async throws -> Catalog {
+        var steps = StepRunner(logger: logger)
+        var made = try await steps.start("render from \(archive.lastPathComponent)") {
+            try await make(from: archive, to: output, site: site, privacy: privacy, logger: logger, live: live)
+        }
+        if made.site.privateCatalog != nil {
+            made = try await steps.run("seal the private catalog", made) { try await seal($0, logger: logger) }
+        }
+        let catalog = try await steps.run("swap it into place", made) { made in
+            try made.output.swap.swapIn()
+            made.output.swap.finish()
+            return made.kept
+        }
+        for step in steps.times { logger.debug("Time: \(step.name): \(String(format: "%.3f", step.duration.seconds)) s") }
+        return catalog
+    }
+
+    /// The pages made in a staging folder from `library.json`.
+    private static func make(from archive: URL, to output: URL, site: SiteArguments, privacy: Privacy,
+                             logger: Logger, live: LiveProgress?) async throws -> Made<Catalog> {
         // On a thread of its own: the threads answers resume on are the network's.
         let read = try await EveryCore.onThreadOfItsOwn("read") { try readArchive(archive, privacy: privacy) }
         let place = SnapshotPlace(root: output, keep: nil)
@@ -23,9 +45,7 @@ extension Exporter {
             let catalog = try await EveryCore.onThreadOfItsOwn("render") {
                 try renderNow(read, from: archive, into: writer, site: identity, changesKept: !privacy.isActive, logger: logger, live: live)
             }
-            try await writePrivateCatalog(site: identity, into: writer, stateFolder: place.stateFolder, logger: logger)
-            try swap.swapIn()
-            return catalog
+            return Made(output: Output(place: place, swap: swap, target: output, history: nil), site: identity, rendered: true, kept: catalog)
         } catch {
             swap.discard()
             throw error

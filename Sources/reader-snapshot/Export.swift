@@ -81,9 +81,12 @@ struct Export: AsyncParsableCommand, CheckedCommand {
             // A snapshot written with gaps ends with its own exit code; a complete one returns.
             let code = report(outcome, formats: settings.site.formats, logger: logger)
             if let vault = outcome.vault, let folder = settings.vault { reportVault(vault, in: folder, logger: logger) }
+            // The last phase: it takes the snapshot as the night left it in place.
             if let publish {
+                let begun = ContinuousClock.now
                 try await publishSnapshot(outcome, to: try PublishOptions.target(publish, option: "--publish"), logger: logger,
                                           metrics: metrics)
+                logger.debug("Time: publish: \(String(format: "%.3f", (ContinuousClock.now - begun).seconds)) s")
             }
             if !code.isSuccess { throw code }
         } catch let code as ExitCode {

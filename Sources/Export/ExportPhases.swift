@@ -1,0 +1,191 @@
+import AsyncHTTPClient
+import Crawl
+import Foundation
+import History
+import LibraryArchive
+import Logging
+import ReaderAPI
+import Site
+import SnapshotStore
+
+/// A night's phases: each is the value one step hands to the next, holding what the steps so far
+/// found and that a later step needs, and nothing else. A step takes its phase as `consuming`, so
+/// that what it does not hand on is let go when it returns (the last library before the render, the
+/// crawl's covers before the swap).
+///
+/// `Prepared → LoggedIn → Crawled → Compared → Made → Swapped`; an optional step (Open Library, the
+/// catalog for friends, the Markdown, the history) takes a phase and gives one of the same type.
+extension Exporter {
+    /// Where the night writes, fixed before anything is asked of the server.
+    struct Output: Sendable {
+        let place: SnapshotPlace
+        let swap: SnapshotSwap
+        /// The folder the new snapshot takes the place of (tonight's dated folder with `--keep`).
+        let target: URL
+        let history: HistoryRepository?
+    }
+
+    /// The output checked and locked, the private state beside it, a commit a killed run left made.
+    struct Prepared: Sendable {
+        let output: Output
+    }
+
+    /// The server's connections and the answers' cache, from the login until they are closed.
+    struct Connections: Sendable {
+        let http: HTTPClient
+        let client: ReaderClient
+        let cache: ResponseCache
+    }
+
+    /// Logged in, with the last snapshot read meanwhile.
+    struct LoggedIn: Sendable {
+        let output: Output
+        let connections: Connections
+        var last: LastSnapshot
+    }
+
+    /// The library as the server has it tonight (and, with `--enrich`, as Open Library adds to it).
+    struct Crawled: Sendable {
+        let output: Output
+        let connections: Connections
+        var last: LastSnapshot
+        /// The crawl's library (`crawl.catalog`, titled as the pages are), covers and addresses.
+        var crawl: Crawler.Result
+        /// What the pages are made with (`RenderDigest`).
+        let renderedWith: String
+        /// Set on a night that may be a quiet one (`QuietNight`).
+        let quietWatch: QuietWatch?
+        /// What Open Library answered: set by `--enrich`'s step.
+        var openLibrary: OpenLibraryAnswers?
+    }
+
+    /// What changed since the last snapshot, and what the night does about it: the last library let go.
+    struct Compared: Sendable {
+        let output: Output
+        let connections: Connections
+        /// The last snapshot's state alone (its library and covers are let go by the comparison).
+        let last: LastSnapshot
+        var state: SnapshotState
+        var outcome: Outcome
+        /// What tonight found, when it was a quiet night: kept once the state is.
+        let quietFound: QuietNight?
+        let openLibrary: OpenLibraryAnswers?
+    }
+
+    /// The snapshot made in the staging folder, as the plan says, ready to be swapped into place.
+    /// A night's snapshot keeps its state (`NightMade`); `render` enters here from a `library.json`,
+    /// with the library it rendered.
+    struct Made<Kept: Sendable>: Sendable {
+        let output: Output
+        let site: SiteIdentity
+        /// Whether tonight rendered the pages: only then is a catalog for friends sealed from them (a
+        /// night that links the last snapshot links its sealed files too).
+        let rendered: Bool
+        var kept: Kept
+    }
+
+    /// What a night's snapshot keeps besides its files.
+    struct NightMade: Sendable {
+        var outcome: Outcome
+        let state: SnapshotState
+        let quietFound: QuietNight?
+    }
+
+    /// The snapshot in place: what the Markdown and the history are kept from.
+    struct Swapped: Sendable {
+        let output: Output
+        var outcome: Outcome
+    }
+}
+
+/// A phase that holds what must be let go when a step fails: the connections, the staging folder.
+protocol HoldsTheNight {
+    var held: Exporter.Held { get }
+}
+
+extension Exporter {
+    /// What a failed night lets go: the connections closed, the staging folder and the state set
+    /// aside removed; the last snapshot stays as it was.
+    struct Held: Sendable {
+        let output: Output
+        var http: HTTPClient?
+        /// A night sets its state aside before the swap; `render` keeps none.
+        var keepsState = true
+
+        func abandon() async {
+            try? await http?.shutdown()
+            output.swap.discard()
+            if keepsState { SnapshotState.discardSetAside(in: output.place.stateFolder) }
+            output.swap.finish()
+        }
+    }
+}
+
+extension Exporter.Prepared: HoldsTheNight { var held: Exporter.Held { Exporter.Held(output: output) } }
+extension Exporter.LoggedIn: HoldsTheNight { var held: Exporter.Held { Exporter.Held(output: output, http: connections.http) } }
+extension Exporter.Crawled: HoldsTheNight { var held: Exporter.Held { Exporter.Held(output: output, http: connections.http) } }
+extension Exporter.Compared: HoldsTheNight { var held: Exporter.Held { Exporter.Held(output: output, http: connections.http) } }
+extension Exporter.Made: HoldsTheNight {
+    var held: Exporter.Held { Exporter.Held(output: output, keepsState: Kept.self == Exporter.NightMade.self) }
+}
+
+/// Runs the steps one after another, timing each: a failure ends the night there (what the phase
+/// holds let go, the last snapshot kept), or, for a step after the swap, is told at the end.
+struct StepRunner {
+    let logger: Logger
+    private(set) var times: [ExportStep.Time] = []
+    private(set) var toldAtTheEnd: Error?
+
+    init(logger: Logger) { self.logger = logger }
+
+    /// The first step: there is nothing to let go before it.
+    mutating func start<Output>(_ name: String, _ step: () async throws -> Output) async throws -> Output {
+        let begun = begin(name)
+        defer { end(name, begun) }
+        return try await step()
+    }
+
+    /// A step whose failure ends the night.
+    mutating func run<Input: HoldsTheNight, Output>(_ name: String, _ input: consuming Input,
+                                                    _ step: (consuming Input) async throws -> Output) async throws -> Output {
+        let held = input.held
+        let begun = begin(name)
+        defer { end(name, begun) }
+        do {
+            return try await step(input)
+        } catch {
+            await held.abandon()
+            throw error
+        }
+    }
+
+    /// A step after the swap: its failure is told once the steps after it have run, since the
+    /// snapshot is in place by then.
+    mutating func attempt<Phase>(_ name: String, _ input: Phase, _ step: (Phase) async throws -> Phase) async -> Phase {
+        let begun = begin(name)
+        defer { end(name, begun) }
+        do {
+            return try await step(input)
+        } catch {
+            toldAtTheEnd = toldAtTheEnd ?? error
+            return input
+        }
+    }
+
+    private func begin(_ name: String) -> ContinuousClock.Instant {
+        logger.debug("Step: \(name)")
+        return ContinuousClock.now
+    }
+
+    private mutating func end(_ name: String, _ begun: ContinuousClock.Instant) {
+        times.append(ExportStep.Time(name: name, duration: ContinuousClock.now - begun))
+    }
+}
+
+/// A step's name and how long it took.
+package enum ExportStep {
+    package struct Time: Sendable {
+        package let name: String
+        package let duration: Duration
+    }
+}
