@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "reader-snapshot", targets: ["reader-snapshot"]),
+        // The tests' and benchmarks' sample server and benchmarks: built beside the tool, never installed.
+        .executable(name: "reader-snapshot-dev", targets: ["reader-snapshot-dev"]),
     ],
     dependencies: [
         // 1.8.1: the commands' grouped options and the manual plugin's output as the tool uses them.
@@ -171,25 +173,45 @@ let package = Package(
             name: "SampleServer",
             dependencies: [
                 "CThumbnail",
+                // Its command's options, shared by the tool's sample-server and the development tool's.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Library")]
         ),
+        // The tests' and benchmarks' conditions for the sample server (latency, the real server's
+        // costs, a capacity, faults, a server that hangs or goes) and the hostile library: in the
+        // tests and the development tool, never in the shipped one.
+        .target(
+            name: "SampleServerDoubles",
+            dependencies: [
+                "SampleServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // What the tests and benchmarks run besides the tool (`reader-snapshot-dev`): the sample
+        // server with their conditions, and the notes' and thumbnails' benchmarks.
+        .executableTarget(
+            name: "reader-snapshot-dev",
+            dependencies: ["LibraryArchive", "Notes", "SampleServer", "SampleServerDoubles", "Support", "Thumbnails",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "reader-snapshot",
             dependencies: [
-                // Export is the front door of export, demo and render; the other commands' modules beside
-                // it; Notes, LibraryArchive and Thumbnails for the two bench commands.
-                "Export", "History", "LibraryArchive", "Notes", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
-                "RunMetrics", "SampleServer", "Thumbnails", "Vault",
+                // Export is the front door of export, demo and render; the other commands' modules beside it.
+                "Export", "History", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
+                "RunMetrics", "SampleServer", "Vault",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -202,7 +224,7 @@ let package = Package(
         // sample library's hosts, fixtures. Test targets only: none of it ships.
         .target(
             name: "TestSupport",
-            dependencies: ["LibraryArchive", "Notes", "SampleServer",
+            dependencies: ["LibraryArchive", "Notes", "SampleServer", "SampleServerDoubles",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
                            .product(name: "NIOCore", package: "swift-nio")],
@@ -239,6 +261,9 @@ let package = Package(
         .testTarget(name: "PrivateCatalogTests", dependencies: ["PrivateCatalog", "Site", "SnapshotStore", "TestSupport"]),
         .testTarget(name: "SampleServerTests", dependencies: ["SampleServer", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                                                              .product(name: "HummingbirdTesting", package: "hummingbird")]),
+        .testTarget(name: "SampleServerDoublesTests", dependencies: ["SampleServer", "SampleServerDoubles", "TestSupport",
+                                                                    .product(name: "Hummingbird", package: "hummingbird"),
+                                                                    .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "LibraryArchive", "SampleServer", "TestSupport"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "SampleServer", "TestSupport"]),
         .testTarget(name: "RunMetricsTests", dependencies: ["RunMetrics", "TestSupport"]),
@@ -248,7 +273,7 @@ let package = Package(
         .testTarget(name: "ShareCardsTests", dependencies: ["ShareCards"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["Export", "LibraryArchive", "Notes", "PrivateCatalog", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support",
+            dependencies: ["Export", "LibraryArchive", "Notes", "PrivateCatalog", "SampleServer", "SampleServerDoubles", "ShareCards", "Site", "SnapshotStore", "Support",
                            "Thumbnails", "TestSupport", "Vault",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Crypto", package: "swift-crypto"),

@@ -36,6 +36,14 @@ else
   swift build -c release ${RELEASE_FLAGS:-} >/dev/null
   bin=$PWD/.build/release/reader-snapshot
 fi
+# The sample server and the notes' and thumbnails' benchmarks are the development tool's
+# (reader-snapshot-dev, never installed): the one beside BIN, else this tree's. An older build
+# compared with bench-compare.sh has none beside it: both are then served by the same server.
+dev=$(dirname "$bin")/reader-snapshot-dev
+if [ ! -x "$dev" ]; then
+  swift build -c release ${RELEASE_FLAGS:-} --product reader-snapshot-dev >/dev/null
+  dev=$PWD/.build/release/reader-snapshot-dev
+fi
 # Work in the build folder, not /tmp: on this machine's ext4, new folders directly under /tmp land in
 # a crowded inode group, and creating files there cost 0.2 s of kernel time per 2,000 pages.
 mkdir -p .build
@@ -52,7 +60,7 @@ start_server() {
   local books=$1; shift
   local log="$work/server.log" cost=(--latency-ms $latency_ms --login-delay-ms 0)
   [ -z "${REALISTIC:-}" ] || cost=(--realistic --editable)
-  $bin sample-server --port 0 --books "$books" --seed 1 "${cost[@]}" "$@" >"$log" 2>&1 &
+  "$dev" sample-server --port 0 --books "$books" --seed 1 "${cost[@]}" "$@" >"$log" 2>&1 &
   server_pid=$!
   # Up to five minutes: --real-covers makes its covers before it listens (1,000 books' took over a minute).
   for _ in $(seq 3000); do grep -q "^Sample Reader server:" "$log" && break; sleep 0.1; done
@@ -140,7 +148,7 @@ for books in ${sizes[@]+"${sizes[@]}"}; do
     pages=$(find "$rendered" -name '*.html' -o -name '*.md' | wc -l)
     /usr/bin/time -v "$bin" render --from "$out/library.json" --output "$(fresh)" --format html,markdown --templates "$tagless" -q 2>"$work/bare.time" || true
     bare+=("$(seconds "$work/bare.time")")
-    notes+=("$("$bin" bench-notes --from "$out/library.json" --markdown-out "$work/notes.md" | awk '{ print $(NF-1) }')")
+    notes+=("$("$dev" bench-notes --from "$out/library.json" --markdown-out "$work/notes.md" | awk '{ print $(NF-1) }')")
     mb=$(awk -v b="$(wc -c <"$work/notes.md")" 'BEGIN { print b / 1048576 }')
     cmark_s=$( { /usr/bin/time -f %e cmark-gfm -e table -e strikethrough -e autolink -e tagfilter -e tasklist "$work/notes.md" >/dev/null; } 2>&1 )
     cmark+=("$(awk -v m="$mb" -v s="$cmark_s" 'BEGIN { if (s == 0) s = 0.01; printf "%.1f", m / s }')")
@@ -542,10 +550,10 @@ if [ "${COVERS:-1}" = 1 ]; then
   echo
   echo "Covers of real sizes: thumbnails, the export with and without them, a shelf page's bytes in Chromium:"
   covers_dir="$work/covers"
-  made=$("$bin" bench-thumbnails --covers "$covers_dir" --make 500)
+  made=$("$dev" bench-thumbnails --covers "$covers_dir" --make 500)
   thumbs=() thumbs_peak=()
   for run in $(seq "$runs"); do
-    /usr/bin/time -v "$bin" bench-thumbnails --covers "$covers_dir" >"$work/thumbs.out" 2>"$work/thumbs.time" \
+    /usr/bin/time -v "$dev" bench-thumbnails --covers "$covers_dir" >"$work/thumbs.out" 2>"$work/thumbs.time" \
       || { echo "bench-thumbnails failed:" >&2; grep -a -m 3 -e 'crashed' -e 'signal' -e 'rror' "$work/thumbs.time" >&2; exit 1; }
     thumbs+=("$(seconds "$work/thumbs.time")"); thumbs_peak+=("$(peak_mb "$work/thumbs.time")")
   done

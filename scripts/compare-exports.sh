@@ -6,11 +6,14 @@
 #   scripts/compare-exports.sh BIN OUT        writes OUT/sample, OUT/hostile, OUT/synthetic-3000
 #   diff -r -x state.json OLD NEW             what two builds wrote differently (state.json names the build)
 #
-# SERVER_BIN=OTHER serves the libraries from another build's sample server: the same libraries for
-# two builds whose sample libraries differ. FORMATS overrides the formats written.
+# The libraries are served by the development tool beside BIN (reader-snapshot-dev), or by BIN itself
+# when it has none (builds before it). SERVER_BIN=OTHER serves them from another build's sample
+# server: the same libraries for two builds whose sample libraries differ. FORMATS overrides the
+# formats written.
 set -euo pipefail
 bin=$1 out=$2
-server_bin=${SERVER_BIN:-$bin}
+server_bin=${SERVER_BIN:-$(dirname "$bin")/reader-snapshot-dev}
+[ -x "$server_bin" ] || server_bin=$bin
 formats=${FORMATS:-html,markdown,json,csv,feed}
 port=${PORT:-18471}
 export READER_PASSWORD=demo-password SOURCE_DATE_EPOCH=1700000000

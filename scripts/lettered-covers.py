@@ -6,7 +6,7 @@ Usage: scripts/lettered-covers.py DIR [COUNT, default 70]
 The sample server's covers are blurred noise over a gradient, which hides what a resize does to
 edges; real covers have titles. These are seven real cover sizes (360 to 1,216 px wide), JPEG
 quality 90, the same for the same COUNT. Then, for each build:
-`reader-snapshot bench-thumbnails --covers DIR --keep OUT`, and `scripts/thumbnail-compare.py`.
+`reader-snapshot-dev bench-thumbnails --covers DIR --keep OUT`, and `scripts/thumbnail-compare.py`.
 
 It needs Pillow and Debian's DejaVu fonts (python3-pil, fonts-dejavu-core), for /usr/bin/python3.
 """

@@ -3,7 +3,7 @@
 
 Usage: scripts/thumbnail-compare.py OLD_DIR NEW_DIR
 
-Each folder holds what `reader-snapshot bench-thumbnails --covers COVERS --keep DIR` wrote, or an
+Each folder holds what `reader-snapshot-dev bench-thumbnails --covers COVERS --keep DIR` wrote, or an
 export's `covers/` folder: one file a cover and box, named COVER-BOXWIDTH.jpg (or .png); other
 files (an export's covers themselves) are left out. For each box it prints how far the new
 thumbnails are from the old ones (the mean absolute difference per channel, in 255ths, and SSIM,

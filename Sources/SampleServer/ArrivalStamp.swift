@@ -31,3 +31,9 @@ final class ArrivalStamp: ChannelInboundHandler, RemovableChannelHandler, Sendab
         return age < 1_000_000_000 ? now - .nanoseconds(Int64(age)) : now
     }
 }
+
+extension Request {
+    /// When the request arrived, as the server's channel stamped it (`ArrivalStamp`): an answer
+    /// held for a latency counts it from there.
+    public var arrival: ContinuousClock.Instant { ArrivalStamp.arrival(of: self) }
+}

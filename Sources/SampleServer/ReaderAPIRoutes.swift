@@ -188,7 +188,7 @@ struct ReaderAPIRoutes: Sendable {
 }
 
 /// JSON as Rails sends it.
-func json(_ object: Any, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+public func json(_ object: Any, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
     var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
     headers.append(contentsOf: extra)
@@ -227,7 +227,7 @@ func cached(_ request: Request, data: Data, etag: String) -> Response {
                     body: .init(byteBuffer: ByteBuffer(bytes: data)))
 }
 
-func crashPage(_ message: String) -> Response {
+public func crashPage(_ message: String) -> Response {
     let page = """
     <!DOCTYPE html>
     <html><head><title>We're sorry, but something went wrong (500)</title></head>

@@ -62,14 +62,14 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 { nextUInt64() }
-    mutating func nextUInt64() -> UInt64 {
+    public mutating func nextUInt64() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-    mutating func next(_ bound: Int) -> Int {
+    public mutating func next(_ bound: Int) -> Int {
         Int(nextUInt64() % UInt64(max(1, bound)))
     }
 }

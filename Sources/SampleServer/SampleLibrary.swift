@@ -12,6 +12,10 @@ public struct SampleLibrary: Sendable {
     public struct Shelf: Sendable {
         public var id: Int
         public var name: String
+        public init(id: Int, name: String) {
+            self.id = id
+            self.name = name
+        }
     }
 
     public enum Cover: Sendable, Equatable {
@@ -42,6 +46,11 @@ public struct SampleLibrary: Sendable {
         public var updatedAt: String
         public var comments: String
         public var cover: Cover?
+        public init(id: Int, title: String, author: JSONScalar, isbn: JSONScalar, shelfID: Int, createdAt: String, updatedAt: String,
+                    comments: String, cover: Cover?) {
+            (self.id, self.title, self.author, self.isbn, self.shelfID) = (id, title, author, isbn, shelfID)
+            (self.createdAt, self.updatedAt, self.comments, self.cover) = (createdAt, updatedAt, comments, cover)
+        }
     }
 
     public var account: Account
@@ -69,10 +78,13 @@ public struct SampleLibrary: Sendable {
         booksByShelf = Dictionary(grouping: books.indices, by: { books[$0].shelfID })
     }
 
+    /// Stands in a name for bytes that are not UTF-8 (JSON cannot carry them; the server swaps them in).
+    public static let invalidUTF8Marker = "<<not-utf-8>>"
+
     public func book(id: Int) -> Book? { bookIndex[id].map { books[$0] } }
     public func shelf(id: Int) -> Shelf? { shelfIndex[id].map { shelves[$0] } }
     func books(onShelf id: Int) -> [Book] { (booksByShelf[id] ?? []).map { books[$0] } }
-    func bookCount(onShelf id: Int) -> Int { booksByShelf[id]?.count ?? 0 }
+    public func bookCount(onShelf id: Int) -> Int { booksByShelf[id]?.count ?? 0 }
 
     /// Changes a book in place (tests: an edited note, a moved book). As in Rails, a saved change
     /// moves the book's `updated_at`: its notes (rich text) and its cover (an attachment) touch it too.

@@ -8,29 +8,23 @@ import ServiceLifecycle
 /// A Reader-compatible server for the demo, the tests and the benchmarks. It answers the way
 /// `shared/docs/reader-api.md` says the real Rails server does, quirks included: the nested shelf
 /// shape, rich-text notes, a 500 crash page for a book on a deleted shelf, covers behind
-/// cross-host redirects, weak ETags.
+/// cross-host redirects, weak ETags. It answers at once: the latency, the real server's costs and
+/// the faults of tests and benchmarks are `AnswerConditions`, which the shipped tool does not carry
+/// (`SampleServerDoubles`).
 public final class SampleServer: Sendable {
     public struct Options: Sendable {
         /// bcrypt makes the real login take about a quarter of a second.
         public var loginDelay: Duration = .milliseconds(250)
         /// A fixed api key, for tests; random (40 hex digits) when nil.
         public var apiKey: String?
-        /// Added to every answer, like a real server's work.
-        public var latency: Duration = .zero
-        /// Whether answers take the latency on average (for benchmarks: timers wake late, and the
-        /// lateness is made up for) rather than at least (for tests).
-        public var latencyOnAverage = false
-        /// Requests served at once (the latency included); the rest queue. Unbounded when nil.
-        public var capacity: Int?
-        /// Each answer takes what it costs the real server, in place of `latency`.
-        public var costs: ServerCosts?
+        /// What stands between a request and its answer (tests, benchmarks): nothing when nil.
+        public var conditions: (any AnswerConditions)?
         /// Whether `/api/v1/books` gives each book's `shelf_id`, as the real server does (Reader's
         /// older documents leave it out: a client must then read every shelf's page).
         public var listsShelfIDs = true
         /// Whether `POST /_sample/books/:id/edit` and `POST /_sample/books` change the library, as its
         /// owner would in the web app (tests, benchmarks and demos of a night with a change).
         public var editable = false
-        public var faults = FaultPlan()
         /// An Open Library double under `/openlibrary/` (`sample-server --openlibrary`): nil, none.
         public var openLibrary: OpenLibraryDouble.Options?
         public init() {}
@@ -41,13 +35,13 @@ public final class SampleServer: Sendable {
 
     public init(library: SampleLibrary, options: Options = Options()) {
         self.options = options
-        self.state = ServerState(library: library, apiKey: options.apiKey ?? Self.randomKey(), faults: options.faults,
-                                 latency: options.latency, latencyOnAverage: options.latencyOnAverage, costs: options.costs)
-        self.capacity = options.capacity.map(ServerCapacity.init)
+        self.state = ServerState(library: library, apiKey: options.apiKey ?? Self.randomKey())
         self.openLibrary = options.openLibrary.map(OpenLibraryRoutes.init)
     }
-    let capacity: ServerCapacity?
     let openLibrary: OpenLibraryRoutes?
+
+    /// What stands between a request and its answer, as the options gave it.
+    public var conditions: (any AnswerConditions)? { options.conditions }
 
     /// What the Open Library double was asked.
     public var openLibraryCounters: OpenLibraryDouble.Counters { openLibrary?.counters ?? .init() }
@@ -58,35 +52,17 @@ public final class SampleServer: Sendable {
     /// Requests to the object-storage host that carried an api key (must stay 0).
     public var keyLeaks: Int { state.counters.keyLeaks }
     public var counters: ServerCounters { state.counters }
-    /// How many answers were held for the latency, and their mean time from arrival to release.
-    public var heldAnswers: (answers: Int, mean: Duration) { state.timer.answered }
+    /// Whether the server is stopping: what holds an answer back lets it go.
+    public var isStopping: Bool { state.isStopping }
 
     public func update(_ change: (inout SampleLibrary) -> Void) { state.updateLibrary(change) }
     /// A new key: every request with the old one is refused from now on, as after a revocation.
     public func revokeKey() { state.setAPIKey(Self.randomKey()) }
-    public func setFaults(_ faults: FaultPlan) { state.setFaults(faults) }
     /// These books' detail pages fail (a 500 crash page) until set again: a deploy or an outage
     /// that one night's run meets.
     public func setFailingDetails(_ ids: Set<Int>) { state.failingDetails = ids }
     /// These cover files fail on the disk service (503) until set again: a storage outage.
     public func setFailingCovers(_ files: Set<String>) { state.failingCovers = files }
-    public func setLatency(_ latency: Duration) { state.setLatency(latency) }
-    /// From now on every API request hangs until the server stops: it still takes connections, and
-    /// never answers (a Rails stuck on its database).
-    public func hang() { state.setHanging() }
-    /// The same from the API request numbered `number` (counted as `counters.apiRequests` counts).
-    public func hang(fromAPIRequest number: Int) { state.go(fromAPIRequest: number, stop: nil) }
-    /// From the API request numbered `number` on, answers wait until `release()` (or the server
-    /// stops): a test acts on a run mid-crawl without racing it.
-    public func hold(fromAPIRequest number: Int) { state.hold(fromAPIRequest: number) }
-    public func release() { state.hold(fromAPIRequest: nil) }
-    /// Requests waiting now, held by `hold(fromAPIRequest:)`.
-    public var waiting: Int { state.waiting }
-    /// When the server went, by `hang(fromAPIRequest:)` or `RunningSampleServer.stop(atAPIRequest:)`.
-    public var wentAt: ContinuousClock.Instant? { state.wentAt }
-    /// When the server last answered an API request: after it went, the requests already being
-    /// answered still are, and the outage a client sees begins with the last of them.
-    public var lastAnswerAt: ContinuousClock.Instant? { state.lastAnswerAt }
     public func resetCounters() {
         state.resetCounters()
         openLibrary?.resetCounters()
@@ -99,7 +75,7 @@ public final class SampleServer: Sendable {
 
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.middlewares.add(FaultMiddleware(state: state, capacity: capacity))
+        router.middlewares.add(RequestCounter(server: self))
         let api = ReaderAPIRoutes(server: self)
         router.post("/api/v1/sessions", use: api.login)
         router.get("/api/v1/shelves", use: api.shelves)
@@ -172,12 +148,10 @@ public struct RunningSampleServer: Sendable {
 
     public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 
-    /// Stops once the API request numbered `number` arrives (counted as `counters.apiRequests`
-    /// counts); that request and any after it are not answered. Returns at once.
-    public func stop(atAPIRequest number: Int) {
-        server.state.go(fromAPIRequest: number) { [self] in
-            Task(executorPreference: ServerExecutor.shared) { await stop() }
-        }
+    /// Stops listening, on the server's own threads, and returns at once: for a test's double that
+    /// stops the server as a request arrives.
+    public func stopSoon() {
+        Task(executorPreference: ServerExecutor.shared) { await stop() }
     }
 
     /// Ends stalled answers, lets the rest finish, then stops listening.
@@ -201,7 +175,6 @@ public struct ServerCounters: Sendable {
     public var detailRequests = 0
     /// Requests for one shelf's page (`/api/v1/shelves/:id`).
     public var shelfRequests = 0
-    public var faults = 0
     public var keyLeaks = 0
 }
 
@@ -210,33 +183,18 @@ final class ServerState: Sendable {
     private struct State: Sendable {
         var library: SampleLibrary
         var apiKey: String
-        var faults: FaultPlan
         var counters = ServerCounters()
-        var random: SplitMix64
-        var latency: Duration
         var failingCovers: Set<String> = []
         var failingDetails: Set<Int> = []
         /// Encoded answers by Host and path, for the library as it is now.
         var answers: [String: (Data, String)] = [:]
         var generation = 0
         var stopping = false
-        var hanging = false
-        var holdFrom: Int?
-        var waiting = 0
-        var goneFrom: Int?
-        var stopWhenGone: (@Sendable () -> Void)?
-        var wentAt: ContinuousClock.Instant?
-        var lastAnswerAt: ContinuousClock.Instant?
     }
     private let state: NIOLockedValueBox<State>
-    let costs: ServerCosts?
-    /// Holds answers until their latency has passed.
-    let timer: AnswerTimer
 
-    init(library: SampleLibrary, apiKey: String, faults: FaultPlan, latency: Duration, latencyOnAverage: Bool, costs: ServerCosts?) {
-        self.costs = costs
-        timer = AnswerTimer(onAverage: latencyOnAverage)
-        state = NIOLockedValueBox(State(library: library, apiKey: apiKey, faults: faults, random: SplitMix64(seed: faults.seed), latency: latency))
+    init(library: SampleLibrary, apiKey: String) {
+        state = NIOLockedValueBox(State(library: library, apiKey: apiKey))
     }
 
     var library: SampleLibrary { state.withLockedValue { $0.library } }
@@ -267,64 +225,8 @@ final class ServerState: Sendable {
         return made
     }
     func setAPIKey(_ key: String) { state.withLockedValue { $0.apiKey = key } }
-    func setFaults(_ faults: FaultPlan) {
-        state.withLockedValue { state in
-            state.faults = faults
-            state.random = SplitMix64(seed: faults.seed)
-        }
-    }
     func resetCounters() { state.withLockedValue { $0.counters = ServerCounters() } }
     func count(_ change: (inout ServerCounters) -> Void) { state.withLockedValue { change(&$0.counters) } }
-
-    /// Draws the fault for one request, if any.
-    func drawFault() -> Fault? {
-        state.withLockedValue { state in
-            guard state.faults.rate > 0 else { return nil }
-            let roll = Double(state.random.nextUInt64() % 1_000_000) / 1_000_000
-            guard roll < state.faults.rate else { return nil }
-            let kinds = state.faults.kinds.isEmpty ? Fault.allCases : state.faults.kinds
-            state.counters.faults += 1
-            return kinds[state.random.next(kinds.count)]
-        }
-    }
-    var stall: Duration { state.withLockedValue { $0.faults.stall } }
-    var latency: Duration { state.withLockedValue { $0.latency } }
-    /// How long the answer to `path` takes: what it costs the real server, or the latency asked for.
-    func latency(of path: String) -> Duration {
-        state.withLockedValue { state in costs.map { $0.cost(of: path, in: state.library) } ?? state.latency }
-    }
     var isStopping: Bool { state.withLockedValue { $0.stopping } }
     func setStopping() { state.withLockedValue { $0.stopping = true } }
-    var isHanging: Bool { state.withLockedValue { $0.hanging } }
-    func setHanging() { state.withLockedValue { $0.hanging = true } }
-
-    /// From this API request on, answers wait until released (`hold(fromAPIRequest:)`): a run held
-    /// mid-crawl for as long as a test needs to act on it, whatever the machine's load.
-    var waiting: Int { state.withLockedValue { $0.waiting } }
-    func hold(fromAPIRequest number: Int?) { state.withLockedValue { $0.holdFrom = number } }
-    func isHeld(atAPIRequest number: Int) -> Bool { state.withLockedValue { $0.holdFrom.map { number >= $0 } ?? false } }
-    func wait(_ change: Int) { state.withLockedValue { $0.waiting += change } }
-
-    /// From this API request on, the server is gone (`hang(fromAPIRequest:)`,
-    /// `stop(atAPIRequest:)`): decided here as each request arrives, not by a test that watches
-    /// the counters and may be late on a busy machine.
-    var wentAt: ContinuousClock.Instant? { state.withLockedValue { $0.wentAt } }
-    var lastAnswerAt: ContinuousClock.Instant? { state.withLockedValue { $0.lastAnswerAt } }
-    func answered() { state.withLockedValue { $0.lastAnswerAt = .now } }
-    func go(fromAPIRequest number: Int, stop: (@Sendable () -> Void)?) {
-        state.withLockedValue { ($0.goneFrom, $0.stopWhenGone) = (number, stop) }
-    }
-    /// Whether the API request numbered `number` finds the server gone. The first to find it so
-    /// stops the server, when it is to stop.
-    func isGone(atAPIRequest number: Int) -> Bool {
-        let (gone, stop) = state.withLockedValue { state -> (Bool, (@Sendable () -> Void)?) in
-            guard let from = state.goneFrom, number >= from else { return (false, nil) }
-            guard state.wentAt == nil else { return (true, nil) }
-            state.wentAt = .now
-            return (true, state.stopWhenGone)
-        }
-        stop?()
-        return gone
-    }
-    func setLatency(_ latency: Duration) { state.withLockedValue { $0.latency = latency } }
 }

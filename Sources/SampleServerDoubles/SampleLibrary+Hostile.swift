@@ -1,9 +1,7 @@
 import Foundation
+import SampleServer
 
 extension SampleLibrary {
-    /// Stands in a name for bytes that are not UTF-8 (JSON cannot carry them; the server swaps them in).
-    public static let invalidUTF8Marker = "<<not-utf-8>>"
-
     /// Every kind of hostile input a server could send: markup in names and notes, scripts in link
     /// targets, control characters and direction overrides, a 1 MB title, a 10 MB note, markup
     /// nested 10,000 deep, bytes that are not UTF-8, and cover URLs that lead where they must not.

@@ -1,4 +1,5 @@
 import Foundation
+import SampleServer
 
 /// How long each answer takes the real Reader server (one Rails process), from the times measured
 /// on a library of 1,062 books on 12 shelves (`docs/reader-api.md`): a shelf's page grows with its

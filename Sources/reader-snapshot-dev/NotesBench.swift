@@ -8,8 +8,7 @@ import Notes
 struct NotesBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-notes",
-        abstract: "Measure the notes path over a library.json's notes (for make bench).",
-        shouldDisplay: false
+        abstract: "Measure the notes path over a library.json's notes (for make bench)."
     )
 
     @Option(name: .long, help: ArgumentHelp("A library.json.", valueName: "file"))

@@ -10,8 +10,7 @@ import Thumbnails
 struct ThumbnailsBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-thumbnails",
-        abstract: "Measure covers' thumbnails over a folder of covers (for make bench).",
-        shouldDisplay: false
+        abstract: "Measure covers' thumbnails over a folder of covers (for make bench)."
     )
 
     @Option(name: .long, help: ArgumentHelp("The folder of covers.", valueName: "dir"))

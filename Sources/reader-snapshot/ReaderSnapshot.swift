@@ -23,7 +23,7 @@ struct ReaderSnapshot: AsyncParsableCommand {
         \(ExitCodes.helpText())
         """,
         version: ReaderSnapshot.version,
-        subcommands: [Export.self, Render.self, PublishCommand.self, HistoryCommand.self, Demo.self, SampleServerCommand.self, CopyTemplates.self, NotesBench.self, ThumbnailsBench.self]
+        subcommands: [Export.self, Render.self, PublishCommand.self, HistoryCommand.self, Demo.self, SampleServerCommand.self, CopyTemplates.self]
     )
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LibraryArchive
 import SampleServer
+import SampleServerDoubles
 import Support
 import TestSupport
 import Testing

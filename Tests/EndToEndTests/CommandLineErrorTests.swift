@@ -199,6 +199,31 @@ struct CommandLineErrorTests {
         Self.expectUsageError(open, "The password file \(passwordFile.path) can be read by others", usage: "export [<options>] --output <dir>")
     }
 
+    /// The shipped tool holds no test double: the conditions of tests and benchmarks (latency, the
+    /// real server's costs, faults, the hostile library) and the benchmarks are in the development
+    /// tool alone. Its `sample-server` is the plain one `demo` runs.
+    @Test func theShippedToolHoldsNoTestDoubles() async throws {
+        let tool = try Data(contentsOf: ToolRunner.executable)
+        let development = try Data(contentsOf: ToolRunner.productsDirectory.appendingPathComponent("reader-snapshot-dev"))
+        // A module's name is in every symbol of it the binary holds.
+        for (binary, name) in [(tool, "reader-snapshot"), (development, "reader-snapshot-dev")] {
+            let holds = binary.range(of: Data("SampleServerDoubles".utf8)) != nil
+            #expect(holds == (name == "reader-snapshot-dev"), "\(name) holds SampleServerDoubles: \(holds)")
+            let hostile = binary.range(of: Data("Hostile <b>shelf</b>".utf8)) != nil
+            #expect(hostile == (name == "reader-snapshot-dev"), "\(name) holds the hostile library: \(hostile)")
+        }
+        let help = try await ToolRunner.run(["sample-server", "--help"])
+        #expect(help.status == 0, "\(help.output)")
+        #expect(help.stdout.contains("--books") && help.stdout.contains("--openlibrary"), "\(help.stdout)")
+        for option in ["--fault-rate", "--realistic", "--latency-ms", "--capacity", "hostile"] {
+            #expect(!help.stdout.contains(option), "sample-server --help offers \(option)")
+        }
+        for command in ["bench-notes", "bench-thumbnails"] {
+            let run = try await ToolRunner.run([command])
+            #expect(run.status == 64, "\(command): \(run.output)")
+        }
+    }
+
     @Test func eachHelpListsOnlyTheExitCodesItsCommandCanReturn() async throws {
         let expected: [String: [Int]] = [
             "export": [0, 1, 2, 64, 65, 68, 69, 73, 74, 77, 78, 130, 143],

@@ -1,5 +1,6 @@
 import Foundation
 import SampleServer
+import SampleServerDoubles
 import TestSupport
 import Testing
 import LibraryArchive
@@ -13,6 +14,8 @@ struct EndToEndTests {
         var options = SampleServer.Options()
         options.loginDelay = .zero
         options.listsShelfIDs = listsShelfIDs
+        // Answered at once; a test may add faults, a hang or held answers.
+        options.conditions = ServerDoubles()
         return try await SampleServer(library: try library ?? SampleLibrary.bundled(), options: options).start(port: port)
     }
 

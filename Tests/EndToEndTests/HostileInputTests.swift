@@ -1,5 +1,6 @@
 import Foundation
 import SampleServer
+import SampleServerDoubles
 import TestSupport
 import Testing
 @testable import LibraryArchive

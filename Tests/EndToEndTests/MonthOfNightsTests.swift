@@ -1,5 +1,6 @@
 import Foundation
 import SampleServer
+import SampleServerDoubles
 import TestSupport
 import Testing
 
@@ -31,7 +32,7 @@ struct MonthOfNightsTests {
     @Test func aMonthOfNightsLosesNothingAndSpeaksOnlyOfNews() async throws {
         var options = SampleServer.Options()
         options.loginDelay = .zero
-        options.costs = .reader
+        options.conditions = ServerDoubles(.init(costs: .reader))
         let server = try await SampleServer(library: try SampleLibrary.bundled(), options: options).start()
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -1,5 +1,6 @@
 import Foundation
 import SampleServer
+import SampleServerDoubles
 import TestSupport
 import Testing
 
@@ -38,12 +39,12 @@ struct NightlyTests {
         #expect(clean.status == 2, "\(clean.output)")
         let reference = SiteInspector(root: folder.path("clean"))
         for seed: UInt64 in [1, 2, 3] {
-            server.server.setFaults(FaultPlan(rate: 0.2, seed: seed, stall: .seconds(3)))
+            server.server.doubles.setFaults(FaultPlan(rate: 0.2, seed: seed, stall: .seconds(3)))
             let output = folder.path("faulty-\(seed)")
             let run = try await Self.export(server, to: output, extra: ["--timeout", "1", "--retries", "8"])
-            server.server.setFaults(FaultPlan())
+            server.server.doubles.setFaults(FaultPlan())
             #expect(run.status == 2, "seed \(seed): \(run.output)")
-            #expect(server.server.counters.faults > 0)
+            #expect(server.server.doubles.faultsInjected > 0)
             let faulty = SiteInspector(root: output)
             #expect(faulty.files() == reference.files(), "seed \(seed)")
             for file in reference.files() {
@@ -448,7 +449,7 @@ struct NightlyTests {
         /// With `staging`, once its staging folder is made too.
         func underWay(staging: Bool = false) async throws {
             let deadline = ContinuousClock.now + .seconds(30)
-            while try server.server.waiting == 0 || (staging && SnapshotSwapSafetyTests.stagingFolders(of: output).isEmpty),
+            while try server.server.doubles.waiting == 0 || (staging && SnapshotSwapSafetyTests.stagingFolders(of: output).isEmpty),
                   process.isRunning, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(2))
             }
@@ -463,9 +464,9 @@ struct NightlyTests {
         let output = folder.path("nightly")
         #expect(try await export(server, to: output).status == 2)
         let before = SiteInspector(root: output).fingerprints()
-        server.server.setLatency(latency)
+        server.server.doubles.setLatency(latency)
         let requestsBefore = server.server.counters.apiRequests
-        server.server.hold(fromAPIRequest: requestsBefore + heldAt)
+        server.server.doubles.hold(fromAPIRequest: requestsBefore + heldAt)
         return RunUnderWay(server: server, folder: folder, output: output, before: before,
                            process: try startExport(server, to: output), requestsBefore: requestsBefore)
     }
@@ -478,12 +479,12 @@ struct NightlyTests {
         #expect(process.isRunning, "the export ended before it could be killed")
         kill(process.processIdentifier, SIGKILL)
         await ToolRunner.wait(for: process)
-        server.server.release()
+        server.server.doubles.release()
         #expect(SiteInspector(root: output).fingerprints() == before, "the previous snapshot changed")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains(".staging-") }
         #expect(!leftovers.isEmpty, "the killed run should have left its staging folder")
 
-        server.server.setLatency(.zero)
+        server.server.doubles.setLatency(.zero)
         let next = try await Self.export(server, to: output)
         await server.stop()
         #expect(next.status == 2, "\(next.output)")
@@ -500,7 +501,7 @@ struct NightlyTests {
         defer { folder.remove() }
         try await run.underWay()
         server.server.revokeKey()
-        server.server.release()
+        server.server.doubles.release()
         await ToolRunner.wait(for: process)
         await server.stop()
         #expect(process.terminationStatus == 77)

@@ -1,5 +1,6 @@
 import Foundation
 import SampleServer
+import SampleServerDoubles
 import TestSupport
 import Testing
 
@@ -12,7 +13,7 @@ struct OutageTests {
         var options = SampleServer.Options()
         options.loginDelay = .zero
         // Each answer takes a while, so that the crawl is under way when the server goes.
-        options.latency = .milliseconds(40)
+        options.conditions = ServerDoubles(.init(latency: .milliseconds(40)))
         return try await SampleServer(library: try SampleLibrary.synthetic(books: 600, seed: 45), options: options).start()
     }
 
@@ -38,15 +39,15 @@ struct OutageTests {
         // arrives, so that a test late on a busy machine cannot let the crawl finish first.
         let mark = server.server.counters.apiRequests + 120
         switch outage {
-        case .stopped: server.stop(atAPIRequest: mark)
-        case .hung: server.server.hang(fromAPIRequest: mark)
+        case .stopped: server.server.doubles.stop(server, atAPIRequest: mark)
+        case .hung: server.server.doubles.hang(fromAPIRequest: mark)
         }
         let run = try await EndToEndTests.export(server, to: output, extra: ["--format", "html,json", "--no-thumbnails", "--full"] + extra)
         await server.stop()
-        let wentAt = try #require(server.server.wentAt, "the run ended before the server went: \(run.output)")
+        let wentAt = try #require(server.server.doubles.wentAt, "the run ended before the server went: \(run.output)")
         // The outage begins with the server's last answer: the requests it was already answering
         // when it went were still answered (on a busy machine, seconds later).
-        let lastAnswer = max(wentAt, server.server.lastAnswerAt ?? wentAt)
+        let lastAnswer = max(wentAt, server.server.doubles.lastAnswerAt ?? wentAt)
         let afterOutage = run.ended - lastAnswer
         let changed = SnapshotSwapSafetyTests.changed(before, SiteInspector(root: output).fingerprints())
         print("\(outage): the run ended \(afterOutage) after the outage (its last answer \(lastAnswer - wentAt) after it went)")
@@ -82,7 +83,7 @@ struct OutageTests {
 
     @Test func aLoginThatHangsSaysHowLongItWaitedAndHowOftenItTried() async throws {
         let server = try await EndToEndTests.startServer()
-        server.server.hang()
+        server.server.doubles.hang()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let run = try await EndToEndTests.export(server, to: folder.path("out"), extra: ["--timeout", "2"])

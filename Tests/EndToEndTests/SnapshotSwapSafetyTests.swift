@@ -1,5 +1,6 @@
 import Foundation
 import SampleServer
+import SampleServerDoubles
 import TestSupport
 import Testing
 
@@ -118,10 +119,10 @@ struct SnapshotSwapSafetyTests {
         }
         let before = SiteInspector(root: output).fingerprints()
         let historyBefore = SiteInspector(root: historyFolder(of: output)).fingerprints()
-        server.server.setLatency(.milliseconds(60))
+        server.server.doubles.setLatency(.milliseconds(60))
         let requestsBefore = server.server.counters.apiRequests
         // Its fourth request (a book's, after the login, the shelves and the list) waits for the signal.
-        server.server.hold(fromAPIRequest: requestsBefore + 4)
+        server.server.doubles.hold(fromAPIRequest: requestsBefore + 4)
 
         let process = Process()
         process.executableURL = ToolRunner.executable
@@ -138,7 +139,7 @@ struct SnapshotSwapSafetyTests {
         try process.run()
         // Signalled once the run is at work: logged in, its staging folder made, books being read.
         let deadline = ContinuousClock.now + .seconds(30)
-        while try server.server.waiting == 0 || Self.stagingFolders(of: output).isEmpty, process.isRunning,
+        while try server.server.doubles.waiting == 0 || Self.stagingFolders(of: output).isEmpty, process.isRunning,
               ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -146,7 +147,7 @@ struct SnapshotSwapSafetyTests {
         #expect(try !Self.stagingFolders(of: output).isEmpty, "the run had no staging folder to remove")
         kill(process.processIdentifier, signal)
         await ToolRunner.wait(for: process)
-        server.server.release()
+        server.server.doubles.release()
         await server.stop()
         let run = ToolRun(status: process.terminationStatus, stdout: String(decoding: outData.wait(), as: UTF8.self),
                           stderr: String(decoding: errData.wait(), as: UTF8.self))

@@ -1,4 +1,5 @@
 import SampleServer
+import SampleServerDoubles
 
 extension SampleServer {
     /// A generated library served on loopback, logins at once, each answer `latency` late (as on a
@@ -6,7 +7,7 @@ extension SampleServer {
     package static func startSynthetic(books: Int, seed: UInt64, latency: Duration = .zero) async throws -> RunningSampleServer {
         var options = SampleServer.Options()
         options.loginDelay = .zero
-        options.latency = latency
+        options.conditions = ServerDoubles(.init(latency: latency))
         return try await SampleServer(library: try SampleLibrary.synthetic(books: books, seed: seed), options: options).start()
     }
 }
