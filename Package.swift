@@ -246,7 +246,9 @@ let package = Package(
         .testTarget(name: "SnapshotStoreTests", dependencies: ["SnapshotStore", "LibraryArchive", "Notes", "TestSupport"]),
         .testTarget(
             name: "SiteTests",
-            dependencies: ["Site", "LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport",
+            dependencies: ["Site", "LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport", "Thumbnails",
+                           // PreviewTests names its covers by their hash, as the crawl does.
+                           .product(name: "Crypto", package: "swift-crypto"),
                            // TemplateNamesTests asks the page views what swift-mustache asks them.
                            .product(name: "Mustache", package: "swift-mustache")]
         ),
@@ -273,10 +275,9 @@ let package = Package(
         .testTarget(name: "ShareCardsTests", dependencies: ["ShareCards"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["Export", "LibraryArchive", "Notes", "PrivateCatalog", "SampleServer", "SampleServerDoubles", "ShareCards", "Site", "SnapshotStore", "Support",
+            dependencies: ["Export", "LibraryArchive", "PrivateCatalog", "SampleServer", "SampleServerDoubles", "ShareCards", "Site", "SnapshotStore", "Support",
                            "Thumbnails", "TestSupport", "Vault",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")]
         ),
     ]

@@ -130,14 +130,14 @@ struct CatalogExportTests {
         #expect(page.contains(#""@type":"Book""#) && page.contains(#""isbn":"9780486411095""#))
         // Each page's preview shows a share card of its own, drawn from the covers the crawl kept
         // (the sample server's PNGs, JPEGs and the covers it cannot give included).
-        let image = try #require(PreviewTests.metaTags(page)["og:image"])
+        let image = try #require(SiteInspector.metaTags(page)["og:image"])
         #expect(image.hasPrefix("https://example.org/books/cards/"))
         let cards = site.files().filter { $0.hasPrefix("cards/") }
         #expect(cards.contains(String(image.dropFirst("https://example.org/books/".count))))
         let pages = site.files().filter { $0.hasSuffix(".html") }
         for path in pages {
             let html = try #require(site.text(path))
-            let card = try #require(PreviewTests.metaTags(html)["og:image"], "\(path)")
+            let card = try #require(SiteInspector.metaTags(html)["og:image"], "\(path)")
             #expect(cards.contains(String(card.dropFirst("https://example.org/books/".count))), "\(path): \(card)")
         }
         #expect(try #require(site.text("feed.xml")).contains(#"href="https://example.org/books/books/130-the-picture-of-dorian-gray.html""#))

@@ -34,4 +34,27 @@ struct CrawlCardTitleTests {
         let steps = SiteInspector.matches(of: #"Time: ([a-z ()]+): [0-9.]+ s"#, in: run.output)
         #expect(steps.first == "prepare the output" && steps.contains("crawl") && steps.last == "swap it into place", "\(steps)")
     }
+
+    static let siteURL = "https://example.org/books/"
+
+    @Test func booksCardsAreDrawnDuringTheCrawlAndAreTheOnesTheirPagesName() async throws {
+        // Answers that take a while, as a real server's.
+        let server = try await SampleServer.startSynthetic(books: 120, seed: 3, latency: .milliseconds(40))
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let exported = folder.path("exported"), rendered = folder.path("rendered")
+        let run = try await EndToEndTests.export(server, to: exported, extra: ["--site-url", Self.siteURL, "--verbose"])
+        await server.stop()
+        #expect(run.status == 0 || run.status == 2, "\(run.output)")
+        let line = try #require(run.output.split(separator: "\n").first { $0.contains("Share cards drawn during the crawl:") }, "\(run.output)")
+        let drawn = Int(line.split(separator: ":").last?.split(separator: " ").first ?? "") ?? 0
+        #expect(drawn > 0, "\(line)")
+        // The same library rendered again with no crawl: the same cards, byte for byte, and no other.
+        let render = try await ToolRunner.run(["render", "--from", exported.path, "--output", rendered.path, "--site-url", Self.siteURL])
+        #expect(render.status == 0, "\(render.output)")
+        let one = SiteInspector(root: exported), two = SiteInspector(root: rendered)
+        let cards = one.files().filter { $0.hasPrefix("cards/") }
+        #expect(cards.count > 120 && cards == two.files().filter { $0.hasPrefix("cards/") })
+        for card in cards { #expect(one.data(card) == two.data(card), "\(card)") }
+    }
 }

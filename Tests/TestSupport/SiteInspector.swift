@@ -102,3 +102,17 @@ extension SiteInspector {
         return result
     }
 }
+
+extension SiteInspector {
+    /// The `content` of each `<meta property=…>` or `<meta name=…>` tag of a page, by its name.
+    package static func metaTags(_ html: String) -> [String: String] {
+        var tags: [String: String] = [:]
+        let pattern = #"<meta (?:property|name)="([^"]+)" content="([^"]*)">"#
+        let expression = try! NSRegularExpression(pattern: pattern)
+        for match in expression.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
+            guard let name = Range(match.range(at: 1), in: html), let value = Range(match.range(at: 2), in: html) else { continue }
+            tags[String(html[name])] = String(html[value])
+        }
+        return tags
+    }
+}

@@ -53,18 +53,6 @@ import Thumbnails
         return SiteInspector(root: root)
     }
 
-    /// The `content` of each `<meta property=…>` or `<meta name=…>` tag of a page, by its name.
-    static func metaTags(_ html: String) -> [String: String] {
-        var tags: [String: String] = [:]
-        let pattern = #"<meta (?:property|name)="([^"]+)" content="([^"]*)">"#
-        let expression = try! NSRegularExpression(pattern: pattern)
-        for match in expression.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
-            guard let name = Range(match.range(at: 1), in: html), let value = Range(match.range(at: 2), in: html) else { continue }
-            tags[String(html[name])] = String(html[value])
-        }
-        return tags
-    }
-
     /// What the HTML's escaping stands for, as a browser reads an attribute.
     static func unescaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&lt;", with: "<")
@@ -82,7 +70,7 @@ import Thumbnails
         var cards = Set<String>()
         for page in pages {
             let html = try #require(site.text(page))
-            let tags = Self.metaTags(html)
+            let tags = SiteInspector.metaTags(html)
             #expect(tags["og:url"] == Self.base + page, "\(page)")
             #expect(!(tags["og:title"] ?? "").isEmpty && !(tags["og:description"] ?? "").isEmpty, "\(page)")
             #expect(tags["twitter:card"] == "summary_large_image", "\(page)")
@@ -106,16 +94,16 @@ import Thumbnails
         }
 
         // What a book's preview says: its author and shelf, then its note's first sentence.
-        let dracula = Self.metaTags(try #require(site.text("books/1-dracula.html")))
+        let dracula = SiteInspector.metaTags(try #require(site.text("books/1-dracula.html")))
         #expect(dracula["og:title"] == "Dracula")
         #expect(dracula["og:description"] == "By Bram Stoker, on the shelf Gothic. A gothic novel told in letters.")
         #expect(dracula["og:image:alt"] == "Dracula, by Bram Stoker")
         // A shelf's: how many books and a few titles.
         let gothicPage = try #require(pages.first { $0.hasPrefix("shelves/1-") })
-        let gothic = Self.metaTags(try #require(site.text(gothicPage)))
+        let gothic = SiteInspector.metaTags(try #require(site.text(gothicPage)))
         #expect(gothic["og:title"] == "Gothic")
         #expect(gothic["og:description"] == "2 books: Dracula and The Extraordinarily Long Title of a Book That Goes On and On.")
-        let index = Self.metaTags(try #require(site.text("index.html")))
+        let index = SiteInspector.metaTags(try #require(site.text("index.html")))
         #expect(index["og:title"] == "Shared books" && index["og:url"] == Self.base + "index.html")
         #expect(index["og:description"]?.hasPrefix("4 books on 3 shelves") == true)
 
@@ -123,7 +111,7 @@ import Thumbnails
         let odd = try #require(pages.first { $0.hasPrefix("books/4-") })
         let oddHTML = try #require(site.text(odd))
         #expect(!oddHTML.contains("<Quotes>") && !oddHTML.contains("<shelf>"))
-        let oddTags = Self.metaTags(oddHTML)
+        let oddTags = SiteInspector.metaTags(oddHTML)
         #expect(Self.unescaped(try #require(oddTags["og:title"])) == #""<Quotes> & 'Ampersands'"#)
         #expect(Self.unescaped(try #require(oddTags["og:description"])) == #"By O'Brien & "Co", on the shelf Odd <shelf>."#)
     }
@@ -151,12 +139,12 @@ import Thumbnails
         for id in 1...4 {
             let page = try #require(one.files().first { $0.hasPrefix("books/\(id)-") })
             let html = try #require(one.text(page))
-            let image = try #require(Self.metaTags(html)["og:image"])
+            let image = try #require(SiteInspector.metaTags(html)["og:image"])
             #expect(cards.contains(String(image.dropFirst(Self.base.count))), "\(page)")
         }
         // Cards of different books differ.
         let bookCards = Set((1...4).compactMap { id in
-            one.files().first { $0.hasPrefix("books/\(id)-") }.flatMap { Self.metaTags(one.text($0) ?? "")["og:image"] }
+            one.files().first { $0.hasPrefix("books/\(id)-") }.flatMap { SiteInspector.metaTags(one.text($0) ?? "")["og:image"] }
         })
         #expect(bookCards.count == 4)
     }
@@ -166,13 +154,13 @@ import Thumbnails
         defer { folder.remove() }
         let site = try await Self.render(in: folder, "site", shareCards: false)
         #expect(!site.files().contains { $0.hasPrefix("cards/") })
-        let dracula = Self.metaTags(try #require(site.text("books/1-dracula.html")))
+        let dracula = SiteInspector.metaTags(try #require(site.text("books/1-dracula.html")))
         #expect(dracula["og:image"]?.hasPrefix(Self.base + "covers/") == true && dracula["og:image:width"] == "400")
         #expect(dracula["twitter:card"] == "summary_large_image")
-        let index = Self.metaTags(try #require(site.text("index.html")))
+        let index = SiteInspector.metaTags(try #require(site.text("index.html")))
         #expect(index["og:title"] == "Shared books" && index["og:image"] == nil && index["twitter:card"] == "summary")
         let noCoverPage = try #require(site.files().first { $0.hasPrefix("books/2-") })
-        let noCover = Self.metaTags(try #require(site.text(noCoverPage)))
+        let noCover = SiteInspector.metaTags(try #require(site.text(noCoverPage)))
         #expect(noCover["og:image"] == nil && noCover["twitter:card"] == "summary")
     }
 
@@ -215,32 +203,11 @@ import Thumbnails
             } else {
                 // Every card left is one a page names.
                 let named = Set(site.files().filter { $0.hasSuffix(".html") }.compactMap { page in
-                    Self.metaTags(site.text(page) ?? "")["og:image"].map { String($0.dropFirst(Self.base.count)) }
+                    SiteInspector.metaTags(site.text(page) ?? "")["og:image"].map { String($0.dropFirst(Self.base.count)) }
                 })
                 #expect(!cards.isEmpty && Set(cards) == named)
             }
         }
-    }
-
-    @Test func booksCardsAreDrawnDuringTheCrawlAndAreTheOnesTheirPagesName() async throws {
-        // Answers that take a while, as a real server's.
-        let server = try await SampleServer.startSynthetic(books: 120, seed: 3, latency: .milliseconds(40))
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let exported = folder.path("exported"), rendered = folder.path("rendered")
-        let run = try await EndToEndTests.export(server, to: exported, extra: ["--site-url", Self.base, "--verbose"])
-        await server.stop()
-        #expect(run.status == 0 || run.status == 2, "\(run.output)")
-        let line = try #require(run.output.split(separator: "\n").first { $0.contains("Share cards drawn during the crawl:") }, "\(run.output)")
-        let drawn = Int(line.split(separator: ":").last?.split(separator: " ").first ?? "") ?? 0
-        #expect(drawn > 0, "\(line)")
-        // The same library rendered again with no crawl: the same cards, byte for byte, and no other.
-        let render = try await ToolRunner.run(["render", "--from", exported.path, "--output", rendered.path, "--site-url", Self.base])
-        #expect(render.status == 0, "\(render.output)")
-        let one = SiteInspector(root: exported), two = SiteInspector(root: rendered)
-        let cards = one.files().filter { $0.hasPrefix("cards/") }
-        #expect(cards.count > 120 && cards == two.files().filter { $0.hasPrefix("cards/") })
-        for card in cards { #expect(one.data(card) == two.data(card), "\(card)") }
     }
 
     /// `--language de`: the previews' titles, descriptions and cards' words are German too.
@@ -248,14 +215,14 @@ import Thumbnails
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let site = try await Self.render(in: folder, "de", language: "de")
-        let index = Self.metaTags(try #require(site.text("index.html")))
+        let index = SiteInspector.metaTags(try #require(site.text("index.html")))
         #expect(index["og:description"]?.hasPrefix("4 Bücher auf 3 Regalen, darunter ") == true, "\(index)")
-        let book = Self.metaTags(try #require(site.text("books/1-dracula.html")))
+        let book = SiteInspector.metaTags(try #require(site.text("books/1-dracula.html")))
         #expect(book["og:description"] == "Von Bram Stoker, im Regal Gothic. A gothic novel told in letters.", "\(book)")
         #expect(book["og:image:alt"] == "Dracula, von Bram Stoker")
-        let year = Self.metaTags(try #require(site.text("years/2024.html")))
+        let year = SiteInspector.metaTags(try #require(site.text("years/2024.html")))
         #expect(year["og:title"] == "Hinzugefügt 2024" && year["og:description"]?.hasPrefix("3 Bücher, hinzugefügt 2024: ") == true, "\(year)")
-        let stats = Self.metaTags(try #require(site.text("stats.html")))
+        let stats = SiteInspector.metaTags(try #require(site.text("stats.html")))
         #expect(stats["og:title"] == "Statistik · Shared books" && stats["og:description"] == "4 Bücher nach Regal, Autor und Jahr.", "\(stats)")
     }
 
