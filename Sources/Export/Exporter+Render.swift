@@ -21,9 +21,9 @@ extension Exporter {
             try await make(from: archive, to: output, site: site, privacy: privacy, logger: logger, live: live)
         }
         if made.site.privateCatalog != nil {
-            made = try await steps.run("seal the private catalog", made) { try await seal($0, logger: logger) }
+            made = try await steps.run("seal the private catalog", consume made) { try await seal($0, logger: logger) }
         }
-        let catalog = try await steps.run("swap it into place", made) { made in
+        let catalog = try await steps.run("swap it into place", consume made) { made in
             try made.output.swap.swapIn()
             made.output.swap.finish()
             return made.kept

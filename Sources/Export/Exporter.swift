@@ -63,20 +63,22 @@ package struct Exporter: Sendable {
         let started = ContinuousClock.now
         MemoryUsage.configureAllocator()
         var steps = StepRunner(logger: logger)
+        // Each phase is handed on with `consume`: otherwise the local here may keep its value, and with
+        // it the last library and the crawl's covers, alive to the end of `run`, through the render.
         let prepared = try await steps.start("prepare the output") { try await prepare() }
-        let loggedIn = try await steps.run("log in (reading the last snapshot meanwhile)", prepared, logIn)
-        var crawled = try await steps.run("crawl", loggedIn, crawl)
+        let loggedIn = try await steps.run("log in (reading the last snapshot meanwhile)", consume prepared, logIn)
+        var crawled = try await steps.run("crawl", consume loggedIn, crawl)
         if let openLibrary = settings.openLibrary {
-            crawled = try await steps.run("ask Open Library", crawled) { try await enrich($0, asking: openLibrary) }
+            crawled = try await steps.run("ask Open Library", consume crawled) { try await enrich($0, asking: openLibrary) }
         }
-        var compared = try await steps.run("compare with the last snapshot", crawled, compare)
-        compared = try await steps.run("close the connections", compared, closeConnections)
-        var made = try await steps.run("make the snapshot", compared, make)
+        var compared = try await steps.run("compare with the last snapshot", consume crawled, compare)
+        compared = try await steps.run("close the connections", consume compared, closeConnections)
+        var made = try await steps.run("make the snapshot", consume compared, make)
         if made.rendered, settings.site.privateCatalog != nil {
             let logger = logger
-            made = try await steps.run("seal the private catalog", made) { try await Self.seal($0, logger: logger) }
+            made = try await steps.run("seal the private catalog", consume made) { try await Self.seal($0, logger: logger) }
         }
-        var swapped = try await steps.run("swap it into place", made, swap)
+        var swapped = try await steps.run("swap it into place", consume made, swap)
         if let vault = settings.vault {
             swapped = await steps.attempt("keep the Markdown", swapped) { try keepMarkdown($0, in: vault) }
         }
