@@ -1,5 +1,4 @@
 import LibraryArchive
-import Notes
 import SnapshotStore
 import Support
 
@@ -7,24 +6,29 @@ import Support
 /// when the library is: its date is the newest book's, not the run's.
 enum AtomFeed {
     /// `feed.xml`, the catalog's, and a feed beside each shelf's page.
-    @Sendable static func jobs(_ model: SiteModel, into writer: SnapshotWriter) -> [SiteRenderer.Job] {
-        [{ try writer.write(try render(model), to: "feed.xml") }] + model.shelves.map { shelf in
-            { try writer.write(try render(model, shelf: shelf), to: SiteModel.shelfFeedFile(shelf)) }
+    @Sendable static func jobs(_ model: SiteModel, notes: NoteTexts, into writer: SnapshotWriter) -> [SiteRenderer.Job] {
+        [{ try writer.write(try render(model, notes: notes), to: "feed.xml") }] + model.shelves.map { shelf in
+            { try writer.write(try render(model, shelf: shelf, notes: notes), to: SiteModel.shelfFeedFile(shelf)) }
         }
     }
 
-    static func render(_ model: SiteModel) throws -> String {
-        try render(model, books: model.recent, title: model.language.text("feedTitle", ["site": model.site.title]), id: "feed", page: "index.html", root: "")
+    /// The books a feed shows, whose notes' HTML the render keeps (`NoteTexts`).
+    static func books(_ model: SiteModel) -> Set<Int> {
+        Set(model.recent).union(model.shelves.flatMap { SiteModel.newestFirst($0.books, in: model.catalog.entries) })
+    }
+
+    static func render(_ model: SiteModel, notes: NoteTexts) throws -> String {
+        try render(model, books: model.recent, notes: notes, title: model.language.text("feedTitle", ["site": model.site.title]), id: "feed", page: "index.html", root: "")
     }
 
     /// A shelf's feed, beside its page (`shelves/NAME.xml`): its books added last.
-    static func render(_ model: SiteModel, shelf: SiteModel.ShelfEntry) throws -> String {
-        try render(model, books: SiteModel.newestFirst(shelf.books, in: model.catalog.entries), title: model.language.text("feedShelfTitle", ["site": model.site.title, "shelf": shelf.shelf.name]), id: "shelf:\(shelf.shelf.id)",
+    static func render(_ model: SiteModel, shelf: SiteModel.ShelfEntry, notes: NoteTexts) throws -> String {
+        try render(model, books: SiteModel.newestFirst(shelf.books, in: model.catalog.entries), notes: notes, title: model.language.text("feedShelfTitle", ["site": model.site.title, "shelf": shelf.shelf.name]), id: "shelf:\(shelf.shelf.id)",
                           page: shelf.view.href, root: "../")
     }
 
     /// `books` newest first; `page` the site page the feed stands for; `root` from the feed to the site's root.
-    private static func render(_ model: SiteModel, books recent: [Int], title: String, id: String, page: String, root: String) throws -> String {
+    private static func render(_ model: SiteModel, books recent: [Int], notes: NoteTexts, title: String, id: String, page: String, root: String) throws -> String {
         let entries = model.catalog.entries
         // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them; others are left out.
         let updated = recent.first.flatMap { OPDSCatalog.atomDate(entries[$0].createdAt) } ?? OPDSCatalog.atomDate(model.library.generatedAt)
@@ -45,7 +49,7 @@ enum AtomFeed {
         for place in recent {
             let book = entries[place]
             let view = model.bookView(place)
-            let note = try model.catalog.noteMarkdown(at: place)
+            let note = try notes.html(of: place)
             xml += """
               <entry>
                 <title>\(escape(view.title))</title>
@@ -54,7 +58,7 @@ enum AtomFeed {
                 <link rel="alternate" href="\(escape(base + view.href))"/>
             \(view.author.map { "    <author><name>\(escape($0))</name></author>\n" } ?? "")\
                 <summary>\(escape([view.author.map { "by \($0)" }, view.shelf.map { "on \($0.name)" }].compactMap { $0 }.joined(separator: ", ")))</summary>
-            \(note.isEmpty ? "" : "    <content type=\"html\">\(escape(CMark.html(fromMarkdown: note)))</content>\n")\
+            \(note.map { "    <content type=\"html\">\(escape($0))</content>\n" } ?? "")\
               </entry>
 
             """

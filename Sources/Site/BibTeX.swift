@@ -14,13 +14,13 @@ enum BibTeX {
     static let files = FormatFiles(words: "the BibTeX file", sealed: false, holds: { $0 == file },
                                    mediaType: { _ in "application/x-bibtex; charset=utf-8" })
 
-    static func jobs(_ model: SiteModel, into writer: SnapshotWriter) -> [SiteRenderer.Job] {
-        [{ try writer.writeStream(to: file) { try write(model, to: $0) } }]
+    static func jobs(_ model: SiteModel, notes: NoteTexts, into writer: SnapshotWriter) -> [SiteRenderer.Job] {
+        [{ try writer.writeStream(to: file) { try write(model, notes: notes, to: $0) } }]
     }
 
     /// An entry at a time, in the order of the books' ids, so that a night that changes one book
     /// changes one entry.
-    static func write(_ model: SiteModel, to sink: (Data) throws -> Void) throws {
+    static func write(_ model: SiteModel, notes: NoteTexts, to sink: (Data) throws -> Void) throws {
         let entries = model.catalog.entries
         let base = model.formats.contains(.html) ? model.site.url : nil
         for place in entries.indices.sorted(by: { entries.id(at: $0) < entries.id(at: $1) }) {
@@ -37,7 +37,7 @@ enum BibTeX {
             if let shelf = model.shelfName(of: place).map(UntrustedText.displayable), !shelf.isEmpty { fields.append(("keywords", text(shelf))) }
             if let base { fields.append(("url", text(base + "books/\(model.fileNames[place]).html"))) }
             // The note's last line break would put the closing brace on a line of its own.
-            let note = try model.catalog.noteMarkdown(at: place).trimmingCharacters(in: .newlines)
+            let note = try notes.markdown(of: place).trimmingCharacters(in: .newlines)
             if !note.isEmpty { fields.append(("annote", text(note, keepingLines: true))) }
             let body = fields.map { "  \($0.0) = {\($0.1)}" }.joined(separator: ",\n")
             try sink(Data("@book{\(key(book)),\n\(body)\n}\n\n".utf8))

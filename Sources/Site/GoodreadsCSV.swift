@@ -17,12 +17,12 @@ enum GoodreadsCSV {
     ]
 
     /// A row at a time, in the order of the books' ids.
-    static func write(_ model: SiteModel, to sink: (Data) throws -> Void) throws {
+    static func write(_ model: SiteModel, notes: NoteTexts, to sink: (Data) throws -> Void) throws {
         try sink(Data((header.map(field).joined(separator: ",") + "\r\n").utf8))
         let entries = model.catalog.entries
         for place in entries.indices.sorted(by: { entries.id(at: $0) < entries.id(at: $1) }) {
             let book = entries[place]
-            let note = try model.catalog.noteMarkdown(at: place)
+            let note = try notes.markdown(of: place)
             let shelf = model.shelfName(of: place).map(Slug.make).flatMap { $0.isEmpty ? nil : $0 } ?? ""
             let (isbn10, isbn13) = ISBN.forms(book.isbn)
             let author: String = book.author ?? ""

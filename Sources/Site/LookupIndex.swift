@@ -23,7 +23,7 @@ enum LookupIndex {
         books <= 2_000 ? 1 : books <= 20_000 ? 2 : 3
     }
 
-    static func write(_ model: SiteModel, authors: Bool = false, into writer: SnapshotWriter) throws {
+    static func write(_ model: SiteModel, notes: NoteTexts, authors: Bool = false, into writer: SnapshotWriter) throws {
         let digits = shardDigits(books: model.books.count)
         // The books by shard first (their keys only): the entries are made a shard at a time, and
         // a big library's whole index is never held at once.
@@ -40,7 +40,7 @@ enum LookupIndex {
             var end = start
             var entries: [String] = []
             while end < keyed.count, keyed[end].shard == shard {
-                entries.append(try entry(keyed[end].key, place: keyed[end].place, in: model))
+                entries.append(try entry(keyed[end].key, place: keyed[end].place, in: model, notes: notes))
                 end += 1
             }
             try writer.write("READER_LOOKUP.shard(\"\(shard)\",[\n" + entries.joined(separator: ",\n") + "]);\n", to: folder + "l-\(shard).js")
@@ -53,12 +53,12 @@ enum LookupIndex {
         try writer.write("READER_LOOKUP.manifest(\(manifest));\n", to: folder + "manifest.js")
     }
 
-    private static func entry(_ key: String, place: Int, in model: SiteModel) throws -> String {
+    private static func entry(_ key: String, place: Int, in model: SiteModel, notes: NoteTexts) throws -> String {
         let view = model.bookView(place)
-        // A link's words without its address: a reminder reads "the Penguin edition", not a URL.
-        let note = try model.catalog.noteMarkdown(at: place).replacingOccurrences(of: #"\]\([^)\n]*\)"#, with: "]", options: .regularExpression)
+        // The note's plain text has a link's words without its address: a reminder reads "the
+        // Penguin edition", not a URL.
         let fields = [key, view.title, view.author ?? "", model.shelfName(of: place) ?? "", view.href, view.cover?.list ?? "", view.cover?.list2x ?? "",
-                      excerpt(MarkdownPlainText.text(note, upTo: noteCharacters * 2))]
+                      excerpt(String(try notes.plainText(of: place).prefix(noteCharacters * 2)))]
         return "[" + fields.map(SiteModel.jsonString).joined(separator: ",") + "]"
     }
 

@@ -141,7 +141,7 @@ extension OPDSCatalog {
             identifier: (isbns.1 ?? isbns.0).map { "urn:isbn:\($0)" } ?? tagURI("book:\(card.id)"),
             author: author.flatMap { $0.isEmpty ? nil : $0 }, modified: Self.atomDate(card.createdAt) ?? updated,
             publisher: view.openLibrary?.publisher, numberOfPages: view.openLibrary?.pages.flatMap { $0 > 0 ? $0 : nil },
-            subject: subjects.isEmpty ? nil : subjects, description: summaries[place])
+            subject: subjects.isEmpty ? nil : subjects, description: summary(of: place))
         var links: [OPDS2.Link] = []
         if model.formats.contains(.html) {
             links.append(OPDS2.Link(href: view.href, type: "text/html", rel: .many(["alternate", "preview"]), title: model.language.text("booksPage")))

@@ -1,7 +1,6 @@
 import Foundation
 import LibraryArchive
 import NIOConcurrencyHelpers
-import Notes
 import SnapshotStore
 import Support
 
@@ -27,101 +26,43 @@ final class OPDSCatalog: Sendable {
         return parts.count == 2 && ["index.xml", "shelves.xml", "authors.xml"].contains(parts[1]) ? navigation : acquisition
     }
     static let summaryLength = 400
-    /// Notes summarised by one job: each job packs its own, so that the summaries are never all
-    /// strings at once.
-    static let notesPerJob = 1024
 
     // A class, not a struct: each of a big catalog's thousands of feeds keeps its maker until it
     // is written, and a closure that captured the catalog by value copied the site's model into
     // each (a kilobyte a feed, 8 MB at 100,000 books).
     let model: SiteModel
-    /// Each book's note as plain text, by place (nil without a note).
-    let summaries: Summaries
+    /// Each book's note as plain text, read as its entry is written.
+    let notes: NoteTexts
     let host: String
     /// The catalog's date: the newest book's, so that it stays the same while the library does.
     let updated: String
+    /// The first note that could not be read back, said by `check()` once a feed is made.
+    private let failure = NIOLockedValueBox<Error?>(nil)
 
-    /// - Parameter spillIn: where the notes' summaries wait on disk until the feeds are written.
-    init(_ model: SiteModel, spillIn folder: URL) throws {
+    init(_ model: SiteModel, notes: NoteTexts) {
         self.model = model
-        let entries = model.catalog.entries
-        let places = entries.indices.filter { entries[$0].hasNote }
-        let jobs = (places.count + Self.notesPerJob - 1) / Self.notesPerJob
-        let packed = try EveryCore.map(jobs, worker: {}) { _, job in
-            var summaries = Summaries.Part()
-            for index in job * Self.notesPerJob..<min(places.count, (job + 1) * Self.notesPerJob) {
-                summaries.append(Self.summary(CMark.plainText(fromMarkdown: try model.catalog.noteMarkdown(at: places[index]))),
-                                 at: places[index])
-            }
-            return summaries
-        }
-        summaries = try Summaries(joining: packed, count: entries.count, spillIn: folder)
+        self.notes = notes
         host = SiteModel.feedHost(of: model.library)
         // The dates the list of books gives (the same in a crawl and in library.json): when each book was added.
+        let entries = model.catalog.entries
         let dates = entries.indices.compactMap { Self.atomDate(entries[$0].createdAt) }
         updated = dates.max() ?? Self.atomDate(model.library.generatedAt) ?? "1970-01-01T00:00:00Z"
     }
 
-    /// The notes' summaries, their UTF-8 one after another in a file, read back as each entry is
-    /// written: 74,000 of them as strings took 12 MB at 100,000 books, in one buffer 7, beside the
-    /// big list pages being made.
-    final class Summaries: Sendable {
-        /// One job's summaries, in order of place.
-        struct Part: Sendable {
-            fileprivate var bytes: [UInt8] = []
-            fileprivate var ends: [UInt32] = []
-            fileprivate var places: [Int] = []
-
-            mutating func append(_ summary: String, at place: Int) {
-                guard !summary.isEmpty else { return }
-                bytes.append(contentsOf: summary.utf8)
-                ends.append(UInt32(bytes.count))
-                places.append(place)
-            }
+    /// The summary of the book's note; nil without one.
+    func summary(of place: Int) -> String? {
+        do {
+            let summary = Self.summary(try notes.plainText(of: place))
+            return summary.isEmpty ? nil : summary
+        } catch {
+            failure.withLockedValue { $0 = $0 ?? error }
+            return nil
         }
+    }
 
-        private let file: SpillFile
-        /// Where each place's summary ends in the file (the one before ends where it starts).
-        private let ends: [Int]
-        private let failure = NIOLockedValueBox<Error?>(nil)
-
-        /// The jobs' parts, in order of place, for `count` places.
-        init(joining parts: [Part], count: Int, spillIn folder: URL) throws {
-            file = try SpillFile(in: folder)
-            var ends = [Int](repeating: 0, count: count)
-            var place = 0, end = 0
-            for part in parts {
-                let start = end
-                try file.append(Data(part.bytes))
-                for (index, summaryPlace) in part.places.enumerated() {
-                    // The places before this one, without a summary, end where it starts.
-                    while place < summaryPlace { ends[place] = end; place += 1 }
-                    end = start + Int(part.ends[index])
-                    ends[place] = end
-                    place += 1
-                }
-            }
-            while place < count { ends[place] = end; place += 1 }
-            self.ends = ends
-        }
-
-        /// The summary of the book at `place`; nil without one. A file that cannot be read back
-        /// is said by `check()` once the feed is made.
-        subscript(place: Int) -> String? {
-            let start = place == 0 ? 0 : ends[place - 1], end = ends[place]
-            guard start < end else { return nil }
-            do {
-                return String(decoding: try file.read(start..<end), as: UTF8.self)
-            } catch {
-                failure.withLockedValue { $0 = $0 ?? error }
-                return nil
-            }
-        }
-
-        /// Throws when a summary could not be read back: a feed without it is not written.
-        func check() throws {
-            if let failure = failure.withLockedValue({ $0 }) { throw failure }
-        }
+    /// Throws when a note could not be read back: a feed without it is not written.
+    func check() throws {
+        if let failure = failure.withLockedValue({ $0 }) { throw failure }
     }
 
     /// A feed: its path in the snapshot, and what makes its text (when it is written: a big
@@ -278,7 +219,7 @@ final class OPDSCatalog: Sendable {
         if let shelf = model.shelfName(of: place) {
             xml += "    <category term=\"\(AtomFeed.escape(shelf))\" label=\"\(AtomFeed.escape(shelf))\"/>\n"
         }
-        if let summary = summaries[place] { xml += "    <summary type=\"text\">\(AtomFeed.escape(summary))</summary>\n" }
+        if let summary = summary(of: place) { xml += "    <summary type=\"text\">\(AtomFeed.escape(summary))</summary>\n" }
         if let cover = view.cover {
             let type = Self.imageType(cover.src)
             xml += "    <link rel=\"http://opds-spec.org/image\" href=\"\(AtomFeed.escape(href(cover.src, from: path)))\" type=\"\(type)\"/>\n"
@@ -290,7 +231,7 @@ final class OPDSCatalog: Sendable {
         } else if model.formats.contains(.markdown) {
             xml += "    <link rel=\"alternate\" href=\"\(AtomFeed.escape(href("markdown/" + view.markdownHref, from: path)))\" type=\"text/markdown\"/>\n"
         } else {
-            xml += "    <content type=\"text\">\(AtomFeed.escape(summaries[place] ?? view.title))</content>\n"
+            xml += "    <content type=\"text\">\(AtomFeed.escape(summary(of: place) ?? view.title))</content>\n"
         }
         return xml + "  </entry>\n"
     }

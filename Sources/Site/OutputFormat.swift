@@ -1,5 +1,4 @@
 import LibraryArchive
-import Notes
 import SnapshotStore
 import Support
 
@@ -25,9 +24,9 @@ package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
         package var mainFile: String
         /// Its files, as publishing, the catalog for friends and the history see them.
         package var files: FormatFiles
-        /// The writer of a format that has no pages (the site's model to files); nil for the formats
-        /// the renderer writes page by page or from the catalog.
-        var jobs: (@Sendable (SiteModel, SnapshotWriter) -> [SiteRenderer.Job])?
+        /// The writer of a format that has no pages (the site's model and the notes' texts to files);
+        /// nil for the formats the renderer writes page by page or from the catalog.
+        var jobs: (@Sendable (SiteModel, NoteTexts, SnapshotWriter) -> [SiteRenderer.Job])?
     }
 
     package var traits: Traits {
@@ -45,7 +44,7 @@ package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
         case .csv:
             return Traits(help: "csv (Goodreads' layout)", mainFile: "library.csv",
                           files: FormatFiles(words: "the CSV", sealed: false, kept: ["!/library.csv"], holds: { $0 == "library.csv" }),
-                          jobs: { model, writer in [{ try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, to: $0) } }] })
+                          jobs: { model, notes, writer in [{ try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, notes: notes, to: $0) } }] })
         case .feed:
             return Traits(help: "feed (Atom)", mainFile: "feed.xml",
                           files: FormatFiles(words: "the feeds", sealed: false, holds: Self.isFeed, mediaType: { _ in "application/atom+xml; charset=utf-8" }),

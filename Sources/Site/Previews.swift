@@ -140,7 +140,7 @@ extension SiteModel {
     }
 
     /// A book's: its author and shelf, then the first sentence of its note.
-    func bookPreview(_ view: BookView, place: Int, noteMarkdown: String) -> PreviewView? {
+    func bookPreview(_ view: BookView, place: Int, notePlainText: String) -> PreviewView? {
         guard let base = site.url else { return nil }
         var facts: [String] = []
         if let author = view.author?.trimmingSpaces(), !author.isEmpty { facts.append(language.text("previewBy", ["author": author])) }
@@ -149,7 +149,7 @@ extension SiteModel {
         }
         var description = facts.joined(separator: ", ")
         if !description.isEmpty { description += "." }
-        let sentence = Self.firstSentence(MarkdownPlainText.text(noteMarkdown, upTo: 600))
+        let sentence = Self.firstSentence(String(notePlainText.prefix(600)))
         if !sentence.isEmpty { description += description.isEmpty ? sentence : " " + sentence }
         if description.isEmpty { description = view.title }
         guard let card = bookCard(place) else {

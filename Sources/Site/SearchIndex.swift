@@ -1,6 +1,5 @@
 import Foundation
 import LibraryArchive
-import Notes
 import SnapshotStore
 import Support
 
@@ -30,14 +29,13 @@ enum SearchIndex {
     static let longestTerm = 40
 
     /// Writes every file of the index.
-    static func write(_ model: SiteModel, into writer: SnapshotWriter) throws {
+    static func write(_ model: SiteModel, notes: NoteTexts, into writer: SnapshotWriter) throws {
         var index = TermIndex()
         var chunk: [String] = []
         for (number, place) in model.books.enumerated() {
             let view = model.bookView(place)
             let shelf = model.shelfName(of: place) ?? ""
-            let note = try model.catalog.noteMarkdown(at: place)
-            var text = [view.title, view.author ?? "", shelf, MarkdownPlainText.text(note, upTo: noteCharacters)]
+            var text = [view.title, view.author ?? "", shelf, String(try notes.plainText(of: place).prefix(noteCharacters))]
             if let isbn = view.isbn {
                 // As written ("978-0-14…") and as one number, whichever a reader types.
                 text.append(isbn)
@@ -173,40 +171,5 @@ enum SearchIndex {
         default:
             return false
         }
-    }
-}
-
-/// Markdown as the words a reader would search for: escapes and markup characters dropped.
-enum MarkdownPlainText {
-    /// The first `limit` characters of the text: a long note is not read past them.
-    static func text(_ markdown: String, upTo limit: Int = .max) -> String {
-        var result = ""
-        result.reserveCapacity(min(markdown.utf8.count, limit))
-        var escaped = false
-        var appended = 0
-        var nextCheck = limit
-        for character in markdown {
-            if escaped {
-                result.append(character)
-                escaped = false
-            } else if character == "\\" {
-                escaped = true
-                continue
-            } else if "*_~`#>[]".contains(character) {
-                continue
-            } else if character == "\n" {
-                result.append(" ")
-            } else {
-                result.append(character)
-            }
-            appended += 1
-            // Once more than `limit` characters are there, the first `limit` are settled: what is
-            // appended can join only the last one. (Characters appended can join, so count them.)
-            if appended > nextCheck {
-                if result.count > limit { return String(result.prefix(limit)) }
-                nextCheck = appended * 2
-            }
-        }
-        return limit == .max ? result : String(result.prefix(limit))
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import LibraryArchive
-import Notes
 import SnapshotStore
 import Support
 
@@ -11,15 +10,19 @@ extension SiteRenderer {
     /// Links the last snapshot's page at `path` when its inputs are as they were; else renders it.
     func page(_ path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, into writer: SnapshotWriter, render: () throws -> String) throws {
         if linkedAsBefore(path, digest: digest, gathered: gathered, into: writer) { return }
+        try write(try render(), to: path, digest: digest, gathered: gathered, into: writer)
+    }
+
+    /// Writes a page that was not linked, and gathers its digest.
+    func write(_ page: String, to path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, into writer: SnapshotWriter) throws {
         // Written from the text as it is: a copy of a big page (the list of all books, megabytes
         // at 100,000 books) was the render's peak memory twice over, one for each core.
-        let page = try render()
         try writer.write(page, to: path)
         gathered.add(path, digest, size: page.utf8.count, linked: false)
     }
 
     /// Whether the last snapshot's file at `path` was made from these inputs and is linked.
-    private func linkedAsBefore(_ path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, page: Bool = true,
+    func linkedAsBefore(_ path: String, digest: PageDigests.Digest, gathered: PageDigests.Gathered, page: Bool = true,
                                 into writer: SnapshotWriter) -> Bool {
         guard let size = pages.sizeAsBefore(path, digest: digest), writer.linkFromPrevious(path, size: size) else { return false }
         gathered.add(path, digest, size: size, linked: true, page: page)
@@ -130,63 +133,71 @@ extension SiteRenderer {
         return jobs
     }
 
-    /// Each book's HTML and Markdown pages, from its notes read once.
-    func bookJobs(_ model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
-                  cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
+    /// Each book's note, read and parsed once (`notes`), and its HTML and Markdown pages: the
+    /// pages when `entries` are given.
+    func bookJobs(_ model: SiteModel, notes: NoteTexts.Making, pages entries: PageDigests.EntryDigests?, inputs: PageInputs,
+                  gathered: PageDigests.Gathered, cards: RenderedCards, into writer: SnapshotWriter) -> [Job] {
         // One job for a few books, each holding only where its books start and what all share: a
         // job that held the model and the rest itself took 640 bytes a book (64 MB at 100,000
         // books), and one job a book 64 bytes (6 MB, beside the search's index being made).
-        let shared = BookPageJobs(renderer: self, model: model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, writer: writer)
+        let shared = BookJobs(renderer: self, model: model, notes: notes, inputs: inputs, entries: entries, gathered: gathered,
+                              cards: cards, writer: writer)
         let count = model.books.count
         return stride(from: 0, to: count, by: Self.booksPerJob).map { start in
             {
                 let end = min(start + Self.booksPerJob, count)
-                for index in start..<end { try shared.make(shared.model.books[index]) }
-                shared.renderer.progress?.step(by: end - start)
+                var part = NoteTexts.Part()
+                for index in start..<end { try shared.make(shared.model.books[index], notes: &part) }
+                try notes.keep(part)
+                if entries != nil { shared.renderer.progress?.step(by: end - start) }
             }
         }
     }
 
-    /// What every book's pages are made with.
-    private final class BookPageJobs: Sendable {
+    /// What every book's note and pages are made with.
+    private final class BookJobs: Sendable {
         let renderer: SiteRenderer
         let model: SiteModel
+        let notes: NoteTexts.Making
         let inputs: PageInputs
-        let entries: PageDigests.EntryDigests
+        let entries: PageDigests.EntryDigests?
         let gathered: PageDigests.Gathered
         let cards: RenderedCards
         let writer: SnapshotWriter
         let html: Bool
         let markdown: Bool
 
-        init(renderer: SiteRenderer, model: SiteModel, inputs: PageInputs, entries: PageDigests.EntryDigests, gathered: PageDigests.Gathered,
-             cards: RenderedCards, writer: SnapshotWriter) {
+        init(renderer: SiteRenderer, model: SiteModel, notes: NoteTexts.Making, inputs: PageInputs, entries: PageDigests.EntryDigests?,
+             gathered: PageDigests.Gathered, cards: RenderedCards, writer: SnapshotWriter) {
             self.renderer = renderer
             self.model = model
+            self.notes = notes
             self.inputs = inputs
             self.entries = entries
             self.gathered = gathered
             self.cards = cards
             self.writer = writer
-            html = renderer.formats.contains(.html)
-            markdown = renderer.formats.contains(.markdown)
+            html = entries != nil && renderer.formats.contains(.html)
+            markdown = entries != nil && renderer.formats.contains(.markdown)
         }
 
-        /// The book's HTML and Markdown pages, from its notes read once.
-        func make(_ place: Int) throws {
+        /// The book's note into `part`, and its HTML and Markdown pages, from its entry read once.
+        func make(_ place: Int, notes part: inout NoteTexts.Part) throws {
             let (model, templates) = (self.model, renderer.templates)
             let fileName = model.fileNames[place]
             let element = try model.catalog.element(at: place)
+            let noteMarkdown = try model.catalog.noteMarkdown(at: place, element: element)
+            guard let entries else {
+                _ = notes.make(noteMarkdown, at: place, pageShowsHTML: false, into: &part)
+                return
+            }
             entries[place] = PageDigests.Digest(of: element)
             // The author's page's name is the book page's too: it can change with other books' authors.
             let digest = inputs.book(entry: entries[place], fileName: fileName + "\u{0}" + (model.authors.author(of: place)?.fileName ?? ""),
                                      shelf: model.shelfView(of: place), problems: model.problems(of: place))
-            var note: String?
-            func noteMarkdown() throws -> String {
-                if let note { return note }
-                note = try model.catalog.noteMarkdown(at: place, element: element)
-                return note!
-            }
+            let htmlPage = "books/\(fileName).html"
+            let makesHTMLPage = html && !renderer.linkedAsBefore(htmlPage, digest: digest, gathered: gathered, into: writer)
+            let note = notes.make(noteMarkdown, at: place, pageShowsHTML: makesHTMLPage, into: &part)
             // The book as the templates see it, made once for both pages.
             var view: BookView?
             func bookView() -> BookView {
@@ -194,19 +205,16 @@ extension SiteRenderer {
                 view = model.bookView(place)
                 return view!
             }
-            if html {
-                try renderer.page("books/\(fileName).html", digest: digest, gathered: gathered, into: writer) {
-                    let note = try noteMarkdown()
-                    let view = bookView()
-                    let page = model.bookPage(view, noteMarkdown: note, root: "../",
-                                              noteHTML: note.isEmpty ? "" : CMark.html(fromMarkdown: note))
-                    return try templates.render(page, preview: model.bookPreview(view, place: place, noteMarkdown: note), .html, template: "book")
-                }
-                try cards.write(model.bookCard(place))
+            if makesHTMLPage {
+                let page = model.bookPage(bookView(), noteMarkdown: noteMarkdown, root: "../", noteHTML: note.html)
+                let preview = model.bookPreview(bookView(), place: place, notePlainText: note.plainText)
+                try renderer.write(try templates.render(page, preview: preview, .html, template: "book"), to: htmlPage, digest: digest,
+                                   gathered: gathered, into: writer)
             }
+            if html { try cards.write(model.bookCard(place)) }
             if markdown {
                 try renderer.page("markdown/books/\(fileName).md", digest: digest, gathered: gathered, into: writer) {
-                    let page = model.bookPage(bookView(), noteMarkdown: try noteMarkdown(), root: "../", noteHTML: "", jsonLD: false)
+                    let page = model.bookPage(bookView(), noteMarkdown: noteMarkdown, root: "../", noteHTML: "", jsonLD: false)
                     return try templates.render(page, .markdown, template: "book")
                 }
             }

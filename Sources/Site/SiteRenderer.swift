@@ -54,6 +54,8 @@ package struct SiteRenderer: Sendable {
         package var pages = 0
         /// Share cards drawn before the render (during the crawl) that no page names: work wasted.
         package var cardsTakenOut = 0
+        /// Notes parsed by cmark: each at most once, and only where an output shows more than its Markdown.
+        package var notesParsed = 0
     }
 
     package init(site: SiteIdentity) {
@@ -72,72 +74,94 @@ package struct SiteRenderer: Sendable {
         try render(Catalog(library), changes: changes, into: writer)
     }
 
-    /// The same from a catalog: each book is read when its pages are made.
+    /// The same from a catalog: each book is read when its pages are made. Three rounds of jobs on
+    /// every core: the books (each note read and parsed once, each book's pages) and what needs
+    /// only the model; then what shows the notes or the books' pages' inputs; then the big pages.
     @discardableResult
     package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
-        var jobs: [Job] = [], shelves: [Job] = []
-        var opds: SiteModel?
-        var html: SiteModel?
-        var bigPages: [Job] = []
         let cards = RenderedCards(writer: writer)
         let gathered = PageDigests.Gathered()
-        jobs += dataJobs(catalog, changes: changes, into: writer)
+        var jobs = dataJobs(catalog, changes: changes, into: writer)
         // The pages' model (views, orders, file names) only for the formats that have pages.
+        var html: SiteModel?
+        var notesParsed = 0
         if formats.contains(where: \.needsModel) {
             var model = SiteModel(catalog, changes: changes, siteURL: siteURL, formats: formats, language: templates.language)
             model.booksPerPage = max(1, booksPerPage)
             model.shareCards = shareCards
-            // The formats written from the model alone, each by its own writer.
-            for format in formats.sorted() { jobs += format.traits.jobs?(model, writer) ?? [] }
-            if formats.contains(.opds) { opds = model }
             if formats.contains(.html) { html = model }
-            jobs += authorsIndexJobs(model, into: writer)
-            let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
-            if formats.contains(.html) { jobs += htmlJobs(model, cards: cards, gathered: gathered, into: writer) }
-            if formats.contains(.markdown) {
-                let templates = self.templates
-                jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
-            }
-            if formats.contains(.html) { bigPages.append(booksListJob(model, into: writer)) }
-            if !formats.isDisjoint(with: [.html, .markdown]) {
-                // A digest for each book's, shelf's, author's and year's page in each format.
-                let pageFormats = formats.intersection([.html, .markdown]).count
-                gathered.reserve((catalog.count + model.shelves.count + model.authors.authors.count + model.years.years.count) * pageFormats
-                                 + (formats.contains(.html) ? WebApp.iconSizes.count : 0))
-                let entries = PageDigests.EntryDigests(count: catalog.count)
-                jobs += bookJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, into: writer)
-                // Then the shelves, from the digests of their books' entries, each read once.
-                shelves = shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
-                shelves += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
-            }
+            notesParsed = try renderPages(model, first: jobs, cards: cards, gathered: gathered, into: writer)
+        } else {
+            try Self.run(&jobs)
         }
-        progress?.begin("Rendering book pages", total: formats.isDisjoint(with: [.html, .markdown]) ? 0 : catalog.count)
-        let first = PendingJobs(jobs)
-        jobs = []
-        try first.run()
-        if let model = opds {
-            // The OPDS catalog once the first jobs are done: its notes' summaries, made on every
-            // core, beside the search's index were the render's peak (100,000 books).
-            let catalog = try OPDSCatalog(model, spillIn: writer.root)
-            shelves = catalog.feeds().map { feed in
-                {
-                    let text = feed.text()
-                    try catalog.summaries.check()
-                    try writer.write(text, to: feed.path)
-                }
-            } + shelves
-        }
-        // The big pages first, in one job: the other core has the rest to do meanwhile.
-        let big = bigPages
-        let then = PendingJobs((big.isEmpty ? [] : [{ for job in big { try job() } }]) + shelves, progress: progress)
-        progress?.begin("Rendering shelves and lists", total: then.count)
-        (bigPages, shelves) = ([], [])
-        try then.run()
         let takenOut = cards.removeOthers()
         let digests = gathered.take()
         // Last: what the offline copy keeps is every other file, as written.
         if let html { try WebApp.writeList(html, snapshot: catalog.frame.generatedAt, keptWhole: site.offlineBooks, into: writer) }
-        return Rendered(digests: digests, linked: gathered.linked, pages: gathered.pages, cardsTakenOut: takenOut)
+        return Rendered(digests: digests, linked: gathered.linked, pages: gathered.pages, cardsTakenOut: takenOut, notesParsed: notesParsed)
+    }
+
+    /// Every file made from the site's model, after the `first` jobs. Gives the number of notes parsed.
+    private func renderPages(_ model: SiteModel, first: [Job], cards: RenderedCards, gathered: PageDigests.Gathered,
+                             into writer: SnapshotWriter) throws -> Int {
+        var jobs = first + authorsIndexJobs(model, into: writer)
+        let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
+        if formats.contains(.html) { jobs += htmlJobs(model, cards: cards, gathered: gathered, into: writer) }
+        if formats.contains(.markdown) {
+            let templates = self.templates
+            jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
+        }
+        // A digest for each book's, shelf's, author's and year's page in each format.
+        let pageFormats = formats.intersection([.html, .markdown]).count
+        let entries = pageFormats == 0 ? nil : PageDigests.EntryDigests(count: model.catalog.count)
+        gathered.reserve((model.catalog.count + model.shelves.count + model.authors.authors.count + model.years.years.count) * pageFormats
+                         + (formats.contains(.html) ? WebApp.iconSizes.count : 0))
+        let making = try NoteTexts.Making(count: model.catalog.count, needs: NoteTexts.Needs(formats: formats, feedBooks: AtomFeed.books(model)),
+                                          spillingInto: writer)
+        jobs += bookJobs(model, notes: making, pages: entries, inputs: inputs, gathered: gathered, cards: cards, into: writer)
+        progress?.begin("Rendering book pages", total: entries == nil ? 0 : model.catalog.count)
+        try Self.run(&jobs)
+
+        // Then what shows the notes: the search, the lookup and the formats' own writers.
+        let notes = making.finish()
+        if formats.contains(.html) {
+            jobs = [{ try SearchIndex.write(model, notes: notes, into: writer) },
+                    { try LookupIndex.write(model, notes: notes, authors: site.lookupOnline != nil, into: writer) }]
+        }
+        for format in formats.sorted() { jobs += format.traits.jobs?(model, notes, writer) ?? [] }
+        // Last the big pages, one after another in one job, once the search's index is written
+        // (the two were the render's peak at 100,000 books); on the other core meanwhile, the OPDS
+        // feeds and the shelves', authors' and years' pages, from the digests of their books' entries.
+        var bigPages: [Job] = formats.contains(.html) ? [booksListJob(model, into: writer)] : []
+        var last: [Job] = []
+        if formats.contains(.opds) {
+            let catalog = OPDSCatalog(model, notes: notes)
+            last += catalog.feeds().map { feed in
+                {
+                    let text = feed.text()
+                    try catalog.check()
+                    try writer.write(text, to: feed.path)
+                }
+            }
+        }
+        if let entries {
+            last += shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
+            last += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
+        }
+        let big = bigPages
+        bigPages = []
+        if !big.isEmpty { last.insert({ for job in big { try job() } }, at: 0) }
+        progress?.begin("Rendering shelves and lists", total: jobs.count + last.count)
+        try Self.run(&jobs, progress: progress)
+        try Self.run(&last, progress: progress)
+        return notes.parsed
+    }
+
+    /// Runs `jobs` on every core, each let go as soon as it has run.
+    private static func run(_ jobs: inout [Job], progress: LiveProgress? = nil) throws {
+        let pending = PendingJobs(jobs, progress: progress)
+        jobs = []
+        try pending.run()
     }
 
     /// `changes.json` and `library.json`: the snapshot's data, beside its pages.
@@ -226,8 +250,7 @@ package struct SiteRenderer: Sendable {
     private func htmlJobs(_ model: SiteModel, cards: RenderedCards, gathered: PageDigests.Gathered, into writer: SnapshotWriter) -> [Job] {
         let templates = self.templates
         let (online, onlineOrigin) = (site.lookupOnline?.absoluteString, site.lookupOnlineOrigin)
-        var jobs: [Job] = [{ try SearchIndex.write(model, into: writer) }, { try LookupIndex.write(model, authors: site.lookupOnline != nil, into: writer) }]
-        jobs += [
+        var jobs: [Job] = [
             {
                 let preview = model.listPreview("lookup.html", title: model.language.text("lookupTitle"), description: model.language.text("previewLookup"))
                 try writer.write(try templates.render(PlainPage(root: "", site: model.site, online: online, connectSource: onlineOrigin), preview: preview, .html, template: "lookup"), to: "lookup.html")

@@ -20,6 +20,17 @@ package struct SnapshotWriter: Sendable {
         rootPath = self.root.path
     }
 
+    /// A file for what waits on disk during the render, in the snapshot's folder (made if it is
+    /// not there yet: nothing may have been written yet), gone once closed.
+    package func spillFile() throws -> SpillFile {
+        do {
+            try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
+        } catch {
+            throw SnapshotError(.notWritable(detail: Self.describe(error)), path: rootPath)
+        }
+        return try SpillFile(in: root)
+    }
+
     package func url(for relativePath: String) throws -> URL {
         URL(fileURLWithPath: try path(for: relativePath))
     }

@@ -210,22 +210,6 @@ struct RenderTests {
         }
     }
 
-    /// The search index reads a note only as far as its first characters: the same text as the
-    /// whole note's, cut, however characters join (combining marks, flags, an escape before one).
-    @Test func searchTextStopsAtItsLimitWithTheSameCharacters() {
-        let pieces = ["a", "é", "e\u{301}", "\u{301}", "🇫", "🇷", "*", "\\", "\n", "\r\n", "🤷‍♂️", "#", "`", " ", "\\\u{301}"]
-        var generator = SplitMix64(seed: 17)
-        for _ in 0..<400 {
-            let length = Int.random(in: 0...60, using: &generator)
-            let note = (0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined()
-            let whole = MarkdownPlainText.text(note)
-            for limit in [0, 1, 2, 5, 10, 30, 100] {
-                #expect(MarkdownPlainText.text(note, upTo: limit) == String(whole.prefix(limit)), "\(Array(note.unicodeScalars)) \(limit)")
-            }
-        }
-        #expect(MarkdownPlainText.text("**Bold** and \\*kept\\*\nnext", upTo: 12) == "Bold and *ke")
-    }
-
     @Test func libraryJSONRoundTrips() throws {
         let library = SmallLibrary.hostile()
         let data = try library.jsonData()

@@ -71,7 +71,7 @@ import Testing
         let previews = [model.indexPreview(), model.listPreview("books.html", title: "All books", description: "All books.")]
             + model.shelves.map(model.shelfPreview) + model.authors.authors.map(model.authorPreview)
             + model.years.years.indices.map(model.yearPreview)
-            + model.catalog.entries.indices.map { model.bookPreview(model.bookView($0), place: $0, noteMarkdown: "A *note*.") }
+            + model.catalog.entries.indices.map { model.bookPreview(model.bookView($0), place: $0, notePlainText: "A note.") }
         pages += previews.compactMap { preview in preview.map { Previewed(page: model.indexPage(root: ""), preview: $0) } }
         return pages
     }
