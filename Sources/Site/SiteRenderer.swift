@@ -129,14 +129,28 @@ package struct SiteRenderer: Sendable {
                     { try LookupIndex.write(model, notes: notes, authors: site.lookupOnline != nil, into: writer) }]
         }
         for format in formats.sorted() { jobs += format.traits.jobs?(model, notes, writer) ?? [] }
-        // Last the big pages, one after another in one job, once the search's index is written
-        // (the two were the render's peak at 100,000 books); on the other core meanwhile, the OPDS
-        // feeds and the shelves', authors' and years' pages, from the digests of their books' entries.
+        // Beside the search, the shelves', authors' and years' pages, from the digests of their books' entries.
         var bigPages: [Job] = formats.contains(.html) ? [booksListJob(model, into: writer)] : []
-        var last: [Job] = []
+        if let entries {
+            jobs += shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
+            jobs += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
+        }
+        progress?.begin("Rendering shelves and lists", total: jobs.count)
+        let done = jobs.count
+        try Self.run(&jobs, progress: progress)
+
+        // Last the big pages, one after another in one job, once the search's index is written
+        // (the two were the render's peak at 100,000 books); the OPDS feeds on the other core
+        // meanwhile, their makers made only now (at 100,000 books, thousands of them).
+        let big = bigPages
+        bigPages = []
+        jobs = big.isEmpty ? [] : [{ for job in big { try job() } }]
+        // The web app's icons last too: drawing them loads libvips, which with its libraries maps
+        // 24 MB, and beside the search's index that was the render's peak.
+        if formats.contains(.html) { jobs.append { try self.icons(title: model.site.title, gathered: gathered, into: writer) } }
         if formats.contains(.opds) {
             let catalog = OPDSCatalog(model, notes: notes)
-            last += catalog.feeds().map { feed in
+            jobs += catalog.feeds().map { feed in
                 {
                     let text = feed.text()
                     try catalog.check()
@@ -144,16 +158,8 @@ package struct SiteRenderer: Sendable {
                 }
             }
         }
-        if let entries {
-            last += shelfJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
-            last += browseJobs(model, inputs: inputs, entries: entries, gathered: gathered, cards: cards, bigPages: &bigPages, into: writer)
-        }
-        let big = bigPages
-        bigPages = []
-        if !big.isEmpty { last.insert({ for job in big { try job() } }, at: 0) }
-        progress?.begin("Rendering shelves and lists", total: jobs.count + last.count)
+        progress?.set(done: done, total: done + jobs.count)
         try Self.run(&jobs, progress: progress)
-        try Self.run(&last, progress: progress)
         return notes.parsed
     }
 
@@ -274,7 +280,6 @@ package struct SiteRenderer: Sendable {
             }
         }
         jobs.append { try WebApp.writeManifest(model, into: writer) }
-        jobs.append { try self.icons(title: model.site.title, gathered: gathered, into: writer) }
         for asset in templates.assets where !Self.doorOnly.contains(asset.path) {
             // The worker's scope starts where its file is: it is written at the top.
             let target = asset.path == WebApp.workerSource ? WebApp.workerSource : "assets/" + asset.path
