@@ -34,7 +34,7 @@ extension Crawler {
     struct Assembly: Sendable {
         /// Shelf names as they are now: a renamed shelf does not touch its books' dates.
         var shelfNames: [Int: String]
-        var previous: Catalog?
+        var previous: LibraryFile?
         /// The last snapshot, for the books whose details fail tonight (even under `--full`).
         var last: Last?
         /// The covers' addresses the last run saw, by book id (`library.json` does not hold them).
@@ -54,14 +54,14 @@ extension Crawler {
 
         /// The last snapshot and where each of its books is.
         struct Last: Sendable {
-            var catalog: Catalog
+            var library: LibraryFile
             var places: [Int: Int]
 
-            init(_ catalog: Catalog) {
-                self.catalog = catalog
+            init(_ library: LibraryFile) {
+                self.library = library
                 var places: [Int: Int] = [:]
-                places.reserveCapacity(catalog.count)
-                for place in catalog.entries.indices { places[catalog.entries.id(at: place)] = place }
+                places.reserveCapacity(library.count)
+                for place in library.entries.indices { places[library.entries.id(at: place)] = place }
                 self.places = places
             }
         }
@@ -168,7 +168,7 @@ extension Crawler {
                                     shelved: try sources.onShelf.map { try spill.read($0.fields) })
             let built: Built
             let provenance = Self.provenance(of: sources, previousExists: previous != nil) {
-                last.flatMap { last in last.places[sources.id].flatMap { last.catalog.entries.isComplete(at: $0) ? $0 : nil } }
+                last.flatMap { last in last.places[sources.id].flatMap { last.library.entries.isComplete(at: $0) ? $0 : nil } }
             }
             switch provenance {
             case .reused(let place):
@@ -221,7 +221,7 @@ extension Crawler {
         /// A book the server could not give tonight, as the last snapshot had it.
         private func keptBook(_ id: Int, at place: Int, state: DetailsState, bytes: ListedBytes, decoder: JSONDecoder) throws -> Built {
             guard let last else { preconditionFailure("book \(id) kept without a last snapshot") }
-            let kept = try last.catalog.book(at: place)
+            let kept = try last.library.book(at: place)
             var fields = kept.serverFields
             if let address = lastAddresses[id] ?? kept.imageURL { fields["image_url"] = .string(address) }
             for (key, value) in try bytes.fields(decoder) { fields[key] = value }

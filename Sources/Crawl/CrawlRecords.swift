@@ -17,7 +17,7 @@ extension Crawler {
         /// Its details failed in the last runs, and are not asked for this time.
         var detailsWait = false
 
-        init(_ book: BookFields, fields: Range<Int>, previous: Catalog? = nil, reusable: [Int: Int] = [:], retry: Crawler.Retry? = nil) {
+        init(_ book: BookFields, fields: Range<Int>, previous: LibraryFile? = nil, reusable: [Int: Int] = [:], retry: Crawler.Retry? = nil) {
             id = book.id
             shelfID = book.int("shelf_id")
             self.fields = fields

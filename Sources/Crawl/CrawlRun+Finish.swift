@@ -53,9 +53,9 @@ extension CrawlRun {
         sayHealed(last: crawler.last.problems, now: problems, books: Set(entries.indices.map { entries.id(at: $0) }))
         // Which server and account this is stays private (the state's `origin`); the catalog is
         // named by a digest of them, which says neither.
-        let library = Library(generatedAt: generatedAt, catalogID: SnapshotOrigin(server: client.server.description, userID: client.session?.userID).catalogID,
+        let frame = Library(generatedAt: generatedAt, catalogID: SnapshotOrigin(server: client.server.description, userID: client.session?.userID).catalogID,
                               shelves: shelves, books: [], problems: Self.dated(problems, last: crawler.last.problems, today: RetrySchedule.day(crawler.last.retry.now)))
-        return Crawler.Result(catalog: Catalog(frame: library, entries: entries, pieces: pieces, ranges: made.ranges),
+        return Crawler.Result(library: LibraryFile(frame: frame, entries: entries, pieces: pieces, ranges: made.ranges),
                               covers: ledger.wantCovers ? coverRecords : nil, madeWhileCrawling: madeWhileCrawling, sharedEntries: sharedEntries, retry: retry,
                               addresses: addresses)
     }

@@ -14,7 +14,7 @@ extension Crawler {
         var spill: SpillFile
         /// False for a book on a deleted shelf: its 500 is the expected answer.
         var retryServerErrors: Bool
-        var previous: Catalog?
+        var previous: LibraryFile?
         var reusable: [Int: Int]
         var retry: Crawler.Retry
         /// The list of books, when it was asked for already.

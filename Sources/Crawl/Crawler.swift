@@ -48,13 +48,13 @@ package struct Crawler: Sendable {
         /// is taken from it instead of asked for again. Rails touches a book when its notes (rich text)
         /// or its cover (an attachment) change, so the date moves with everything the details hold.
         /// Only a library with notes converted under the same limits may stand in (nil under `--full`).
-        package let previous: Catalog?
+        package let previous: LibraryFile?
         /// `previous` was written by this same build: its unchanged books' bytes are copied as they are.
         package let previousIsThisBuild: Bool
         /// The last snapshot of this same account, whatever `--full` says: a book whose details cannot
         /// be had tonight keeps what it had there (nothing is lost because the server stumbled), and a
         /// gap still open keeps the day it first happened.
-        package let library: Catalog?
+        package let library: LibraryFile?
         /// The covers' addresses the last run saw, by book id (kept privately, not in `library.json`).
         package let addresses: CoverAddresses
         /// What failed in the last runs and when to ask for it again; the run's date.
@@ -68,7 +68,7 @@ package struct Crawler: Sendable {
         /// The same gaps by `Problem.gapKey`: one still open tonight is not news.
         let knownGaps: Set<String>
 
-        package init(previous: Catalog? = nil, previousIsThisBuild: Bool = false, library: Catalog? = nil,
+        package init(previous: LibraryFile? = nil, previousIsThisBuild: Bool = false, library: LibraryFile? = nil,
                      addresses: CoverAddresses = CoverAddresses(), retry: Retry = Retry(), quiet: QuietNight? = nil) {
             self.previous = previous
             self.quiet = quiet
@@ -116,7 +116,7 @@ package struct Crawler: Sendable {
 
     /// What a crawl found: the library, and what to remember of its covers for the next run.
     package struct Result: Sendable {
-        package var catalog: Catalog
+        package var library: LibraryFile
         package var covers: CoverRecords?
         /// How many books were made while requests were still in flight.
         package var madeWhileCrawling = 0
@@ -169,7 +169,7 @@ package struct Crawler: Sendable {
             $0.coversFailed += quiet.coversFailed
         }
         logger.debug("The shelves and the list of books are as the last quiet night had them, and nothing is due: its library stands")
-        return Result(catalog: library, covers: wantsCovers ? covers : nil, retry: last.retry.schedule, addresses: last.addresses, again: true)
+        return Result(library: library, covers: wantsCovers ? covers : nil, retry: last.retry.schedule, addresses: last.addresses, again: true)
     }
 
     /// The previous snapshot's books that can stand for a fresh request (by their place in it): from

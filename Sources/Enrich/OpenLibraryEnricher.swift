@@ -49,14 +49,14 @@ package struct OpenLibraryEnricher: Sendable {
                      origin: CoverOrigin(base: options.covers, userAgent: options.userAgent, pace: pace))
     }
 
-    /// Adds what Open Library knows to the catalog's books, and keeps its answers in `cache`.
-    package func enrich(_ catalog: inout Catalog, cache: inout OpenLibraryCache, http: HTTPClient, redactor: Redactor,
+    /// Adds what Open Library knows to the library's books, and keeps its answers in `cache`.
+    package func enrich(_ library: inout LibraryFile, cache: inout OpenLibraryCache, http: HTTPClient, redactor: Redactor,
                         covers: CoverFetcher?, records: CoverRecords?, pace: Pace, addresses: CoverAddresses = CoverAddresses()) async throws -> Report {
         var report = Report()
         // Each book with an ISBN, or with Open Library's data from the last snapshot (kept by the crawl).
         var candidates: [(place: Int, isbn: String?)] = []
-        for place in catalog.entries.indices {
-            let card = catalog.entries[place]
+        for place in library.entries.indices {
+            let card = library.entries[place]
             let isbn = ISBN.forms(card.isbn).isbn13
             if isbn != nil || card.openLibrary != nil || card.cover?.fromOpenLibrary == true { candidates.append((place, isbn)) }
         }
@@ -73,9 +73,9 @@ package struct OpenLibraryEnricher: Sendable {
         var fetched: [String: Result<CoverRecord, CoverProblem>] = [:]
         for (place, isbn) in candidates {
             let entry = isbn.flatMap { cache.isbns[$0] }
-            let card = catalog.entries[place]
+            let card = library.entries[place]
             guard entry?.found != nil || card.openLibrary != nil || card.cover?.fromOpenLibrary == true else { continue }
-            let old = try catalog.book(at: place)
+            let old = try library.book(at: place)
             var book = old
             // The server's cover addresses are the crawl's (library.json does not hold them).
             let noServerCover = (addresses[book.id] ?? book.imageURL ?? "").trimmingCharacters(in: .whitespaces).isEmpty
@@ -89,7 +89,7 @@ package struct OpenLibraryEnricher: Sendable {
                     // the last snapshot had stands, its cover too where its files are there to link.
                     book.cover = nil
                 }
-                if book != old { try catalog.replace(at: place, with: book) }
+                if book != old { try library.replace(at: place, with: book) }
                 continue
             }
             book.openLibrary = entry.found.flatMap { Self.fieldsTheServerLacks($0.fields, server: book.serverFields) }
@@ -98,15 +98,15 @@ package struct OpenLibraryEnricher: Sendable {
                 book.cover = nil
                 if wantsCovers, let covers, let records, let isbn, let id = entry.found?.coverID {
                     book.cover = try await openLibraryCover(id, isbn: isbn, book: book.id, entry: entry, covers: covers, records: records,
-                                                            fetched: &fetched, cache: &cache, problems: &catalog.frame.problems, report: &report)
+                                                            fetched: &fetched, cache: &cache, problems: &library.frame.problems, report: &report)
                 }
             }
             if book != old {
                 report.booksEnriched += 1
-                try catalog.replace(at: place, with: book)
+                try library.replace(at: place, with: book)
             }
         }
-        catalog.frame.problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
+        library.frame.problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
         if let stopped = report.stopped {
             logger.warning("\(stopped): nothing more is asked of it this run; the next run goes on")
         }

@@ -49,7 +49,7 @@ extension Exporter {
         let output: Output
         let connections: Connections
         var last: LastSnapshot
-        /// The crawl's library (`crawl.catalog`, titled as the pages are), covers and addresses.
+        /// The crawl's library (`crawl.library`, titled as the pages are), covers and addresses.
         var crawl: Crawler.Result
         /// What the pages are made with (`RenderDigest`).
         let renderedWith: String

@@ -33,13 +33,13 @@ extension Exporter {
 
     /// The night's commit: the change report in short, dated by the snapshot.
     func nightCommit(_ result: Outcome, history: HistoryRepository, author: HistoryRepository.Author) -> HistoryRepository.Commit {
-        let date = result.catalog.frame.generatedAt
+        let date = result.library.frame.generatedAt
         var changes = result.changes
         // The same library, rendered anew (other templates): the report kept is the night before's.
         if result.unchanged { changes = .nothing(at: date) }
         // The first commit holds the whole library, whatever the report says of the night before.
         if !history.exists { changes.firstRun = true }
-        let message = CommitMessage(changes: changes, date: date, books: result.catalog.count)
+        let message = CommitMessage(changes: changes, date: date, books: result.library.count)
         // The library's date is tonight's or, when nothing changed, the last snapshot's; one that
         // cannot be read is dated tonight, never 1970.
         let seconds = SnapshotDate(parsing: date)?.seconds ?? settings.date.seconds

@@ -15,7 +15,7 @@ extension Exporter {
     /// The last snapshot, as the run found it: its state (ETags, covers, how it was made) and its library.
     struct LastSnapshot {
         var state: SnapshotState
-        var library: Catalog?
+        var library: LibraryFile?
         /// Where the last library is, when it was let go until the change report needs it.
         var libraryLater: URL?
         /// Whether the last snapshot is there and as this tool left it (`RenderDigest.isIntact`):
@@ -59,7 +59,7 @@ extension Exporter {
         var state = state
         let readers = (library: WorkerThread(name: "library reader"), covers: WorkerThread(name: "cover reader"))
         defer { readers.library.stop(); readers.covers.stop() }
-        async let readingLibrary = readers.library.run { () -> Result<Catalog?, Error> in
+        async let readingLibrary = readers.library.run { () -> Result<LibraryFile?, Error> in
             Result { try SnapshotState.readLibrary(from: stateFolder) }
         }
         let coversFile = state.unreadCovers
@@ -73,7 +73,7 @@ extension Exporter {
         try await client.authenticate(settings.credentials)
         // Parsed meanwhile on a thread of their own: a broken template is told before the crawl.
         try await settings.site.templates.check()
-        var library: Catalog?
+        var library: LibraryFile?
         switch await readingLibrary {
         case .success(let read): library = read
         case .failure(let error):
@@ -140,8 +140,8 @@ extension Exporter {
             throw outage
         }
         if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
-        crawl.catalog.frame.title = settings.site.givenTitle
-        crawl.catalog.frame.language = settings.site.templates.language.tag
+        crawl.library.frame.title = settings.site.givenTitle
+        crawl.library.frame.language = settings.site.templates.language.tag
         return Crawled(output: output, connections: loggedIn.connections, last: last, crawl: crawl, renderedWith: renderedWith,
                        quietWatch: quietWatch)
     }
@@ -167,7 +167,7 @@ extension Exporter {
         let pace = Pace(interval: openLibrary.interval)
         let covers = enricher.coverFetcher(client: client, writer: output.swap.writer, previous: crawled.last.state.covers,
                                            thumbnails: settings.content.thumbnailer, pace: pace)
-        let report = try await enricher.enrich(&crawled.crawl.catalog, cache: &cache, http: crawled.connections.http, redactor: client.redactor,
+        let report = try await enricher.enrich(&crawled.crawl.library, cache: &cache, http: crawled.connections.http, redactor: client.redactor,
                                                covers: covers, records: crawled.crawl.covers, pace: pace, addresses: crawled.crawl.addresses)
         crawled.openLibrary = OpenLibraryAnswers(cache: cache, asRead: asRead, report: report)
         return crawled
@@ -178,10 +178,10 @@ extension Exporter {
     func compare(_ crawled: consuming Crawled) async throws -> Compared {
         var crawled = crawled
         let output = crawled.output, client = crawled.connections.client
-        let compared = try await compare(&crawled.crawl.catalog, with: &crawled.last, place: output)
-        let library = crawled.crawl.catalog
+        let compared = try await compare(&crawled.crawl.library, with: &crawled.last, place: output)
+        let library = crawled.crawl.library
         var state = stateToKeep(crawled.crawl, client: client, cache: crawled.connections.cache, renderedWith: crawled.renderedWith)
-        var outcome = Outcome(catalog: library, changes: compared.changes, network: client.metrics.reading,
+        var outcome = Outcome(library: library, changes: compared.changes, network: client.metrics.reading,
                               unchanged: compared.unchanged, place: output.place)
         outcome.openLibrary = crawled.openLibrary?.report
         outcome.newGaps = library.frame.problems.filter { !compared.knownGaps.contains($0.gapKey) }.count
@@ -217,7 +217,7 @@ extension Exporter {
     /// What changed since the last snapshot. Nothing: the snapshot keeps its date and its change
     /// report, so every file is the same and stays as it was. The last library is let go after:
     /// a 100,000-book render peaked with it still held.
-    private func compare(_ library: inout Catalog, with last: inout LastSnapshot, place: Output) async throws
+    private func compare(_ library: inout LibraryFile, with last: inout LastSnapshot, place: Output) async throws
         -> (changes: ChangeReport, unchanged: Bool, knownGaps: Set<String>) {
         if let folder = last.libraryLater {
             last.library = try? await EveryCore.onThreadOfItsOwn("library reader") { try SnapshotState.readLibrary(from: folder) }
@@ -255,14 +255,14 @@ extension Exporter {
         if privacy.isActive, let previous = last.library {
             var library = try previous.library()
             try privacy.apply(to: &library, checking: false)
-            last.library = Catalog(library)
+            last.library = LibraryFile(library)
         }
         return false
     }
 
     /// Every page, on a thread of its own: the threads answers resume on are the network's.
     /// Returns the book and shelf pages' digests, for the next run.
-    func render(_ library: Catalog, changes: ChangeReport, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
+    func render(_ library: LibraryFile, changes: ChangeReport, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
         logger.info("Rendering \(settings.site.formats.sorted().map(\.rawValue).joined(separator: ", "))")
         live?.unwatch()
         var renderer = SiteRenderer(site: settings.site)

@@ -15,7 +15,7 @@ extension Exporter {
     /// It enters the night's phases at `Made`: the catalog for friends is sealed, and the snapshot
     /// swapped into place, by the night's own steps.
     package static func render(from archive: URL, to output: URL, site: SiteArguments, privacy: Privacy = Privacy(),
-                               logger: Logger, live: LiveProgress? = nil) async throws -> Catalog {
+                               logger: Logger, live: LiveProgress? = nil) async throws -> LibraryFile {
         var steps = StepRunner(logger: logger)
         var made = try await steps.start("render from \(archive.lastPathComponent)") {
             try await make(from: archive, to: output, site: site, privacy: privacy, logger: logger, live: live)
@@ -23,18 +23,18 @@ extension Exporter {
         if made.site.privateCatalog != nil {
             made = try await steps.run("seal the private catalog", consume made) { try await seal($0, logger: logger) }
         }
-        let catalog = try await steps.run("swap it into place", consume made) { made in
+        let library = try await steps.run("swap it into place", consume made) { made in
             try made.output.swap.swapIn()
             made.output.swap.finish()
             return made.kept
         }
         for step in steps.times { logger.debug("Time: \(step.name): \(String(format: "%.3f", step.duration.seconds)) s") }
-        return catalog
+        return library
     }
 
     /// The pages made in a staging folder from `library.json`.
     private static func make(from archive: URL, to output: URL, site: SiteArguments, privacy: Privacy,
-                             logger: Logger, live: LiveProgress?) async throws -> Made<Catalog> {
+                             logger: Logger, live: LiveProgress?) async throws -> Made<LibraryFile> {
         // On a thread of its own: the threads answers resume on are the network's.
         let read = try await EveryCore.onThreadOfItsOwn("read") { try readArchive(archive, privacy: privacy) }
         let place = SnapshotPlace(root: output, keep: nil)
@@ -42,21 +42,21 @@ extension Exporter {
         let swap = try SnapshotSwap(output: output)
         let writer = swap.writer
         do {
-            let catalog = try await EveryCore.onThreadOfItsOwn("render") {
+            let library = try await EveryCore.onThreadOfItsOwn("render") {
                 try renderNow(read, from: archive, into: writer, site: identity, changesKept: !privacy.isActive, logger: logger, live: live)
             }
-            return Made(output: Output(place: place, swap: swap, target: output, history: nil), site: identity, rendered: true, kept: catalog)
+            return Made(output: Output(place: place, swap: swap, target: output, history: nil), site: identity, rendered: true, kept: library)
         } catch {
             swap.discard()
             throw error
         }
     }
 
-    private static func readArchive(_ archive: URL, privacy: Privacy) throws -> Catalog {
+    private static func readArchive(_ archive: URL, privacy: Privacy) throws -> LibraryFile {
         MemoryUsage.configureAllocator()
-        var catalog: Catalog
+        var file: LibraryFile
         do {
-            catalog = try Catalog.read(from: archive)
+            file = try LibraryFile.read(from: archive)
         } catch let error as SnapshotError {
             throw error
         } catch let error as DecodingError {
@@ -68,25 +68,25 @@ extension Exporter {
         if privacy.isActive {
             // Whole in memory, once: a copy for friends is made rarely, and the render then reads
             // the books from memory as it reads them from the file otherwise.
-            var library = try catalog.library()
+            var library = try file.library()
             try privacy.apply(to: &library)
-            catalog = Catalog(library)
+            file = LibraryFile(library)
         }
-        return catalog
+        return file
     }
 
-    private static func renderNow(_ catalog: Catalog, from archive: URL, into writer: SnapshotWriter, site: SiteIdentity, changesKept: Bool,
-                                  logger: Logger, live: LiveProgress?) throws -> Catalog {
-        var catalog = catalog
+    private static func renderNow(_ library: LibraryFile, from archive: URL, into writer: SnapshotWriter, site: SiteIdentity, changesKept: Bool,
+                                  logger: Logger, live: LiveProgress?) throws -> LibraryFile {
+        var library = library
         MemoryUsage.release()
         // --title names the catalog anew; without it, the archive's own name stands.
-        if let title = site.givenTitle { catalog.frame.title = title }
+        if let title = site.givenTitle { library.frame.title = title }
         let source = archive.deletingLastPathComponent()
         // An archive is input like any other: a cover path must be one this tool writes.
         var refused = 0
-        for index in catalog.entries.indices {
-            if let cover = catalog.entries[index].cover, !CoverFile.isWellFormed(path: cover.path) {
-                catalog.removeCover(at: index)
+        for index in library.entries.indices {
+            if let cover = library.entries[index].cover, !CoverFile.isWellFormed(path: cover.path) {
+                library.removeCover(at: index)
                 refused += 1
             }
         }
@@ -103,21 +103,21 @@ extension Exporter {
         // A cover whose thumbnails are not all beside the archive is shown whole.
         var unthumbnailed = 0
         var thumbnailsThere: [String: Bool] = [:]
-        for index in catalog.entries.indices {
-            guard let cover = catalog.entries[index].cover, let first = cover.thumbnail(ThumbnailBox.all[0]) else { continue }
+        for index in library.entries.indices {
+            guard let cover = library.entries[index].cover, let first = cover.thumbnail(ThumbnailBox.all[0]) else { continue }
             let there = thumbnailsThere[first] ?? {
                 let there = ThumbnailBox.all.compactMap(cover.thumbnail).allSatisfy(isThere)
                 thumbnailsThere[first] = there
                 return there
             }()
             if !there {
-                catalog.removeThumbnails(at: index)
+                library.removeThumbnails(at: index)
                 unthumbnailed += 1
             }
         }
         if unthumbnailed > 0 { logger.warning("\(unthumbnailed) covers' thumbnails are not all beside library.json: those covers are shown whole") }
         var files = Set<String>()
-        for card in catalog.entries {
+        for card in library.entries {
             guard let cover = card.cover else { continue }
             files.insert(cover.path)
             for box in ThumbnailBox.all { if let thumbnail = cover.thumbnail(box) { files.insert(thumbnail) } }
@@ -132,7 +132,7 @@ extension Exporter {
         if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
         var renderer = SiteRenderer(site: site)
         renderer.progress = live
-        try renderer.render(catalog, changes: changes, into: writer)
-        return catalog
+        try renderer.render(library, changes: changes, into: writer)
+        return library
     }
 }

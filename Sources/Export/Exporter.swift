@@ -17,7 +17,7 @@ package struct Exporter: Sendable {
     /// What a run did, for the summary line and the exit code.
     package struct Outcome: Sendable {
         /// The library written: its frame, an entry per book.
-        package var catalog: Catalog
+        package var library: LibraryFile
         package var changes: ChangeReport
         package var network: ClientMetrics.Reading
         /// True when the library was the same as in the previous snapshot: no file was rewritten.
@@ -183,7 +183,7 @@ extension Exporter {
         case .render(let reusingPages):
             // --full renders every page again; otherwise a page whose inputs are as they were is linked.
             let pages = reusingPages ? PageDigests(previous: last.previousPages, seed: state.renderedWith) : PageDigests()
-            state.pageDigests = try await render(outcome.catalog, changes: outcome.changes, pages: pages, into: output.swap.writer)
+            state.pageDigests = try await render(outcome.library, changes: outcome.changes, pages: pages, into: output.swap.writer)
             MemoryUsage.release()
             if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
             return made(state, true)
@@ -208,7 +208,7 @@ extension Exporter {
         }
         try output.swap.swapIn()
         try output.place.dated?.finish(publishing: output.target)
-        try night.state.write(to: output.place.stateFolder, library: night.outcome.catalog)
+        try night.state.write(to: output.place.stateFolder, library: night.outcome.library)
         // Written with the state it was found against (a linked night writes it whole again).
         if let found = night.quietFound { try keep(found, in: output.place.stateFolder) }
         return swapped

@@ -93,12 +93,12 @@ package struct HistoryLog: Sendable {
     }
 
     static func version(of id: Int, in file: URL) throws -> BookVersion? {
-        let catalog = try Catalog.read(from: file)
-        guard let place = catalog.entries.indices.first(where: { catalog.entries.id(at: $0) == id }) else { return nil }
-        let card = catalog.entries[place]
-        let shelves = catalog.frame.shelves.filter { $0.bookIDs.contains(id) }.map(\.name)
+        let library = try LibraryFile.read(from: file)
+        guard let place = library.entries.indices.first(where: { library.entries.id(at: $0) == id }) else { return nil }
+        let card = library.entries[place]
+        let shelves = library.frame.shelves.filter { $0.bookIDs.contains(id) }.map(\.name)
         return BookVersion(title: card.title, author: card.author, isbn: card.isbn, shelves: shelves,
-                           note: try catalog.noteMarkdown(at: place))
+                           note: try library.noteMarkdown(at: place))
     }
 
     /// git's own diff of the two notes: its hunks, without the file headers.

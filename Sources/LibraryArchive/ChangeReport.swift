@@ -92,7 +92,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
 
     package static func compare(previous: Library?, current: Library) -> ChangeReport {
         // Both in memory: nothing to read can fail.
-        (try? compare(previous: previous.map(Catalog.init), current: Catalog(current)))
+        (try? compare(previous: previous.map(LibraryFile.init), current: LibraryFile(current)))
             ?? ChangeReport(firstRun: true, previousGeneratedAt: nil, generatedAt: current.generatedAt)
     }
 
@@ -100,7 +100,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
     /// plain fields changed; a book's notes are read only when its JSON differs from last time.
     /// Nothing is held per book but each library's order (a 100,000-book run that compared through
     /// maps of both libraries peaked 25 MB higher).
-    package static func compare(previous: Catalog?, current: Catalog) throws -> ChangeReport {
+    package static func compare(previous: LibraryFile?, current: LibraryFile) throws -> ChangeReport {
         guard let previous else {
             return ChangeReport(firstRun: true, previousGeneratedAt: nil, generatedAt: current.frame.generatedAt)
         }
@@ -145,7 +145,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
     /// A library's books in id order (the first of a repeated id), each with the names of the
     /// shelves that list it.
     private struct Books {
-        let catalog: Catalog
+        let library: LibraryFile
         /// Places in id order: a library as this tool writes it is in that order already.
         private let order: [Int]?
         private var position = 0
@@ -153,24 +153,24 @@ package struct ChangeReport: Codable, Sendable, Equatable {
         private let listings: [(id: Int, shelf: Int)]
         private var listing = 0
 
-        init(_ catalog: Catalog) {
-            self.catalog = catalog
-            let entries = catalog.entries
+        init(_ library: LibraryFile) {
+            self.library = library
+            let entries = library.entries
             let sorted = entries.indices.dropFirst().allSatisfy { entries.id(at: $0 - 1) < entries.id(at: $0) }
             order = sorted ? nil : entries.indices.sorted { (entries.id(at: $0), $0) < (entries.id(at: $1), $1) }
             var listings: [(id: Int, shelf: Int)] = []
-            for (shelf, entry) in catalog.frame.shelves.enumerated() {
+            for (shelf, entry) in library.frame.shelves.enumerated() {
                 for id in entry.bookIDs { listings.append((id, shelf)) }
             }
             self.listings = listings.sorted { ($0.id, $0.shelf) < ($1.id, $1.shelf) }
         }
 
         var place: Int? {
-            guard position < catalog.count else { return nil }
+            guard position < library.count else { return nil }
             return order?[position] ?? position
         }
 
-        var id: Int? { place.map(catalog.entries.id(at:)) }
+        var id: Int? { place.map(library.entries.id(at:)) }
 
         /// On to the next book, past any repeat of this one's id.
         mutating func next() {
@@ -184,7 +184,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
             while listing < listings.count, listings[listing].id < current { listing += 1 }
             var names: [String] = []
             while listing < listings.count, listings[listing].id == current {
-                names.append(catalog.frame.shelves[listings[listing].shelf].name)
+                names.append(library.frame.shelves[listings[listing].shelf].name)
                 listing += 1
             }
             return names.isEmpty ? ["no shelf"] : names.sorted()

@@ -10,7 +10,7 @@ import Support
 /// A value: a step that changes the library (Open Library's fields, a title, a refused cover)
 /// changes its own copy, never one another step or thread is reading. The books' bytes are shared
 /// between copies until one of them replaces a book.
-package struct Catalog: Sendable {
+package struct LibraryFile: Sendable {
     /// The library without its books.
     package var frame: Library
     /// In the library's order (by id).
@@ -22,10 +22,10 @@ package struct Catalog: Sendable {
     private var kept: Kept
     private var store: Store { kept.store }
 
-    /// Where the books are, shared by the copies of a catalog: changed only through a copy that
+    /// Where the books are, shared by the copies of a library file: changed only through a copy that
     /// holds it alone (`replace`), so readers on other threads never see it change.
     /// Unchecked: it holds a file descriptor, and a lock on each book read of a 100,000-book
-    /// render would guard nothing, as it is replaced only through a catalog that holds it alone.
+    /// render would guard nothing, as it is replaced only through a library file that holds it alone.
     private final class Kept: @unchecked Sendable {
         var store: Store
 
@@ -71,7 +71,7 @@ package struct Catalog: Sendable {
 
     /// Reads `library.json` for its entries, a book at a time; each book is read again when asked for.
     /// A file laid out in a way the reader does not expect is read whole into memory.
-    package static func read(from url: URL) throws -> Catalog {
+    package static func read(from url: URL) throws -> LibraryFile {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw SnapshotError(.unreadableArchive(detail: String(cString: strerror(errno))), path: url.path)
@@ -114,14 +114,14 @@ package struct Catalog: Sendable {
         try decodeBatch()
         if whole || !split.isComplete {
             let library = try Library.read(from: url)
-            return Catalog(library)
+            return LibraryFile(library)
         }
         let frame = try decoder.decode(Library.self, from: split.frame)
         guard frame.schemaVersion <= Library.currentSchemaVersion else {
             throw SnapshotError(.unsupportedArchive(version: frame.schemaVersion, supported: Library.currentSchemaVersion), path: url.path)
         }
         handed = true
-        return Catalog(frame: frame, entries: entries, store: .file(descriptor: descriptor, path: url.path, ranges: ranges))
+        return LibraryFile(frame: frame, entries: entries, store: .file(descriptor: descriptor, path: url.path, ranges: ranges))
     }
 
     private static let batchSize = 1024
@@ -234,7 +234,7 @@ package struct Catalog: Sendable {
     }
 
     /// The same library, whatever its date: what decides whether anything changed.
-    package func sameContent(as other: Catalog) throws -> Bool {
+    package func sameContent(as other: LibraryFile) throws -> Bool {
         var theirs = other.frame
         theirs.generatedAt = frame.generatedAt
         guard theirs == frame, count == other.count else { return false }

@@ -14,7 +14,7 @@ enum AtomFeed {
 
     /// The books a feed shows, whose notes' HTML the render keeps (`NoteTexts`).
     static func books(_ model: SiteModel) -> Set<Int> {
-        Set(model.recent).union(model.shelves.flatMap { SiteModel.newestFirst($0.books, in: model.catalog.entries) })
+        Set(model.recent).union(model.shelves.flatMap { SiteModel.newestFirst($0.books, in: model.library.entries) })
     }
 
     static func render(_ model: SiteModel, notes: NoteTexts) throws -> String {
@@ -23,17 +23,17 @@ enum AtomFeed {
 
     /// A shelf's feed, beside its page (`shelves/NAME.xml`): its books added last.
     static func render(_ model: SiteModel, shelf: SiteModel.ShelfEntry, notes: NoteTexts) throws -> String {
-        try render(model, books: SiteModel.newestFirst(shelf.books, in: model.catalog.entries), notes: notes, title: model.language.text("feedShelfTitle", ["site": model.site.title, "shelf": shelf.shelf.name]), id: "shelf:\(shelf.shelf.id)",
+        try render(model, books: SiteModel.newestFirst(shelf.books, in: model.library.entries), notes: notes, title: model.language.text("feedShelfTitle", ["site": model.site.title, "shelf": shelf.shelf.name]), id: "shelf:\(shelf.shelf.id)",
                           page: shelf.view.href, root: "../")
     }
 
     /// `books` newest first; `page` the site page the feed stands for; `root` from the feed to the site's root.
     private static func render(_ model: SiteModel, books recent: [Int], notes: NoteTexts, title: String, id: String, page: String, root: String) throws -> String {
-        let entries = model.catalog.entries
+        let entries = model.library.entries
         // Rails' dates ("2024-01-03T09:30:00.000Z") are RFC 3339 already, as Atom wants them; others are left out.
-        let updated = recent.first.flatMap { OPDSCatalog.atomDate(entries[$0].createdAt) } ?? OPDSCatalog.atomDate(model.library.generatedAt)
+        let updated = recent.first.flatMap { OPDSCatalog.atomDate(entries[$0].createdAt) } ?? OPDSCatalog.atomDate(model.frame.generatedAt)
             ?? "1970-01-01T00:00:00Z"
-        let host = SiteModel.feedHost(of: model.library)
+        let host = SiteModel.feedHost(of: model.frame)
         let base = model.site.url ?? root
         var xml = """
         <?xml version="1.0" encoding="utf-8"?>

@@ -24,10 +24,10 @@ struct AuthorIndex {
 
     /// Sorted by `sortKey`, the unknown author last.
     let authors: [Author]
-    /// The author of each place in the catalog, as an index into `authors`.
+    /// The author of each place in the library, as an index into `authors`.
     let authorOfPlace: [Int]
 
-    /// `books` is every place in the catalog in title order; `names` gives a place's author.
+    /// `books` is every place in the library in title order; `names` gives a place's author.
     init(books: [Int], count: Int, language: Language, names: (Int) -> String?) {
         var indexByKey: [String: Int] = [:]
         var found: [(name: String?, books: [Int])] = []

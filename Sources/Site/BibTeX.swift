@@ -21,7 +21,7 @@ enum BibTeX {
     /// An entry at a time, in the order of the books' ids, so that a night that changes one book
     /// changes one entry.
     static func write(_ model: SiteModel, notes: NoteTexts, to sink: (Data) throws -> Void) throws {
-        let entries = model.catalog.entries
+        let entries = model.library.entries
         let base = model.formats.contains(.html) ? model.site.url : nil
         for place in entries.indices.sorted(by: { entries.id(at: $0) < entries.id(at: $1) }) {
             let book = entries[place]

@@ -19,7 +19,7 @@ enum GoodreadsCSV {
     /// A row at a time, in the order of the books' ids.
     static func write(_ model: SiteModel, notes: NoteTexts, to sink: (Data) throws -> Void) throws {
         try sink(Data((header.map(field).joined(separator: ",") + "\r\n").utf8))
-        let entries = model.catalog.entries
+        let entries = model.library.entries
         for place in entries.indices.sorted(by: { entries.id(at: $0) < entries.id(at: $1) }) {
             let book = entries[place]
             let note = try notes.markdown(of: place)

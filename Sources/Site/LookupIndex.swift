@@ -29,7 +29,7 @@ enum LookupIndex {
         // a big library's whole index is never held at once.
         var keyed: [(shard: String, key: String, place: Int)] = []
         for place in model.books {
-            guard let key = ISBN.lookupKey(model.catalog.entries[place].isbn) else { continue }
+            guard let key = ISBN.lookupKey(model.library.entries[place].isbn) else { continue }
             keyed.append((String(key.suffix(digits)), key, place))
         }
         keyed.sort { ($0.shard, $0.key, $0.place) < ($1.shard, $1.key, $1.place) }

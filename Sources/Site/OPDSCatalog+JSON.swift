@@ -129,7 +129,7 @@ extension OPDSCatalog {
     /// A book as OPDS 2.0 publishes it. There is no book file to acquire: the book's page is its
     /// link (a preview, which the schema takes where a publication has no acquisition link).
     private func publication(_ place: Int, from path: String) -> OPDS2.Publication {
-        let card = model.catalog.entries[place]
+        let card = model.library.entries[place]
         let view = EntryBook(card, fileName: model.fileNames[place])
         let isbns = ISBN.forms(view.isbn)
         var subjects: [OPDS2.Subject] = []

@@ -42,11 +42,11 @@ final class OPDSCatalog: Sendable {
     init(_ model: SiteModel, notes: NoteTexts) {
         self.model = model
         self.notes = notes
-        host = SiteModel.feedHost(of: model.library)
+        host = SiteModel.feedHost(of: model.frame)
         // The dates the list of books gives (the same in a crawl and in library.json): when each book was added.
-        let entries = model.catalog.entries
+        let entries = model.library.entries
         let dates = entries.indices.compactMap { Self.atomDate(entries[$0].createdAt) }
-        updated = dates.max() ?? Self.atomDate(model.library.generatedAt) ?? "1970-01-01T00:00:00Z"
+        updated = dates.max() ?? Self.atomDate(model.frame.generatedAt) ?? "1970-01-01T00:00:00Z"
     }
 
     /// The summary of the book's note; nil without one.
@@ -199,7 +199,7 @@ final class OPDSCatalog: Sendable {
     }
 
     private func bookEntry(_ place: Int, from path: String) -> String {
-        let card = model.catalog.entries[place]
+        let card = model.library.entries[place]
         let view = EntryBook(card, fileName: model.fileNames[place])
         var xml = """
           <entry>

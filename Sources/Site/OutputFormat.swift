@@ -25,7 +25,7 @@ package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
         /// Its files, as publishing, the catalog for friends and the history see them.
         package var files: FormatFiles
         /// The writer of a format that has no pages (the site's model and the notes' texts to files);
-        /// nil for the formats the renderer writes page by page or from the catalog.
+        /// nil for the formats the renderer writes page by page or from the library file.
         var jobs: (@Sendable (SiteModel, NoteTexts, SnapshotWriter) -> [SiteRenderer.Job])?
     }
 
@@ -67,7 +67,7 @@ package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
     }
 
     /// Whether the site's model is made for this format: all but `library.json`, which is the
-    /// catalog's own bytes.
+    /// library file's own bytes.
     var needsModel: Bool { self != .json }
 
     /// `--format`'s words: "html, markdown, json, csv (Goodreads' layout), …".

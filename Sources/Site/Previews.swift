@@ -82,7 +82,7 @@ extension SiteModel {
 
     /// The cards each kind of page gets, nil where none is drawn.
     func bookCard(_ place: Int) -> ShareCard? {
-        drawsCards ? ShareCard.book(catalog.entries[place], siteTitle: site.title) : nil
+        drawsCards ? ShareCard.book(library.entries[place], siteTitle: site.title) : nil
     }
 
     func shelfCard(_ entry: ShelfEntry) -> ShareCard? {
@@ -165,7 +165,7 @@ extension SiteModel {
     private func covers(_ places: [Int]) -> [String] {
         var found: [String] = []
         for place in places {
-            guard let cover = catalog.entries[place].cover else { continue }
+            guard let cover = library.entries[place].cover else { continue }
             found.append(cover.thumbnail(.page) ?? cover.path)
             if found.count == ShareCard.rowCovers { break }
         }

@@ -5,19 +5,20 @@ import SnapshotStore
 import Support
 
 /// The library arranged for pages: sorted, linked, with file names chosen once. Books are named
-/// by their place in the catalog (`Int`); views are made when a page needs them, so that a big
+/// by their place in the library (`Int`); views are made when a page needs them, so that a big
 /// library's pages hold its entries and one page's views, never every book.
 struct SiteModel {
     struct ShelfEntry {
         var shelf: Shelf
         var fileName: String
-        /// Places in the catalog, by title.
+        /// Places in the library, by title.
         var books: [Int]
         var view: ShelfView
     }
 
-    let catalog: Catalog
-    var library: Library { catalog.frame }
+    let library: LibraryFile
+    /// The library without its books.
+    var frame: Library { library.frame }
     let site: SiteView
     /// The site as a book's or a shelf's page sees it: undated.
     let undatedSite: SiteView
@@ -37,7 +38,7 @@ struct SiteModel {
     let problemsByBook: [Int: [Problem]]
     let authors: AuthorIndex
     let years: YearIndex
-    /// The most recently added books, newest first (`recentCount` of them): the feed, the index, the catalog.
+    /// The most recently added books, newest first (`recentCount` of them): the feed, the index, the OPDS catalog.
     let recent: [Int]
     static let recentCount = 50
     /// What the snapshot holds besides pages: the feeds and the OPDS catalog are linked from the pages.
@@ -47,24 +48,24 @@ struct SiteModel {
     /// The language the pages are written and sorted in.
     let language: Language
 
-    init(_ catalog: Catalog, changes: ChangeReport? = nil, siteURL: URL? = nil, formats: Set<OutputFormat> = Set(OutputFormat.allCases), language: Language = .bundledEnglish) {
+    init(_ library: LibraryFile, changes: ChangeReport? = nil, siteURL: URL? = nil, formats: Set<OutputFormat> = Set(OutputFormat.allCases), language: Language = .bundledEnglish) {
         self.language = language
         self.formats = formats
-        self.catalog = catalog
-        let library = catalog.frame
-        let entries = catalog.entries
+        self.library = library
+        let frame = library.frame
+        let entries = library.entries
         let fileNames = FileNames(entries.lazy.map { Slug.fileName(id: $0.id, name: $0.title) })
         self.fileNames = fileNames
         let placeByID = PlacesByID(entries)
         self.placeByID = placeByID
-        problemsByBook = Dictionary(grouping: library.problems.filter { $0.bookID != nil }, by: { $0.bookID! })
+        problemsByBook = Dictionary(grouping: frame.problems.filter { $0.bookID != nil }, by: { $0.bookID! })
         // Each title is folded once, not at every comparison; a shelf's books keep that order.
         let books = fileNames.indices.map { (key: language.sortKey(entries[$0].title), id: entries.id(at: $0), place: $0) }
             .sorted { ($0.key, $0.id) < ($1.key, $1.id) }.map(\.place)
         self.books = books
         var rank = [Int](repeating: 0, count: entries.count)
         for (position, place) in books.enumerated() { rank[place] = position }
-        let shelves = library.shelves.map { shelf in
+        let shelves = frame.shelves.map { shelf in
             let fileName = Slug.fileName(id: shelf.id, name: shelf.name)
             let places = shelf.bookIDs.compactMap { placeByID[$0] }.sorted { rank[$0] < rank[$1] }
             return ShelfEntry(shelf: shelf, fileName: fileName, books: places, view: Self.shelfView(shelf, fileName: fileName, count: places.count, language: language))
@@ -72,7 +73,7 @@ struct SiteModel {
         self.shelves = shelves
         shelfByID = Dictionary(shelves.map { ($0.shelf.id, $0) }, uniquingKeysWith: { first, _ in first })
         var shelfOfID: [Int: Int] = [:]
-        for shelf in library.shelves {
+        for shelf in frame.shelves {
             for id in shelf.bookIDs where shelfOfID[id] == nil { shelfOfID[id] = shelf.id }
         }
         let listingShelf = entries.indices.map { shelfOfID[entries.id(at: $0)] ?? Self.noShelf }
@@ -81,15 +82,15 @@ struct SiteModel {
         authors = AuthorIndex(books: books, count: entries.count, language: language) { entries[$0].author }
         years = YearIndex(entries: entries)
         recent = Self.newestFirst(entries.indices, in: entries)
-        let title = Self.title(of: library, in: language)
+        let title = Self.title(of: frame, in: language)
         let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
-        site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: library.user, server: library.server,
-                        generatedAt: language.dateTime(library.generatedAt),
-                        bookCount: entries.count, shelfCount: library.shelves.count,
+        site = SiteView(url: base, title: title, titleMarkdown: Markdown.text(title), user: frame.user, server: frame.server,
+                        generatedAt: language.dateTime(frame.generatedAt),
+                        bookCount: entries.count, shelfCount: frame.shelves.count,
                         noteCount: entries.lazy.filter(\.hasNote).count,
                         coverCount: entries.lazy.filter { $0.cover != nil }.count,
                         unshelvedCount: unshelved.count,
-                        problemCount: library.problems.count, hasProblems: !library.problems.isEmpty,
+                        problemCount: frame.problems.count, hasProblems: !frame.problems.isEmpty,
                         hasChanges: changes != nil, hasFeed: formats.contains(.feed), hasOPDS: formats.contains(.opds), language: language)
         undatedSite = SiteView(url: site.url, title: site.title, titleMarkdown: site.titleMarkdown, user: site.user, server: site.server,
                                generatedAt: nil, bookCount: site.bookCount, shelfCount: site.shelfCount, noteCount: site.noteCount,
@@ -178,13 +179,13 @@ struct SiteModel {
 
     /// The shelf a book sits on, or else the first that lists it.
     private func shelf(of place: Int) -> ShelfEntry? {
-        catalog.entries.shelfID(at: place).flatMap { shelfByID[$0] }
+        library.entries.shelfID(at: place).flatMap { shelfByID[$0] }
             ?? (listingShelf[place] == Self.noShelf ? nil : shelfByID[listingShelf[place]])
     }
 
-    /// The book at `place` in the catalog as pages show it.
+    /// The book at `place` in the library as pages show it.
     func bookView(_ place: Int) -> BookView {
-        let book = catalog.entries[place]
+        let book = library.entries[place]
         let fileName = fileNames[place]
         let shelf = shelf(of: place)?.view
         let title = book.shownTitle
@@ -204,11 +205,11 @@ struct SiteModel {
 
     /// The shelf a book's pages show, and the book's problems: with the book, what its pages are made from.
     func shelfView(of place: Int) -> ShelfView? { shelf(of: place)?.view }
-    func problems(of place: Int) -> [Problem] { problemsByBook[catalog.entries.id(at: place)] ?? [] }
+    func problems(of place: Int) -> [Problem] { problemsByBook[library.entries.id(at: place)] ?? [] }
 
     /// The name of the shelf a book sits on, or the deleted shelf it names.
     func shelfName(of place: Int) -> String? {
-        let card = catalog.entries[place]
+        let card = library.entries[place]
         return shelf(of: place)?.shelf.name ?? card.shelfName
     }
 
@@ -239,7 +240,7 @@ struct SiteModel {
     func indexPage(root: String) -> IndexPage {
         let unshelvedViews = unshelved.map(bookView)
         return IndexPage(root: root, site: site, changes: changesView, shelves: shelves.map(\.view), unshelved: unshelvedViews,
-                         hasUnshelved: !unshelvedViews.isEmpty, problems: problemViews(library.problems),
+                         hasUnshelved: !unshelvedViews.isEmpty, problems: problemViews(frame.problems),
                          recent: recent.prefix(Self.recentOnIndex).map(bookView))
     }
 
@@ -249,7 +250,7 @@ struct SiteModel {
     func shelfPage(_ entry: ShelfEntry, root: String) -> ShelfPage {
         ShelfPage(root: root, site: undatedSite, shelf: entry.view, books: entry.books.map(bookView), isEmpty: entry.books.isEmpty,
                   feedHref: formats.contains(.feed) ? Self.shelfFeedFile(entry) : nil,
-                  hidesShelf: entry.books.allSatisfy { catalog.entries[$0].shelfID == entry.shelf.id })
+                  hidesShelf: entry.books.allSatisfy { library.entries[$0].shelfID == entry.shelf.id })
     }
 
     /// A shelf's Atom feed, beside its page.

@@ -185,8 +185,8 @@ extension SiteRenderer {
         func make(_ place: Int, notes part: inout NoteTexts.Part) throws {
             let (model, templates) = (self.model, renderer.templates)
             let fileName = model.fileNames[place]
-            let element = try model.catalog.element(at: place)
-            let noteMarkdown = try model.catalog.noteMarkdown(at: place, element: element)
+            let element = try model.library.element(at: place)
+            let noteMarkdown = try model.library.noteMarkdown(at: place, element: element)
             guard let entries else {
                 _ = notes.make(noteMarkdown, at: place, pageShowsHTML: false, into: &part)
                 return

@@ -71,22 +71,22 @@ package struct SiteRenderer: Sendable {
     /// `changes.html` and a section of `markdown/index.md` say what changed.
     @discardableResult
     package func render(_ library: Library, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
-        try render(Catalog(library), changes: changes, into: writer)
+        try render(LibraryFile(library), changes: changes, into: writer)
     }
 
-    /// The same from a catalog: each book is read when its pages are made. Three rounds of jobs on
+    /// The same from a library file: each book is read when its pages are made. Three rounds of jobs on
     /// every core: the books (each note read and parsed once, each book's pages) and what needs
     /// only the model; then what shows the notes or the books' pages' inputs; then the big pages.
     @discardableResult
-    package func render(_ catalog: Catalog, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
+    package func render(_ library: LibraryFile, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
         let cards = RenderedCards(writer: writer)
         let gathered = PageDigests.Gathered()
-        var jobs = dataJobs(catalog, changes: changes, into: writer)
+        var jobs = dataJobs(library, changes: changes, into: writer)
         // The pages' model (views, orders, file names) only for the formats that have pages.
         var html: SiteModel?
         var notesParsed = 0
         if formats.contains(where: \.needsModel) {
-            var model = SiteModel(catalog, changes: changes, siteURL: siteURL, formats: formats, language: templates.language)
+            var model = SiteModel(library, changes: changes, siteURL: siteURL, formats: formats, language: templates.language)
             model.booksPerPage = max(1, booksPerPage)
             model.shareCards = shareCards
             if formats.contains(.html) { html = model }
@@ -97,7 +97,7 @@ package struct SiteRenderer: Sendable {
         let takenOut = cards.removeOthers()
         let digests = gathered.take()
         // Last: what the offline copy keeps is every other file, as written.
-        if let html { try WebApp.writeList(html, snapshot: catalog.frame.generatedAt, keptWhole: site.offlineBooks, into: writer) }
+        if let html { try WebApp.writeList(html, snapshot: library.frame.generatedAt, keptWhole: site.offlineBooks, into: writer) }
         return Rendered(digests: digests, linked: gathered.linked, pages: gathered.pages, cardsTakenOut: takenOut, notesParsed: notesParsed)
     }
 
@@ -113,13 +113,13 @@ package struct SiteRenderer: Sendable {
         }
         // A digest for each book's, shelf's, author's and year's page in each format.
         let pageFormats = formats.intersection([.html, .markdown]).count
-        let entries = pageFormats == 0 ? nil : PageDigests.EntryDigests(count: model.catalog.count)
-        gathered.reserve((model.catalog.count + model.shelves.count + model.authors.authors.count + model.years.years.count) * pageFormats
+        let entries = pageFormats == 0 ? nil : PageDigests.EntryDigests(count: model.library.count)
+        gathered.reserve((model.library.count + model.shelves.count + model.authors.authors.count + model.years.years.count) * pageFormats
                          + (formats.contains(.html) ? WebApp.iconSizes.count : 0))
-        let making = try NoteTexts.Making(count: model.catalog.count, needs: NoteTexts.Needs(formats: formats, feedBooks: AtomFeed.books(model)),
+        let making = try NoteTexts.Making(count: model.library.count, needs: NoteTexts.Needs(formats: formats, feedBooks: AtomFeed.books(model)),
                                           spillingInto: writer)
         jobs += bookJobs(model, notes: making, pages: entries, inputs: inputs, gathered: gathered, cards: cards, into: writer)
-        progress?.begin("Rendering book pages", total: entries == nil ? 0 : model.catalog.count)
+        progress?.begin("Rendering book pages", total: entries == nil ? 0 : model.library.count)
         try Self.run(&jobs)
 
         // Then what shows the notes: the search, the lookup and the formats' own writers.
@@ -149,11 +149,11 @@ package struct SiteRenderer: Sendable {
         // 24 MB, and beside the search's index that was the render's peak.
         if formats.contains(.html) { jobs.append { try self.icons(title: model.site.title, gathered: gathered, into: writer) } }
         if formats.contains(.opds) {
-            let catalog = OPDSCatalog(model, notes: notes)
-            jobs += catalog.feeds().map { feed in
+            let opds = OPDSCatalog(model, notes: notes)
+            jobs += opds.feeds().map { feed in
                 {
                     let text = feed.text()
-                    try catalog.check()
+                    try opds.check()
                     try writer.write(text, to: feed.path)
                 }
             }
@@ -171,7 +171,7 @@ package struct SiteRenderer: Sendable {
     }
 
     /// `changes.json` and `library.json`: the snapshot's data, beside its pages.
-    private func dataJobs(_ catalog: Catalog, changes: ChangeReport?, into writer: SnapshotWriter) -> [Job] {
+    private func dataJobs(_ library: LibraryFile, changes: ChangeReport?, into writer: SnapshotWriter) -> [Job] {
         var jobs: [Job] = []
         if let changes {
             jobs.append {
@@ -185,7 +185,7 @@ package struct SiteRenderer: Sendable {
         if formats.contains(.json) {
             jobs.append {
                 do {
-                    try writer.writeStream(to: "library.json") { try catalog.writeJSON(to: $0) }
+                    try writer.writeStream(to: "library.json") { try library.writeJSON(to: $0) }
                 } catch let error as EncodingError {
                     throw SnapshotError(.notWritable(detail: "library.json: \(error)"), path: writer.root.path)
                 } catch let error as LibraryLayout.Failure {

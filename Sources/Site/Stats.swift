@@ -76,7 +76,7 @@ struct StatsPage {
         shelfMost = most
 
         var perYear: [String: Int] = [:]
-        for book in model.catalog.entries {
+        for book in model.library.entries {
             // The years that have pages (YearIndex): a bar links its year's.
             if let day = book.createdAt.flatMap(SiteModel.day) { perYear[String(day.prefix(4)), default: 0] += 1 }
         }
@@ -103,7 +103,7 @@ struct StatsPage {
             .sorted { ($1.books.count, $0.displayName) < ($0.books.count, $1.displayName) }.prefix(10)
             .map { Author(name: $0.displayName, count: $0.books.count, countText: language.number($0.books.count), href: "authors/\($0.fileName).html") }
         var perSubject: [String: (name: String, count: Int)] = [:]
-        for book in model.catalog.entries {
+        for book in model.library.entries {
             for subject in book.openLibrary?.subjects ?? [] {
                 // "Fiction" and "fiction" are one subject, named as first met in id order.
                 perSubject[subject.lowercased(), default: (subject, 0)].count += 1

@@ -128,14 +128,14 @@ enum WebApp {
             if whole {
                 var thumbnails = Set<String>()
                 for place in model.books {
-                    if let list = model.catalog.entries[place].cover?.thumbnail(.list), thumbnails.insert(list).inserted { try item(entry(list, nil)) }
+                    if let list = model.library.entries[place].cover?.thumbnail(.list), thumbnails.insert(list).inserted { try item(entry(list, nil)) }
                 }
             }
             try take("],\n\"pages\":[\n")
             first = true
             for index in lists.count..<paths.firstBook { try item(entry(paths[index], versions[index])) }
             for (index, place) in zip(paths.firstBook..., model.books) {
-                let cover = model.catalog.entries[place].cover
+                let cover = model.library.entries[place].cover
                 try item(entry(paths[index], versions[index], cover.map { $0.thumbnail(.page) ?? $0.path }))
             }
             try take("]}\n")

@@ -157,13 +157,13 @@ package struct SnapshotState: Sendable {
 
     /// The library of the last snapshot swapped into place (kept here whatever `--format` wrote):
     /// nil when there is none, an error when it is there but cannot be read.
-    package static func readLibrary(from folder: URL) throws -> Catalog? {
+    package static func readLibrary(from folder: URL) throws -> LibraryFile? {
         let file = folder.appendingPathComponent(libraryFile)
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-        return try Catalog.read(from: file)
+        return try LibraryFile.read(from: file)
     }
 
-    package func write(to folder: URL, library: Catalog) throws {
+    package func write(to folder: URL, library: LibraryFile) throws {
         do {
             try writeAnswers(to: folder)
             if isSetAside {

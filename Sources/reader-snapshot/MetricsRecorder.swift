@@ -33,14 +33,14 @@ final class MetricsRecorder: Sendable {
 
     /// What the snapshot written tonight holds.
     func wrote(_ outcome: Exporter.Outcome) {
-        let entries = outcome.catalog.entries
-        let problems = outcome.catalog.frame.problems
+        let entries = outcome.library.entries
+        let problems = outcome.library.frame.problems
         var snapshot = RunMetrics.Snapshot()
         snapshot.books = entries.count
         snapshot.booksWithNotes = entries.lazy.filter(\.hasNote).count
         snapshot.booksWithoutDetails = problems.filter { $0.kind == .bookDetails }.count
         snapshot.coversMissing = problems.filter { $0.kind == .cover }.count
-        snapshot.shelves = outcome.catalog.frame.shelves.count
+        snapshot.shelves = outcome.library.frame.shelves.count
         state.withLockedValue { $0.snapshot = snapshot }
     }
 

@@ -30,8 +30,8 @@ struct ReaderSnapshot: AsyncParsableCommand {
 /// The summary of a run, and its exit code.
 func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Logger, showPath: Bool = true) -> ExitCode {
     let output = outcome.place.shown
-    let entries = outcome.catalog.entries
-    let library = outcome.catalog.frame
+    let entries = outcome.library.entries
+    let library = outcome.library.frame
     let network = outcome.network
     let notes = entries.lazy.filter(\.hasNote).count
     // Books whose details failed tonight, whether kept as the last snapshot had them or not.

@@ -91,8 +91,8 @@ struct Render: AsyncParsableCommand, CheckedCommand {
         let archive = try Self.archive(from ?? "")
         do {
             try WritableFolders.check(output: outputURL)
-            let catalog = try await Exporter.render(from: archive, to: outputURL, site: site, privacy: privacy.resolve(), logger: logger, live: live)
-            logger.info("Rendered \(catalog.count) books from \(archive.path)")
+            let library = try await Exporter.render(from: archive, to: outputURL, site: site, privacy: privacy.resolve(), logger: logger, live: live)
+            logger.info("Rendered \(library.count) books from \(archive.path)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
         } catch let error as ValidationError {
             // An option that could only be checked once the snapshot was read (a share password): a usage error.

@@ -32,7 +32,7 @@ struct CoverRecordsTests {
         // The last ones set are kept in memory, the others read back from the file: all are found.
         #expect(expected.allSatisfy { records[$0.key] == $0.value })
 
-        let library = Catalog(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
+        let library = LibraryFile(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
                                       shelves: [], books: [], problems: []))
         let state = SnapshotState(covers: records)
         try state.write(to: folder.path("state"), library: library)
@@ -72,7 +72,7 @@ struct CoverRecordsTests {
         defer { folder.remove() }
         var state = SnapshotState()
         state.addresses = addresses
-        let library = Catalog(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
+        let library = LibraryFile(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
                                       shelves: [], books: [], problems: []))
         try state.write(to: folder.path("state"), library: library)
         let file = try Data(contentsOf: folder.path("state").appendingPathComponent(SnapshotState.addressesFile))
@@ -99,7 +99,7 @@ struct CoverRecordsTests {
             }
             return state
         }
-        let library = Catalog(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
+        let library = LibraryFile(Library(generatedAt: "2024-01-01T00:00:00Z", server: "https://reader.example", user: nil, userID: 1,
                                       shelves: [], books: [], problems: []))
         let stateFolder = folder.path("state")
         // Last night's files, written the usual way.

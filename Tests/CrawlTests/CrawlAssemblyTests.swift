@@ -16,7 +16,7 @@ import Support
 struct CrawlAssemblyTests {
     struct Crawled {
         var json: Data
-        var catalog: Catalog
+        var library: LibraryFile
         var madeWhileCrawling: Int
         var sharedEntries: Int
         var covers: CoverRecords?
@@ -24,7 +24,7 @@ struct CrawlAssemblyTests {
     }
 
     static func crawl(_ server: RunningSampleServer, whileCrawling: Bool, privacy: Privacy = Privacy(),
-                      previous: Catalog? = nil, previousCovers: CoverRecords? = nil, previousFolder: URL? = nil, lastAddresses: CoverAddresses? = nil,
+                      previous: LibraryFile? = nil, previousCovers: CoverRecords? = nil, previousFolder: URL? = nil, lastAddresses: CoverAddresses? = nil,
                       detailsHeldAtMost: Int = 1024, into folder: URL) async throws -> Crawled {
         let http = ReaderClient.makeHTTPClient(concurrency: 8)
         do {
@@ -39,9 +39,9 @@ struct CrawlAssemblyTests {
             let result = try await crawler.crawl(date: SnapshotDate(seconds: 1_700_000_000), writer: SnapshotWriter(root: folder, previous: previousFolder),
                                                  previousCovers: previousCovers)
             var json = Data()
-            try result.catalog.writeJSON { json.append($0) }
+            try result.library.writeJSON { json.append($0) }
             try await http.shutdown()
-            return Crawled(json: json, catalog: result.catalog, madeWhileCrawling: result.madeWhileCrawling, sharedEntries: result.sharedEntries,
+            return Crawled(json: json, library: result.library, madeWhileCrawling: result.madeWhileCrawling, sharedEntries: result.sharedEntries,
                            covers: result.covers, addresses: result.addresses)
         } catch {
             try? await http.shutdown()
@@ -62,14 +62,14 @@ struct CrawlAssemblyTests {
                                                 into: folder.path("end-\(number)"))
             let during = try await Self.crawl(server, whileCrawling: true, privacy: privacy, into: folder.path("during-\(number)"))
             #expect(atTheEnd.madeWhileCrawling == 0)
-            #expect(during.madeWhileCrawling > 100, "only \(during.madeWhileCrawling) of \(during.catalog.count) made while crawling")
-            #expect(during.catalog.count > 150)
+            #expect(during.madeWhileCrawling > 100, "only \(during.madeWhileCrawling) of \(during.library.count) made while crawling")
+            #expect(during.library.count > 150)
             #expect(during.json == atTheEnd.json, "privacy case \(number): library.json differs")
-            #expect(during.catalog.entries.map(\.self) == atTheEnd.catalog.entries.map(\.self))
+            #expect(during.library.entries.map(\.self) == atTheEnd.library.entries.map(\.self))
             // From a previous snapshot: unchanged books are taken from it, and made as their covers come.
-            let again = try await Self.crawl(server, whileCrawling: true, privacy: privacy, previous: during.catalog,
+            let again = try await Self.crawl(server, whileCrawling: true, privacy: privacy, previous: during.library,
                                              into: folder.path("again-\(number)"))
-            let againAtTheEnd = try await Self.crawl(server, whileCrawling: false, privacy: privacy, previous: during.catalog,
+            let againAtTheEnd = try await Self.crawl(server, whileCrawling: false, privacy: privacy, previous: during.library,
                                                      into: folder.path("again-end-\(number)"))
             #expect(again.madeWhileCrawling > 0)
             #expect(again.json == againAtTheEnd.json, "privacy case \(number), second run: library.json differs")
@@ -79,7 +79,7 @@ struct CrawlAssemblyTests {
             // first night after an upgrade), and their cards are still the snapshot's.
             let file = folder.path("during-\(number).json")
             try during.json.write(to: file)
-            let written = try Catalog.read(from: file)
+            let written = try LibraryFile.read(from: file)
             let unchanged = written.entries.indices.filter { written.entries[$0].complete }.count
             for madeWhileCrawling in [true, false] {
                 let run = try await Self.crawl(server, whileCrawling: madeWhileCrawling, privacy: privacy, previous: written,
@@ -107,7 +107,7 @@ struct CrawlAssemblyTests {
         let during = try await Self.crawl(server, whileCrawling: true, into: folder.path("during"))
         await server.stop()
         #expect(during.json == atTheEnd.json, "library.json differs")
-        let covers = during.catalog.entries.compactMap(\.cover)
+        let covers = during.library.entries.compactMap(\.cover)
         #expect(covers.count > 200)
         #expect(covers.allSatisfy { $0.thumbnailsArePNG != nil })
     }

@@ -21,7 +21,7 @@ struct ChangeReportTests {
                                 Book(id: 5, title: "Five!", shelfID: 2), Book(id: 6, title: "Six")],
                                shelves: [Shelf(id: 1, name: "Fiction", bookCount: 1, bookIDs: [2]),
                                          Shelf(id: 2, name: "Poetry", bookCount: 3, bookIDs: [5, 1, 0])])
-        let report = try ChangeReport.compare(previous: Catalog(before), current: Catalog(now))
+        let report = try ChangeReport.compare(previous: LibraryFile(before), current: LibraryFile(now))
         #expect(report.added.map(\.id) == [0, 6])
         #expect(report.removed.map(\.id) == [3])
         #expect(report.moved.map(\.id) == [1])
@@ -29,7 +29,7 @@ struct ChangeReportTests {
         #expect(report.edited.map(\.id) == [2, 5], "a move alone is no edit")
         #expect(report.edited.first { $0.id == 2 }?.fields == ["note"])
         #expect(report.edited.first { $0.id == 5 }?.fields == ["title"])
-        let unshelved = try ChangeReport.compare(previous: Catalog(now), current: Catalog(now))
+        let unshelved = try ChangeReport.compare(previous: LibraryFile(now), current: LibraryFile(now))
         #expect(unshelved.isEmpty)
     }
 
@@ -39,7 +39,7 @@ struct ChangeReportTests {
         let now = Self.library([Book(id: 1, title: "One", shelfID: 1), Book(id: 2, title: "Two", shelfID: 1)], shelves: shelves)
         let before = Self.library([Book(id: 4, title: "Four"), Book(id: 2, title: "Two", shelfID: 1), Book(id: 2, title: "Again"),
                                    Book(id: 1, title: "Uno", shelfID: 1)], shelves: shelves)
-        let report = try ChangeReport.compare(previous: Catalog(before), current: Catalog(now))
+        let report = try ChangeReport.compare(previous: LibraryFile(before), current: LibraryFile(now))
         #expect(report.removed.map(\.id) == [4])
         #expect(report.added.isEmpty && report.moved.isEmpty)
         #expect(report.edited.map(\.id) == [1])

@@ -49,7 +49,7 @@ import Testing
         previous.books = [Book(id: 1, title: "Alpha", author: "Ann Author", shelfID: 2), Book(id: 2, title: "Beta, before", shelfID: 1),
                           Book(id: 7, title: "Gone", shelfID: 1)]
         previous.shelves = [Shelf(id: 1, name: "Fiction", bookCount: 2, bookIDs: [2, 7]), Shelf(id: 2, name: "Poetry", bookCount: 1, bookIDs: [1])]
-        var model = SiteModel(Catalog(library), changes: ChangeReport.compare(previous: previous, current: library),
+        var model = SiteModel(LibraryFile(library), changes: ChangeReport.compare(previous: previous, current: library),
                               siteURL: URL(string: "https://books.example.org/"))
         model.booksPerPage = 2
         return model
@@ -61,7 +61,7 @@ import Testing
                                            DoorPage(), DoorPage(script: "")]
         pages += (1...model.booksPageCount).map { model.booksPage($0, root: "") }
         pages += model.shelves.map { model.shelfPage($0, root: "../") }
-        pages += model.catalog.entries.indices.map { model.bookPage(model.bookView($0), noteMarkdown: "A *note*.", root: "../", noteHTML: "<p>A note.</p>") }
+        pages += model.library.entries.indices.map { model.bookPage(model.bookView($0), noteMarkdown: "A *note*.", root: "../", noteHTML: "<p>A note.</p>") }
         pages += model.authors.authors.map { model.authorPage($0, root: "../") }
         pages += model.years.years.indices.map { model.yearPage($0, root: "../") }
         if let changes = model.changesView { pages.append(ChangesPage(root: "", site: model.site, changes: changes)) }
@@ -71,7 +71,7 @@ import Testing
         let previews = [model.indexPreview(), model.listPreview("books.html", title: "All books", description: "All books.")]
             + model.shelves.map(model.shelfPreview) + model.authors.authors.map(model.authorPreview)
             + model.years.years.indices.map(model.yearPreview)
-            + model.catalog.entries.indices.map { model.bookPreview(model.bookView($0), place: $0, notePlainText: "A note.") }
+            + model.library.entries.indices.map { model.bookPreview(model.bookView($0), place: $0, notePlainText: "A note.") }
         pages += previews.compactMap { preview in preview.map { Previewed(page: model.indexPage(root: ""), preview: $0) } }
         return pages
     }

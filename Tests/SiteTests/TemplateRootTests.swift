@@ -36,7 +36,7 @@ import Testing
             ("authors", true, [model.authorsPage(root: "")]),
             ("books", false, (1...model.booksPageCount).map { model.booksPage($0, root: "") }),
             ("shelf", true, model.shelves.map { model.shelfPage($0, root: "../") }),
-            ("book", true, model.catalog.entries.indices.map {
+            ("book", true, model.library.entries.indices.map {
                 model.bookPage(model.bookView($0), noteMarkdown: "A *note*.", root: "../", noteHTML: "<p>A note.</p>")
             }),
             ("author", true, model.authors.authors.map { model.authorPage($0, root: "../") }),
