@@ -2,7 +2,7 @@ import CCmarkGFM
 import Foundation
 import Support
 
-/// Markdown → HTML through Debian's cmark-gfm, in safe mode, with the GFM extensions.
+/// Markdown → HTML and plain text through Debian's cmark-gfm, in safe mode, with the GFM extensions.
 ///
 /// Every C call of the project's cmark-gfm use lives in this file. cmark-gfm is not safe to call
 /// from two threads at once (it silently dropped autolinks in a stress run), so every call goes

@@ -148,8 +148,8 @@ extension SiteRenderer {
                 let end = min(start + Self.booksPerJob, count)
                 var part = NoteTexts.Part()
                 for index in start..<end { try shared.make(shared.model.books[index], notes: &part) }
-                try notes.keep(part)
-                if entries != nil { shared.renderer.progress?.step(by: end - start) }
+                try shared.notes.keep(part)
+                if shared.entries != nil { shared.renderer.progress?.step(by: end - start) }
             }
         }
     }
