@@ -16,12 +16,15 @@ import Support
 final class NoteTexts: Sendable {
     /// What the render's outputs need of the notes.
     struct Needs: Sendable {
+        /// The Markdown: the CSV and the BibTeX.
+        var markdown: Bool
         /// The plain text: the site's search, lookup and previews, the OPDS catalog.
         var plainText: Bool
         /// The books whose HTML a feed shows.
         var htmlOf: Set<Int>
 
         init(formats: Set<OutputFormat>, feedBooks: @autoclosure () -> Set<Int>) {
+            markdown = !formats.isDisjoint(with: [.csv, .bibtex])
             plainText = !formats.isDisjoint(with: [.html, .opds])
             htmlOf = formats.contains(.feed) ? feedBooks() : []
         }
@@ -77,7 +80,10 @@ final class NoteTexts: Sendable {
             let html = pageShowsHTML || feedShowsHTML
             if html || needs.plainText { part.parsed += 1 }
             let note = CMark.render(markdown, html: html, plainText: needs.plainText)
-            part.append(markdown, plainText: note.plainText, html: feedShowsHTML ? note.html : nil, at: place)
+            // Only what a later output reads waits in the file.
+            if needs.markdown || needs.plainText || feedShowsHTML {
+                part.append(needs.markdown ? markdown : "", plainText: note.plainText, html: feedShowsHTML ? note.html : nil, at: place)
+            }
             return note
         }
 
@@ -120,7 +126,7 @@ final class NoteTexts: Sendable {
         self.parsed = parsed
     }
 
-    /// The Markdown of the book's note; empty without one.
+    /// The Markdown of the book's note; empty without one, or when no CSV or BibTeX is written.
     func markdown(of place: Int) throws -> String {
         let texts = places[place]
         return try text(texts.start..<texts.start + Int(texts.markdown))

@@ -219,7 +219,8 @@ final class OPDSCatalog: Sendable {
         if let shelf = model.shelfName(of: place) {
             xml += "    <category term=\"\(AtomFeed.escape(shelf))\" label=\"\(AtomFeed.escape(shelf))\"/>\n"
         }
-        if let summary = summary(of: place) { xml += "    <summary type=\"text\">\(AtomFeed.escape(summary))</summary>\n" }
+        let summary = self.summary(of: place)
+        if let summary { xml += "    <summary type=\"text\">\(AtomFeed.escape(summary))</summary>\n" }
         if let cover = view.cover {
             let type = Self.imageType(cover.src)
             xml += "    <link rel=\"http://opds-spec.org/image\" href=\"\(AtomFeed.escape(href(cover.src, from: path)))\" type=\"\(type)\"/>\n"
@@ -231,7 +232,7 @@ final class OPDSCatalog: Sendable {
         } else if model.formats.contains(.markdown) {
             xml += "    <link rel=\"alternate\" href=\"\(AtomFeed.escape(href("markdown/" + view.markdownHref, from: path)))\" type=\"text/markdown\"/>\n"
         } else {
-            xml += "    <content type=\"text\">\(AtomFeed.escape(summary(of: place) ?? view.title))</content>\n"
+            xml += "    <content type=\"text\">\(AtomFeed.escape(summary ?? view.title))</content>\n"
         }
         return xml + "  </entry>\n"
     }
