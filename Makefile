@@ -13,22 +13,36 @@ TEST_APT_PACKAGES := chromium chromium-driver python3-selenium git jing rclone g
 BIN := .build/debug/reader-snapshot
 
 PREFIX ?= /usr/local
-# The version, from the one place it is written; the Debian package's revision and architecture.
+# The version, from the one place it is written; the package's revision and architecture come
+# from debian/changelog and dpkg.
 VERSION := $(shell sed -n 's/.*static let current = "\([^"]*\)".*/\1/p' Sources/Support/ToolVersion.swift)
-DEB_REVISION ?= 1
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
-DEB := dist/reader-snapshot_$(VERSION)-$(DEB_REVISION)_$(DEB_ARCH).deb
+DEB = dist/reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).deb
+# Every build resolves exactly the versions Package.resolved pins, nothing newer.
+PIN_FLAGS := --force-resolved-versions
+# The release build's folder: the package builds at one fixed path (debian/rules).
+SCRATCH ?= .build
 # On Linux a release build carries Swift's standard library and Foundation inside the binary, so
 # that the installed tool (make install, the .deb) needs no Swift runtime on the machine. Every
 # release build here takes these flags (bench.sh too): one built without them compiles everything again.
 ifeq ($(shell uname -s),Linux)
 RELEASE_FLAGS := --static-swift-stdlib
 endif
+# No path of the build machine in what a release build keeps: the source folder and the build
+# folder are mapped out of every file name the compilers write, Swift's (#filePath, in messages
+# and debug information) and C's (__FILE__, as BoringSSL's errors quote it), so that a message
+# names "Sources/…" or "checkouts/swift-nio-ssl/…" and two clones build the same bytes.
+SOURCE_DIR := $(abspath .)
+SCRATCH_DIR = $(abspath $(SCRATCH))
+RELEASE_FLAGS += --scratch-path $(SCRATCH) $(PIN_FLAGS) \
+  -Xswiftc -file-prefix-map -Xswiftc $(SCRATCH_DIR)/= -Xswiftc -file-prefix-map -Xswiftc $(SOURCE_DIR)/= \
+  -Xcc -ffile-prefix-map=$(SCRATCH_DIR)/= -Xcc -ffile-prefix-map=$(SOURCE_DIR)/=
 export RELEASE_FLAGS
 # Debug builds refuse an import of one of the package's targets that the importer does not name;
 # scripts/dependency-check.py checks the other packages' products, and dependencies never imported.
-CHECK_FLAGS := --explicit-target-dependency-import-check=error
-.PHONY: all deps test-deps apt-install build release man man-check completions install deb package-test demo test bench bench-100k sample-server clean
+CHECK_FLAGS := --explicit-target-dependency-import-check=error $(PIN_FLAGS)
+.PHONY: all deps test-deps apt-install build release man man-check completions install install-files deb package-test demo test bench bench-100k sample-server clean
 
 all: build
 
@@ -74,45 +88,55 @@ release: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 # The manual page and the shell completions, made from the tool's own options by
-# swift-argument-parser (its generate-manual plugin and --generate-completion-script), into .build/share.
-# The page's date is the last commit's, so that the same source gives the same page.
-MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
-SHARE := .build/share
+# swift-argument-parser (its generate-manual plugin and --generate-completion-script), into $(SCRATCH)/share.
+# The page's date is the package's (SOURCE_DATE_EPOCH, from debian/changelog) or else the last
+# commit's, so that the same source gives the same page.
+MAN_DATE ?= $(if $(SOURCE_DATE_EPOCH),$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%F),$(shell git log -1 --format=%cs 2>/dev/null || date -u +%F))
+SHARE = $(SCRATCH)/share
 # argument-parser writes a paragraph break as an empty line, which mdoc warns of ("Empty input
 # line"): .Pp is mdoc's own. It also quotes the one-line description (.Nd), and whatis and apropos
-# would show the quotes: they are taken off.
-MAN_FIX := sed -e 's/^$$/.Pp/' -e 's/^\.Nd "\(.*\)"$$/.Nd \1/'
-MAN_PAGE := .build/plugins/GenerateManual/outputs/reader-snapshot/reader-snapshot.1
+# would show the quotes: they are taken off. groff reads its input as Latin-1, so every other
+# character ("×", "–", "é") is written as groff's own escape by preconv (\[u00D7]), which every
+# man reads alike, whatever the locale.
+MAN_FIX = sed -e 's/^$$/.Pp/' -e 's/^\.Nd "\(.*\)"$$/.Nd \1/' $(1) | preconv -e UTF-8 | sed '/^\.lf /d'
+MAN_PAGE = $(SCRATCH)/plugins/GenerateManual/outputs/reader-snapshot/reader-snapshot.1
+MAN_MAKE = $(SWIFT) package --scratch-path $(SCRATCH) $(PIN_FLAGS) generate-manual --configuration debug --date $(MAN_DATE)
 # The page is made from the debug build's options (the same as the release build's): the plugin
 # builds the configuration it is given without RELEASE_FLAGS, which would undo the release build.
 man: release
-	$(SWIFT) package generate-manual --configuration debug --date $(MAN_DATE)
+	$(MAN_MAKE)
 	install -d $(SHARE)/man/man1
-	$(MAN_FIX) $(MAN_PAGE) >$(SHARE)/man/man1/reader-snapshot.1
+	$(call MAN_FIX,$(MAN_PAGE)) >$(SHARE)/man/man1/reader-snapshot.1
 	chmod 644 $(SHARE)/man/man1/reader-snapshot.1
 
 # The same page from the debug build, read by groff with every warning on: none may show.
 man-check:
-	$(SWIFT) package generate-manual --configuration debug --date $(MAN_DATE)
-	@$(MAN_FIX) $(MAN_PAGE) >.build/reader-snapshot-check.1
-	@warnings=$$(groff -mandoc -z -ww .build/reader-snapshot-check.1 2>&1); \
+	$(MAN_MAKE)
+	@$(call MAN_FIX,$(MAN_PAGE)) >$(SCRATCH)/reader-snapshot-check.1
+	@warnings=$$(groff -mandoc -z -ww $(SCRATCH)/reader-snapshot-check.1 2>&1); \
 	  if [ -n "$$warnings" ]; then echo "The manual page has warnings:"; echo "$$warnings"; exit 1; fi
+	@! LC_ALL=C grep -n '[^ -~]' $(SCRATCH)/reader-snapshot-check.1 || { echo "The manual page keeps characters groff reads as Latin-1"; exit 1; }
 
+# A completion is sourced, not run: argument-parser's first line, a #! line, is left out of bash's.
 completions: release
 	install -d $(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
-	.build/release/reader-snapshot --generate-completion-script bash >$(SHARE)/bash-completion/completions/reader-snapshot
-	.build/release/reader-snapshot --generate-completion-script zsh >$(SHARE)/zsh/site-functions/_reader-snapshot
-	.build/release/reader-snapshot --generate-completion-script fish >$(SHARE)/fish/vendor_completions.d/reader-snapshot.fish
+	$(SCRATCH)/release/reader-snapshot --generate-completion-script bash | sed '1{/^#!/d}' >$(SHARE)/bash-completion/completions/reader-snapshot
+	$(SCRATCH)/release/reader-snapshot --generate-completion-script zsh >$(SHARE)/zsh/site-functions/_reader-snapshot
+	$(SCRATCH)/release/reader-snapshot --generate-completion-script fish >$(SHARE)/fish/vendor_completions.d/reader-snapshot.fish
 
 # The binary and its resource bundles go together in $(PREFIX)/lib/reader-snapshot, with a link in
 # $(PREFIX)/bin: the tool finds its templates beside its own (resolved) path. The manual page and
 # the completions go where man and the shells look for them. The binary is installed stripped
-# (`install -s`): a release build carries its debug information, most of its size, and strip
-# removes it the same way every time, so the same source still installs the same bytes.
-install: release man completions
+# (`install -s`): a release build carries its debug information, most of its size. The Debian
+# package installs it as built (INSTALL_STRIP=): dh_strip strips it and keeps what it takes
+# out in the -dbgsym package.
+INSTALL_STRIP ?= -s
+install: release man completions install-files
+
+install-files:
 	install -d $(DESTDIR)$(PREFIX)/lib/reader-snapshot $(DESTDIR)$(PREFIX)/bin
-	install -m 755 -s .build/release/reader-snapshot $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
-	cp -R .build/release/reader-snapshot_DefaultTemplates.resources .build/release/reader-snapshot_SampleServer.resources \
+	install -m 755 $(INSTALL_STRIP) $(SCRATCH)/release/reader-snapshot $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
+	cp -R $(SCRATCH)/release/reader-snapshot_DefaultTemplates.resources $(SCRATCH)/release/reader-snapshot_SampleServer.resources \
 	  $(DESTDIR)$(PREFIX)/lib/reader-snapshot/
 	ln -sf ../lib/reader-snapshot/reader-snapshot $(DESTDIR)$(PREFIX)/bin/reader-snapshot
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
@@ -122,11 +146,17 @@ install: release man completions
 	install -m 644 $(SHARE)/zsh/site-functions/_reader-snapshot $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 	install -m 644 $(SHARE)/fish/vendor_completions.d/reader-snapshot.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/
 
-# The Debian package, $(DEB): the release build, the manual page, the completions, the services
-# (packaging/systemd) and Debian's files (packaging/debian), by scripts/make-deb.sh.
-deb: man completions
-	@$(MAKE) --no-print-directory apt-install PACKAGES="dpkg-dev binutils"
-	DEB_REVISION=$(DEB_REVISION) scripts/make-deb.sh
+# The Debian package, $(DEB), with its -dbgsym package beside it: dpkg-buildpackage and debhelper
+# on debian/ (debian/rules runs the release build at one fixed path). dpkg-buildpackage writes
+# into the source's parent folder: what it made is moved into dist/.
+DEB_BUILD_DEPS := debhelper dpkg-dev fakeroot $(APT_PACKAGES) groff-base
+deb:
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(DEB_BUILD_DEPS)"
+	dpkg-buildpackage --build=binary --no-sign
+	@mkdir -p dist
+	@for f in ../reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).deb ../reader-snapshot-dbgsym_$(DEB_VERSION)_$(DEB_ARCH).deb \
+	  ../reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).buildinfo ../reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).changes; do mv -f "$$f" dist/; done
+	@echo "$(DEB): $$(du -h $(DEB) | cut -f1)"; dpkg-deb --field $(DEB) Depends Recommends Installed-Size | sed 's/^/  /'
 
 # The package installed on a bare Debian 12 (debootstrap --variant=minbase, cached under .build),
 # where there is no Swift, and used there: scripts/package-test.sh says what it checks.
