@@ -3,10 +3,14 @@
 #
 # The proof that the Debian package installs and works on a bare Debian 12 without Swift: a fresh
 # minbase root (debootstrap, made once and cached as .build/package-test/debian-12-minbase.tar,
-# then extracted anew for every run), the package installed there with apt (so that a missing
-# Depends fails), the tool run there (version, linking, demo in English and German, a three-night
-# export against the sample server with --metrics-file), then the manual page, the bash
-# completion and the systemd units checked, and on the host the package's sizes and lintian.
+# then extracted anew for every run), the package installed there with apt without its
+# Recommends (so that a missing Depends fails), the tool run there (version, linking, demo without
+# libvips and with it, in English and German, a three-night export against the sample server with
+# --metrics-file), the manual page, the bash completion, the installed documentation's links and
+# the systemd units checked; then the same root booted in a virtual machine (qemu, software
+# emulation) where systemd is PID 1, and the units run there by scripts/package-vm-nights.sh
+# (three nights, the timer, the journal, the user unit, the purge); on the host the install's
+# size and lintian.
 #
 #   DEB             the package (default: the newest dist/reader-snapshot_*_amd64.deb)
 #   --keep          keep the extracted root in .build/package-test/ to look at (it is unmounted all the same)
@@ -14,8 +18,8 @@
 #   --no-apt-cache  download every package again (by default the .debs apt fetched are kept in
 #                   .build/package-test/apt-archives and bind-mounted into the next root's apt cache)
 #
-# Runs as root (debootstrap, chroot, mount). Installs debootstrap, lintian and prometheus (for
-# promtool) on the host when missing. The mirror is the one this machine's apt sources use
+# Runs as root (debootstrap, chroot, mount). Installs debootstrap, lintian, qemu-system-x86 and
+# prometheus (for promtool) on the host when missing. The mirror is the one this machine's apt sources use
 # (PACKAGE_TEST_MIRROR and PACKAGE_TEST_SECURITY_MIRROR override it). Copies of what the checks
 # read (logs, the metrics files) are left in .build/package-test/last-run/.
 # Exit 0 when every check passed; 1 at the first that failed, with a line saying which.
@@ -93,6 +97,16 @@ mounts=()          # what was mounted there, in order
 server_pid=""      # the sample server
 policy_made=""     # a policy-rc.d put on the host for an install, taken away again
 
+# Unmounts what this run mounted in the root, the last first.
+unmount_root() {
+  local i
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+    umount "${mounts[i]}" 2>/dev/null || { sleep 1; umount "${mounts[i]}" 2>/dev/null; } || {
+      echo "cleanup: ${mounts[i]} busy, detaching it (umount -l)"; umount -l "${mounts[i]}"; }
+  done
+  mounts=()
+}
+
 cleanup() {
   local rc=$? pid link left t=$EPOCHREALTIME
   set +e
@@ -108,10 +122,7 @@ cleanup() {
       echo "cleanup: ending process $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80)) left in the root"
       kill "$pid" 2>/dev/null; sleep 1; kill -9 "$pid" 2>/dev/null
     done
-    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-      umount "${mounts[i]}" 2>/dev/null || { sleep 1; umount "${mounts[i]}" 2>/dev/null; } || {
-        echo "cleanup: ${mounts[i]} busy, detaching it (umount -l)"; umount -l "${mounts[i]}"; }
-    done
+    unmount_root
     left=$(findmnt -rn -o TARGET | grep -F "$root" || true)
     if [ -n "$left" ]; then
       printf 'FAIL: still mounted after cleanup:\n%s\n' "$left" >&2
@@ -156,7 +167,7 @@ host_install() {
 }
 
 section "Host tools"
-for tool in debootstrap:debootstrap lintian:lintian; do
+for tool in debootstrap:debootstrap lintian:lintian qemu-system-x86_64:qemu-system-x86 debugfs:e2fsprogs; do
   if ! command -v "${tool%%:*}" >/dev/null; then
     echo "installing ${tool#*:} on the host"
     host_install "${tool#*:}" || fail "could not install ${tool#*:} on the host"
@@ -304,7 +315,19 @@ echo "apt-get update took $(since "$t")"
 # Prints the packages apt added and its summary line, from an install's log.
 apt_summary() { awk '/^The following NEW packages will be installed:/ { on = 1 } on { print } / newly installed, / { on = 0 }' "$1" | indent; }
 
-section "2. apt-get install ./$deb_name"
+# What an install adds to this bare root, as apt says before it asks (packages, MB): the line
+# "N newly installed" and "After this operation, X MB".
+adds() {
+  in_root apt-get install --assume-no "$@" 2>&1 | awk '
+    / newly installed, / { n = $3 } /^After this operation, / { sub(/^After this operation, /, ""); sub(/ of additional disk space will be used\./, ""); mb = $0 }
+    END { printf "%s packages, %s", n, mb }'
+}
+section "2. What the install adds to a bare Debian 12"
+printf '    %-58s %s\n' "apt install ./$deb_name (Recommends on, apt's default):" "$(adds "/tmp/$deb_name")" \
+  "apt install --no-install-recommends ./$deb_name:" "$(adds --no-install-recommends "/tmp/$deb_name")" \
+  "the same with libvips42 (a Depends until 0.1.0-1):" "$(adds --no-install-recommends "/tmp/$deb_name" libvips42)"
+
+section "2. apt-get install --no-install-recommends ./$deb_name"
 t=$EPOCHREALTIME
 if ! in_root apt-get install -y --no-install-recommends "/tmp/$deb_name" >"$results/apt-install.log" 2>&1; then
   tail -n 40 "$results/apt-install.log" | indent
@@ -362,6 +385,27 @@ ok "no libswift, no libFoundation, nothing not found"
 
 # Which libraries a run dlopened: LD_DEBUG's "calling init" lines of the run's own log.
 loaded() { grep -h 'calling init:' "$root"/tmp/ld-"$1".* 2>/dev/null | sed 's/.*calling init: //' | sort -u; }
+
+section "3. reader-snapshot demo without libvips (a Recommends, not installed here)"
+rc=0
+in_root reader-snapshot demo --output /tmp/demo-plain >"$results/demo-plain.log" 2>&1 || rc=$?
+indent <"$results/demo-plain.log"
+[ "$rc" = 0 ] || fail "reader-snapshot demo without libvips exited $rc"
+grep -q '^warning: No thumbnails were made: libvips' "$results/demo-plain.log" ||
+  fail "the demo without libvips does not say that no thumbnails were made, and why"
+covers=$(find "$root/tmp/demo-plain/covers" -type f | wc -l)
+[ "$covers" -gt 0 ] || fail "the demo without libvips kept no cover"
+[ -z "$(find "$root/tmp/demo-plain/covers" -regextype posix-extended -regex '.*/[^/]+-[0-9]+\.(jpg|png)')" ] ||
+  fail "thumbnails were made without libvips"
+ok "without libvips: exit 0, the covers kept as fetched ($covers files), and a warning that says why there are no thumbnails"
+
+section "3. apt-get install libvips42 (the Recommends that makes thumbnails)"
+vips_package=$(dpkg-deb --field "$deb" Recommends | tr ',' '\n' | sed -n 's/^ *\(libvips[^ ]*\).*/\1/p')
+[ -n "$vips_package" ] || fail "the package does not recommend libvips"
+in_root apt-get install -y --no-install-recommends "$vips_package" >"$results/apt-vips.log" 2>&1 || {
+  tail -n 20 "$results/apt-vips.log" | indent; fail "apt-get install $vips_package failed"; }
+grep ' newly installed, ' "$results/apt-vips.log" | indent
+ok "$vips_package installed"
 
 section "3. reader-snapshot demo --output /tmp/demo"
 rc=0
@@ -558,14 +602,82 @@ level=""; security reader-snapshot@books.service; tmpl_level=$level
 awk -v l="$tmpl_level" 'BEGIN { exit !(l <= 2.0) }' || fail "reader-snapshot@books.service's exposure level is $tmpl_level, above 2.0"
 ok "exposure: reader-snapshot@books.service $tmpl_level (at most 2.0), user reader-snapshot.service $user_level"
 
-section "3. apt-get purge $package"
-rc=0; in_root apt-get purge -y "$package" >"$results/apt-purge.log" 2>&1 || rc=$?
-grep -E '^(Removing|Purging|W: |E: |dpkg: )' "$results/apt-purge.log" | indent || true
-[ "$rc" = 0 ] || { tail -n 20 "$results/apt-purge.log" | indent; fail "apt-get purge $package failed"; }
-left=$(cd "$root" && ls -d usr/lib/reader-snapshot usr/bin/reader-snapshot usr/share/man/man1/reader-snapshot.1.gz \
-  usr/lib/systemd/user/reader-snapshot.service lib/systemd/system/reader-snapshot@.service 2>/dev/null || true)
-[ -z "$left" ] || fail "files left after purge: $left"
-ok "purged: its files are gone"
+section "3. The installed documentation, read offline"
+# Every relative link of the installed README and docs leads to a file the package installed.
+doc=/usr/share/doc/$package
+[ -f "$root$doc/README.md" ] || fail "the package does not install $doc/README.md"
+first_install=$(grep -m 1 -n 'apt install' "$root$doc/README.md" | cut -d: -f1)
+first_make=$(grep -m 1 -n 'make demo' "$root$doc/README.md" | cut -d: -f1)
+echo "    README.md: the first 'apt install' on line ${first_install:-none}, the first 'make demo' on line ${first_make:-none}"
+[ -n "$first_install" ] && { [ -z "$first_make" ] || [ "$first_install" -lt "$first_make" ]; } ||
+  fail "the installed README does not begin with what a package user does (apt install before make demo)"
+links=$(/usr/bin/python3 "$here/scripts/doc-links.py" "$root" "$doc")
+count=0
+while read -r target from; do
+  count=$((count + 1))
+  in_root test -e "$target" || fail "$from links to $target, which the package does not install"
+done <<<"$links"
+[ "$count" -gt 20 ] || fail "only $count links found in the installed documentation"
+echo "    $count links in $(find "$root$doc" -name '*.md' | wc -l) Markdown files, each to an installed file"
+ok "the installed README starts with apt install; its links and the docs' ($count) lead to installed files"
+
+# ---------------------------------------------------------------------------------------------
+# 5. Under systemd as PID 1: the same root, booted in a virtual machine
+
+section "5. The root made bootable: a kernel, systemd as init, the package's Recommends"
+recommends=$(dpkg-deb --field "$deb" Recommends | tr ',' '\n' | sed -n 's/^ *\([a-z0-9.+-]*\).*/\1/p' | tr '\n' ' ')
+t=$EPOCHREALTIME
+# systemd-sysv makes systemd the init; dbus lets logind keep a lingering user's manager.
+# shellcheck disable=SC2086
+if ! in_root apt-get install -y --no-install-recommends linux-image-amd64 systemd-sysv dbus $recommends >"$results/apt-vm.log" 2>&1; then
+  tail -n 30 "$results/apt-vm.log" | indent; fail "could not install a kernel and systemd in the root"
+fi
+grep ' newly installed, ' "$results/apt-vm.log" | indent
+echo "    with the Recommends: $recommends; installed in $(since "$t")"
+# In the machine, services start and stop as on any Debian: no policy-rc.d there.
+rm -f "$root/usr/sbin/policy-rc.d"
+install -m 755 "$here/scripts/package-vm-nights.sh" "$root/usr/local/sbin/vm-nights"
+cat >"$root/etc/systemd/system/vm-nights.service" <<'UNIT'
+[Unit]
+Description=package-test: three nights and the user unit, under systemd
+After=multi-user.target
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/vm-nights
+UNIT
+mkdir -p "$root/etc/systemd/system/default.target.wants"
+ln -sf /etc/systemd/system/vm-nights.service "$root/etc/systemd/system/default.target.wants/vm-nights.service"
+printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >"$root/etc/fstab"
+echo package-test-vm >"$root/etc/hostname"
+kernel=$(ls "$root"/boot/vmlinuz-* | sort -V | tail -n 1); initrd=$(ls "$root"/boot/initrd.img-* | sort -V | tail -n 1)
+[ -f "$kernel" ] && [ -f "$initrd" ] || fail "no kernel or initrd under /boot"
+cp "$kernel" "$work/vmlinuz"; cp "$initrd" "$work/initrd.img"
+unmount_root
+image="$work/vm.img"
+rm -f "$image"; truncate -s 6G "$image"
+t=$EPOCHREALTIME
+mkfs.ext4 -q -F -L vmroot -d "$root" "$image" || fail "mkfs.ext4 -d could not make the machine's disk"
+echo "    $(basename "$kernel"); the root ($(du -sh "$root" | cut -f1)) on an ext4 image made in $(since "$t")"
+
+section "5. Booting it: qemu-system-x86_64 -accel tcg, systemd as PID 1"
+t=$EPOCHREALTIME
+rc=0
+timeout 1800 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 2048 -nodefaults -no-reboot \
+  -kernel "$work/vmlinuz" -initrd "$work/initrd.img" \
+  -append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=false" \
+  -drive "file=$image,format=raw,if=virtio" -nic none -display none -serial "file:$results/vm-console.log" || rc=$?
+echo "    qemu exited $rc after $(since "$t"); the console is in $results/vm-console.log"
+debugfs -R "dump /root/vm-nights.log $results/vm-nights.log" "$image" >/dev/null 2>&1 || true
+rm -f "$image"
+[ -s "$results/vm-nights.log" ] || { tail -n 40 "$results/vm-console.log" | indent; fail "the machine left no /root/vm-nights.log (qemu exit $rc)"; }
+indent <"$results/vm-nights.log"
+summary=$(tail -n 1 "$results/vm-nights.log")
+vm_passed=$(sed -n 's/^vm-nights: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$summary")
+vm_failed=$(sed -n 's/^vm-nights: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"$summary")
+[ -n "$vm_failed" ] || fail "the machine's checks did not finish: $summary"
+[ "$vm_failed" = 0 ] || fail "under systemd: $vm_failed of the machine's checks failed (see above)"
+passed=$((passed + vm_passed))
+ok "under systemd as PID 1: the machine's $vm_passed checks passed (three nights, the timer, the journal, the user unit, the purge)"
 
 # ---------------------------------------------------------------------------------------------
 # 4. On the host: sizes and lintian
