@@ -30,14 +30,15 @@ ifeq ($(shell uname -s),Linux)
 RELEASE_FLAGS := --static-swift-stdlib
 endif
 # No path of the build machine in what a release build keeps: the source folder and the build
-# folder are mapped out of every file name the compilers write, Swift's (#filePath, in messages
-# and debug information) and C's (__FILE__, as BoringSSL's errors quote it), so that a message
-# names "Sources/…" or "checkouts/swift-nio-ssl/…" and two clones build the same bytes.
+# folder are mapped out of the file names the compilers write, Swift's (the debug information)
+# and C's (__FILE__, as BoringSSL's errors quote it), so that a message names "./Sources/…" or
+# ".build/checkouts/swift-nio-ssl/…". The build folder's map comes last (clang applies the last
+# one that matches) and first (swiftc, the first): it wins where the build folder is in the source.
 SOURCE_DIR := $(abspath .)
 SCRATCH_DIR = $(abspath $(SCRATCH))
 RELEASE_FLAGS += --scratch-path $(SCRATCH) $(PIN_FLAGS) \
-  -Xswiftc -file-prefix-map -Xswiftc $(SCRATCH_DIR)/= -Xswiftc -file-prefix-map -Xswiftc $(SOURCE_DIR)/= \
-  -Xcc -ffile-prefix-map=$(SCRATCH_DIR)/= -Xcc -ffile-prefix-map=$(SOURCE_DIR)/=
+  -Xswiftc -file-prefix-map -Xswiftc $(SCRATCH_DIR)=.build -Xswiftc -file-prefix-map -Xswiftc $(SOURCE_DIR)=. \
+  -Xcc -ffile-prefix-map=$(SOURCE_DIR)=. -Xcc -ffile-prefix-map=$(SCRATCH_DIR)=.build
 export RELEASE_FLAGS
 # Debug builds refuse an import of one of the package's targets that the importer does not name;
 # scripts/dependency-check.py checks the other packages' products, and dependencies never imported.
@@ -147,15 +148,20 @@ install-files:
 	install -m 644 $(SHARE)/fish/vendor_completions.d/reader-snapshot.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/
 
 # The Debian package, $(DEB), with its -dbgsym package beside it: dpkg-buildpackage and debhelper
-# on debian/ (debian/rules runs the release build at one fixed path). dpkg-buildpackage writes
-# into the source's parent folder: what it made is moved into dist/.
-DEB_BUILD_DEPS := debhelper dpkg-dev fakeroot $(APT_PACKAGES) groff-base
+# on debian/. The package is built from a copy of this source at one fixed path, DEB_DIR (the
+# files git tracks or would track, as they are now): the debug information keeps the folder the
+# compiler ran in, which no flag maps, so builds from two clones are the same only there. The
+# copy's build folder is kept between runs. What dpkg-buildpackage writes is moved into dist/.
+DEB_DIR ?= /var/tmp/reader-snapshot-deb/reader-snapshot
+DEB_BUILD_DEPS := debhelper dpkg-dev rsync $(APT_PACKAGES) groff-base
 deb:
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(DEB_BUILD_DEPS)"
-	dpkg-buildpackage --build=binary --no-sign
+	mkdir -p $(DEB_DIR)
+	rsync -a --delete --exclude=/.git --filter=':- .gitignore' ./ $(DEB_DIR)/
+	cd $(DEB_DIR) && dpkg-buildpackage --build=binary --no-sign
 	@mkdir -p dist
-	@for f in ../reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).deb ../reader-snapshot-dbgsym_$(DEB_VERSION)_$(DEB_ARCH).deb \
-	  ../reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).buildinfo ../reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).changes; do mv -f "$$f" dist/; done
+	@cd $(dir $(DEB_DIR)) && mv -f reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).deb reader-snapshot-dbgsym_$(DEB_VERSION)_$(DEB_ARCH).deb \
+	  reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).buildinfo reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).changes $(CURDIR)/dist/
 	@echo "$(DEB): $$(du -h $(DEB) | cut -f1)"; dpkg-deb --field $(DEB) Depends Recommends Installed-Size | sed 's/^/  /'
 
 # The package installed on a bare Debian 12 (debootstrap --variant=minbase, cached under .build),
