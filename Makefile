@@ -96,27 +96,29 @@ MAN_DATE ?= $(if $(SOURCE_DATE_EPOCH),$(shell date -u -d @$(SOURCE_DATE_EPOCH) +
 SHARE = $(SCRATCH)/share
 # argument-parser writes a paragraph break as an empty line, which mdoc warns of ("Empty input
 # line"): .Pp is mdoc's own. It also quotes the one-line description (.Nd), and whatis and apropos
-# would show the quotes: they are taken off. groff reads its input as Latin-1, so every other
-# character ("×", "–", "é") is written as groff's own escape by preconv (\[u00D7]), which every
-# man reads alike, whatever the locale.
-MAN_FIX = sed -e 's/^$$/.Pp/' -e 's/^\.Nd "\(.*\)"$$/.Nd \1/' $(1) | preconv -e UTF-8 | sed '/^\.lf /d'
-MAN_PAGE = $(SCRATCH)/plugins/GenerateManual/outputs/reader-snapshot/reader-snapshot.1
-MAN_MAKE = $(SWIFT) package --scratch-path $(SCRATCH) $(PIN_FLAGS) generate-manual --configuration debug --date $(MAN_DATE)
-# The page is made from the debug build's options (the same as the release build's): the plugin
-# builds the configuration it is given without RELEASE_FLAGS, which would undo the release build.
+# would show the quotes: they are taken off. Its generate-manual drops every character that is
+# not ASCII: scripts/man-help.sh hands them over as @@uXXXX@@, written here as groff's \[uXXXX].
+MAN_FIX = sed -e 's/^$$/.Pp/' -e 's/^\.Nd "\(.*\)"$$/.Nd \1/' -e 's/@@u\([0-9A-F]*\)@@/\\[u\1]/g' $(1)
+# swift-argument-parser's generate-manual (the tool its plugin runs) reads the options of a built
+# binary: the release build's for the package, the debug build's for the check; it is small, and
+# built on its own in the debug configuration.
+GENERATE_MANUAL = $(SWIFT) build --scratch-path $(SCRATCH) $(PIN_FLAGS) --product generate-manual && \
+  READER_SNAPSHOT_BIN=$(1) $(SCRATCH)/debug/generate-manual scripts/man-help.sh --date $(MAN_DATE) --output-directory $(2)
 man: release
-	$(MAN_MAKE)
+	mkdir -p $(SCRATCH)/man-page
+	$(call GENERATE_MANUAL,$(SCRATCH)/release/reader-snapshot,$(SCRATCH)/man-page)
 	install -d $(SHARE)/man/man1
-	$(call MAN_FIX,$(MAN_PAGE)) >$(SHARE)/man/man1/reader-snapshot.1
+	$(call MAN_FIX,$(SCRATCH)/man-page/reader-snapshot.1) >$(SHARE)/man/man1/reader-snapshot.1
 	chmod 644 $(SHARE)/man/man1/reader-snapshot.1
 
 # The same page from the debug build, read by groff with every warning on: none may show.
 man-check:
-	$(MAN_MAKE)
-	@$(call MAN_FIX,$(MAN_PAGE)) >$(SCRATCH)/reader-snapshot-check.1
+	@mkdir -p $(SCRATCH)/man-check
+	$(call GENERATE_MANUAL,$(SCRATCH)/debug/reader-snapshot,$(SCRATCH)/man-check)
+	@$(call MAN_FIX,$(SCRATCH)/man-check/reader-snapshot.1) >$(SCRATCH)/reader-snapshot-check.1
 	@warnings=$$(groff -mandoc -z -ww $(SCRATCH)/reader-snapshot-check.1 2>&1); \
 	  if [ -n "$$warnings" ]; then echo "The manual page has warnings:"; echo "$$warnings"; exit 1; fi
-	@! LC_ALL=C grep -n '[^ -~]' $(SCRATCH)/reader-snapshot-check.1 || { echo "The manual page keeps characters groff reads as Latin-1"; exit 1; }
+	@grep -q 'Azure, \\\[u2026\])' $(SCRATCH)/reader-snapshot-check.1 || { echo "The manual page lost its non-ASCII characters (Azure, …)"; exit 1; }
 
 # A completion is sourced, not run: argument-parser's first line, a #! line, is left out of bash's.
 completions: release
