@@ -320,12 +320,16 @@ apt_summary() { awk '/^The following NEW packages will be installed:/ { on = 1 }
 adds() {
   in_root apt-get install --assume-no "$@" 2>&1 | awk '
     / newly installed, / { n = $3 } /^After this operation, / { sub(/^After this operation, /, ""); sub(/ of additional disk space will be used\./, ""); mb = $0 }
-    END { printf "%s packages, %s", n, mb }'
+    END { if (n + 0 == 0) printf "nothing: a minimal Debian 12 has it"; else printf "%s packages, %s", n, mb }'
 }
 section "2. What the install adds to a bare Debian 12"
 printf '    %-58s %s\n' "apt install ./$deb_name (Recommends on, apt's default):" "$(adds "/tmp/$deb_name")" \
   "apt install --no-install-recommends ./$deb_name:" "$(adds --no-install-recommends "/tmp/$deb_name")" \
   "the same with libvips42 (a Depends until 0.1.0-1):" "$(adds --no-install-recommends "/tmp/$deb_name" libvips42)"
+echo "    each of its Depends and Recommends alone (what it brings with it, Recommends off):"
+for dependency in $(dpkg-deb --field "$deb" Depends Recommends | sed 's/^[A-Za-z]*: //' | tr ',|' '\n\n' | sed -n 's/^ *\([a-z0-9][a-z0-9.+-]*\).*/\1/p' | sort -u); do
+  printf '      %-40s %s\n' "$dependency" "$(adds --no-install-recommends "$dependency")"
+done
 
 section "2. apt-get install --no-install-recommends ./$deb_name"
 t=$EPOCHREALTIME
