@@ -4,8 +4,8 @@
 # The proof that the Debian package installs and works on a bare Debian 12 without Swift: a fresh
 # minbase root (debootstrap, made once and cached as .build/package-test/debian-12-minbase.tar,
 # then extracted anew for every run), the package installed there with apt without its
-# Recommends (so that a missing Depends fails), the tool run there (version, linking, demo without
-# libvips and with it, in English and German, a three-night export against the sample server with
+# Recommends (so that a missing Depends fails), the tool run there (version, linking, demo in
+# English and German, a three-night export against the sample server with
 # --metrics-file), the manual page, the bash completion, the installed documentation's links and
 # the systemd units checked; then the same root booted in a virtual machine (qemu, software
 # emulation) where systemd is PID 1, and the units run there by scripts/package-vm-nights.sh
@@ -325,7 +325,6 @@ adds() {
 section "2. What the install adds to a bare Debian 12"
 printf '    %-58s %s\n' "apt install ./$deb_name (Recommends on, apt's default):" "$(adds "/tmp/$deb_name")" \
   "apt install --no-install-recommends ./$deb_name:" "$(adds --no-install-recommends "/tmp/$deb_name")" \
-  "the same with libvips42 (a Depends until 0.1.0-1):" "$(adds --no-install-recommends "/tmp/$deb_name" libvips42)"
 echo "    each of its Depends and Recommends alone (what it brings with it, Recommends off):"
 for dependency in $(dpkg-deb --field "$deb" Depends Recommends | sed 's/^[A-Za-z]*: //' | tr ',|' '\n\n' | sed -n 's/^ *\([a-z0-9][a-z0-9.+-]*\).*/\1/p' | sort -u); do
   printf '      %-40s %s\n' "$dependency" "$(adds --no-install-recommends "$dependency")"
@@ -389,27 +388,6 @@ ok "no libswift, no libFoundation, nothing not found"
 
 # Which libraries a run dlopened: LD_DEBUG's "calling init" lines of the run's own log.
 loaded() { grep -h 'calling init:' "$root"/tmp/ld-"$1".* 2>/dev/null | sed 's/.*calling init: //' | sort -u; }
-
-section "3. reader-snapshot demo without libvips (a Recommends, not installed here)"
-rc=0
-in_root reader-snapshot demo --output /tmp/demo-plain >"$results/demo-plain.log" 2>&1 || rc=$?
-indent <"$results/demo-plain.log"
-[ "$rc" = 0 ] || fail "reader-snapshot demo without libvips exited $rc"
-grep -q '^warning: No thumbnails were made: libvips' "$results/demo-plain.log" ||
-  fail "the demo without libvips does not say that no thumbnails were made, and why"
-covers=$(find "$root/tmp/demo-plain/covers" -type f | wc -l)
-[ "$covers" -gt 0 ] || fail "the demo without libvips kept no cover"
-[ -z "$(find "$root/tmp/demo-plain/covers" -regextype posix-extended -regex '.*/[^/]+-[0-9]+\.(jpg|png)')" ] ||
-  fail "thumbnails were made without libvips"
-ok "without libvips: exit 0, the covers kept as fetched ($covers files), and a warning that says why there are no thumbnails"
-
-section "3. apt-get install libvips42 (the Recommends that makes thumbnails)"
-vips_package=$(dpkg-deb --field "$deb" Recommends | tr ',' '\n' | sed -n 's/^ *\(libvips[^ ]*\).*/\1/p')
-[ -n "$vips_package" ] || fail "the package does not recommend libvips"
-in_root apt-get install -y --no-install-recommends "$vips_package" >"$results/apt-vips.log" 2>&1 || {
-  tail -n 20 "$results/apt-vips.log" | indent; fail "apt-get install $vips_package failed"; }
-grep ' newly installed, ' "$results/apt-vips.log" | indent
-ok "$vips_package installed"
 
 section "3. reader-snapshot demo --output /tmp/demo"
 rc=0
