@@ -36,7 +36,10 @@ endif
 # one that matches) and first (swiftc, the first): it wins where the build folder is in the source.
 SOURCE_DIR := $(abspath .)
 SCRATCH_DIR = $(abspath $(SCRATCH))
-RELEASE_FLAGS += --scratch-path $(SCRATCH) $(PIN_FLAGS) \
+# And no reference to the C modules' precompiled files (their signatures change from one build to
+# the next): Swift's debug information leaves out its "breadcrumbs" to them, so that a build's
+# objects, and the build id, are the same each time.
+RELEASE_FLAGS += --scratch-path $(SCRATCH) $(PIN_FLAGS) -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
   -Xswiftc -file-prefix-map -Xswiftc $(SCRATCH_DIR)=.build -Xswiftc -file-prefix-map -Xswiftc $(SOURCE_DIR)=. \
   -Xcc -ffile-prefix-map=$(SOURCE_DIR)=. -Xcc -ffile-prefix-map=$(SCRATCH_DIR)=.build
 export RELEASE_FLAGS
