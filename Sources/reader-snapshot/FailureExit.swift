@@ -22,7 +22,13 @@ extension ReaderAPIError: ExitingError {
         }
     }
 
-    var advice: String? { isUnauthorized ? "Check the e-mail and password, or the api key and user id." : nil }
+    var advice: String? {
+        if isUnauthorized { return "Check the e-mail and password, or the api key and user id." }
+        if mayNotBeReader {
+            return "The --server address may not be a Reader server: check it, and the path Reader is served under if it has one (https://host/reader)."
+        }
+        return nil
+    }
 }
 
 extension ServerStoppedAnswering: ExitingError {
