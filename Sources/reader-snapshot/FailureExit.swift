@@ -58,7 +58,8 @@ extension HistoryError: ExitingError {
         switch reason {
         // A commit git could not make (a full disk, a damaged repository): the history not written.
         case .commitFailed: return ExitCodes.outputNotWritable
-        case .noHistory, .noLibrary, .bookNotFound, .badDate, .notOurs: return ExitCodes.badUsage
+        case .bookNotFound: return ExitCodes.bookNotInHistory
+        case .noHistory, .noLibrary, .badDate, .notOurs: return ExitCodes.badUsage
         case .gitMissing, .gitFailed: return 1
         }
     }

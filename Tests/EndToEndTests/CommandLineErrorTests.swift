@@ -230,7 +230,7 @@ struct CommandLineErrorTests {
             "publish": [0, 1, 64, 65, 68, 74, 130, 143],
             "render": [0, 1, 64, 73, 78, 130, 143],
             "demo": [0, 1, 64, 73, 78, 130, 143],
-            "history": [0, 1, 64],
+            "history": [0, 1, 64, 66],
             "sample-server": [0, 1, 64],
             "copy-templates": [0, 1, 64, 78],
         ]
