@@ -224,6 +224,17 @@ struct CommandLineErrorTests {
         }
     }
 
+    /// The help says where the history is: beside the folder, never in it.
+    @Test func theHelpNamesTheHistoryBesideTheFolder() async throws {
+        let help = try await ToolRunner.run(["history", "--help"])
+        #expect(help.status == 0, "\(help.output)")
+        let text = help.stdout.replacingOccurrences(of: "\n", with: " ")
+        #expect(text.contains("PARENT/.NAME.history.git for the folder PARENT/NAME"), "\(help.stdout)")
+        #expect(text.contains("git --git-dir PARENT/.NAME.history.git --work-tree PARENT/NAME log -p"), "\(help.stdout)")
+        #expect(!text.contains("DIR/.git") && !text.contains("DIR/history.git"), "\(help.stdout)")
+        #expect(text.contains("66  history --book: no night of the history holds that book"), "\(help.stdout)")
+    }
+
     @Test func eachHelpListsOnlyTheExitCodesItsCommandCanReturn() async throws {
         let expected: [String: [Int]] = [
             "export": [0, 1, 2, 64, 65, 68, 69, 73, 74, 77, 78, 130, 143],
