@@ -32,6 +32,7 @@ extension CrawlRun {
         let retry = try retrySchedule()
         // What the books were made from is written: let it go before the next step.
         let reusedCount = ledger.reused.count
+        let coversNotFetched = madeBooks.coversNotFetched.count
         ledger.letGoOfBooks()
         madeBooks = Crawler.MadeBooks(pieces: pieces)
         // Sorted once the ledger is let go, not beside it: the two were a night's peak (20 MB at 100,000 books).
@@ -44,10 +45,11 @@ extension CrawlRun {
         if let memory = MemoryUsage.summary() { logger.debug("After assembling the books: \(memory)") }
         logger.info("Book details: \(made.read) read, \(reusedCount) unchanged, \(made.failed) failed")
         if ledger.wantCovers {
-            let failedCovers = ledger.coverFailures.count
-            client.metrics.record { $0.coversFailed += failedCovers }
+            // The covers the snapshot's books lack, each address once (two books may share one),
+            // as the summary's "Covers:" line and its gaps count them.
+            client.metrics.record { $0.coversFailed += coversNotFetched }
             // The run's summary says what the covers came to, in its words: one line, not two.
-            logger.debug("Covers: \(coverFiles.count) files stored, \(failedCovers) failed")
+            logger.debug("Covers: \(coverFiles.count) files stored, \(coversNotFetched) failed")
         }
         problems.sort { ($0.kind.rawValue, $0.shelfID ?? 0, $0.bookID ?? 0) < ($1.kind.rawValue, $1.shelfID ?? 0, $1.bookID ?? 0) }
         sayHealed(last: crawler.last.problems, now: problems, books: Set(entries.indices.map { entries.id(at: $0) }))
@@ -161,7 +163,7 @@ extension CrawlRun {
         var places: [Int] = [], ranges: [Range<Int>] = []
         var read = 0, failed = 0
         let detailWarnings = WarningLimiter(logger: logger, what: "books without details")
-        let coverWarnings = WarningLimiter(logger: logger, what: "covers not fetched")
+        let coverWarnings = WarningLimiter(logger: logger, what: "books whose cover was not fetched")
         let known = crawler.last.knownGaps
         let batchSize = 512
         // The network is done: its rate would only fall from here.

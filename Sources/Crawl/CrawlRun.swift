@@ -320,10 +320,11 @@ final class CrawlRun {
     /// Once the ledger has the frame: its warnings, and the assembly that makes books from it.
     func noteFrame() {
         guard assembly == nil, let frame = ledger.frame else { return }
-        // A shelf whose page failed the night before too is not news (`--quiet` says nothing of it).
+        // A shelf whose page failed the night before too is not news: a warning all the same, at
+        // the notice level, which `--quiet` leaves out.
         let knownShelves = Set(frame.problems.filter { $0.kind == .shelfDetails && crawler.last.knownGaps.contains($0.gapKey) }.compactMap(\.shelfID))
         for warning in frame.warnings {
-            if knownShelves.contains(where: { warning.hasPrefix("Shelf \($0): ") }) { logger.info("\(warning)") } else { logger.warning("\(warning)") }
+            logger.log(level: knownShelves.contains(where: { warning.hasPrefix("Shelf \($0): ") }) ? .notice : .warning, "\(warning)")
         }
         assembly = crawler.assembly(shelfNames: frame.shelfNames, plan: frame.plan, spill: spill,
                                     covers: ledger.wantCovers ? coverRecords : nil)

@@ -40,6 +40,9 @@ extension Crawler {
         private(set) var sharedEntries = 0
         /// The few books whose cover could not be fetched, by place.
         private var coverProblems: [Int: CoverProblem] = [:]
+        /// The addresses of those covers, each once: two books may share a cover, and the run
+        /// counts covers, not books, wherever it says how many failed.
+        private(set) var coversNotFetched = Set<String>()
         /// Place by book id; -1 for a book privacy leaves out.
         private var places: [Int: Int] = [:]
         /// Each book's cover address, for the next run's private state.
@@ -85,7 +88,10 @@ extension Crawler {
             if made.copied { copied += 1 }
             if let address = made.imageURL { addresses.add(address, for: id) }
             places[id] = kept.count
-            if let coverProblem { coverProblems[kept.count] = coverProblem }
+            if let coverProblem {
+                coverProblems[kept.count] = coverProblem
+                if let address = made.coverMissing { coversNotFetched.insert(address) }
+            }
             kept.append(Kept(entry: try pieces.append(made.entry), read: read))
             if let place = made.previousPlace, let previousEntries, Self.isSame(previousEntries[place], made.bookEntry) {
                 storedAt.append(Int32(previousEntries.storedIndex(of: place)))

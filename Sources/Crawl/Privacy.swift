@@ -65,16 +65,14 @@ package struct Privacy: Sendable, Equatable, Encodable {
     /// How many of the library's shelves a refusal lists when none is near the value.
     static let shelvesListed = 10
 
-    /// The shelves whose names are nearest `wanted` (case and accents aside), nearest first: at most
-    /// three, within a third of its length of it. None for a number: an id is not misspelt.
+    /// The shelves whose names are nearest `wanted`, nearest first: at most three, within a third of
+    /// its length of it. None for a number: an id is not misspelt.
     static func closest(to wanted: String, among shelves: [ShelfSummary]) -> [ShelfSummary] {
         guard Int(wanted.trimmingCharacters(in: .whitespaces)) == nil else { return [] }
-        func folded(_ text: String) -> [Character] {
-            Array(text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).trimmingCharacters(in: .whitespaces))
-        }
-        let target = folded(wanted)
+        let target = nearnessForm(wanted)
+        guard !target.isEmpty else { return [] }
         let scored = shelves.map { shelf -> (shelf: ShelfSummary, distance: Int) in
-            let name = folded(shelf.name)
+            let name = nearnessForm(shelf.name)
             // A name that holds the value whole ("Favourites ★" for "favourites") is as near as can be.
             let distance = name.count >= target.count && String(name).contains(String(target)) ? name.count - target.count : editDistance(target, name)
             return (shelf, distance)
@@ -82,6 +80,13 @@ package struct Privacy: Sendable, Equatable, Encodable {
         return scored.filter { $0.distance <= max(1, target.count / 3) }
             .sorted { ($0.distance, $0.shelf.id) < ($1.distance, $1.shelf.id) }
             .prefix(3).map(\.shelf)
+    }
+
+    /// What two names are compared on for nearness: their letters and digits alone, case and
+    /// accents folded. Emoji, symbols, punctuation and spaces are left out: "📚 To Read" is near
+    /// "To Raed", and "Favourites ★" holds "favourites".
+    static func nearnessForm(_ text: String) -> [Character] {
+        Array(text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)).filter { $0.isLetter || $0.isNumber }
     }
 
     func excludes(id: Int, name: String) -> Bool {

@@ -121,10 +121,11 @@ extension Exporter {
                                   markdown: settings.vault?.root)
         try place.dated?.prepare()
         let target = place.folder(for: settings.date)
-        let swap = try SnapshotSwap(output: target, previous: place.dated?.newest)
+        let swap = try SnapshotSwap(output: target, previous: place.dated?.newest, marked: place.dated == nil)
         // The private state lives beside the output, never in what may be shared. Moved out of an
         // older snapshot only once the output is known to be one this run may replace.
         if place.stateBesideRoot { SnapshotState.moveOutOfSnapshot(place.root, to: place.stateFolder) }
+        if place.dated == nil { SnapshotMark.moveOut(of: place.root) }
         let history = settings.history
         if let history {
             do {

@@ -40,7 +40,7 @@ package struct HistoryError: Error, Sendable, CustomStringConvertible {
         case .noLibrary:
             return "\(path): this history holds no library.json (it was kept without the json format), so it cannot tell one book's story"
         case .bookNotFound(let id):
-            return "\(path): book \(id) is in no night of this history"
+            return "book \(id) is in no night of the history \(path): no snapshot it kept held a book of that id (a book's id begins its page's name: books/ID-title.html)"
         case .badDate(let text):
             return "--since \(text): not a date (use YYYY-MM-DD)"
         }

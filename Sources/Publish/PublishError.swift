@@ -1,3 +1,6 @@
+import Foundation
+import SnapshotStore
+
 /// Why a publish stopped, with the user-facing message in one place. Nothing is deleted on the
 /// host once any of these has happened: deletions are the last step, after every upload succeeded.
 package struct PublishError: Error, Sendable, CustomStringConvertible {
@@ -48,7 +51,7 @@ package struct PublishError: Error, Sendable, CustomStringConvertible {
         case .folderOverlaps(let snapshot):
             return "\(path): holds or lies in \(snapshot), what it publishes and what it keeps: a publish there would delete its own files. Choose a folder apart"
         case .notASnapshot:
-            return "\(path): not a snapshot written by reader-snapshot (no .reader-snapshot marker, no latest link): nothing is published from a folder it did not write"
+            return "\(path): not a snapshot written by reader-snapshot (not marked as one beside it, in \(SnapshotState.beside(URL(fileURLWithPath: path)).path), nor holding a latest link): nothing is published from a folder it did not write"
         case .noLatestSnapshot:
             return "\(path): holds dated snapshots but no latest link yet: export first"
         case .privateCatalogIncomplete:

@@ -22,26 +22,22 @@ package struct LocalFile: Sendable, Equatable {
 }
 
 /// What of a snapshot folder is for visitors: every regular file whose path has no hidden part.
-/// The private state lives beside the snapshot; the hidden parts inside it (the `.reader-snapshot`
-/// marker, `.git` of `--history`) are never uploaded, and links are not followed.
+/// The private state lives beside the snapshot; hidden parts inside it (the `.reader-snapshot`
+/// folder older versions kept, a `.git` of the user's) are never uploaded, and links are not followed.
 package enum VisitorFiles {
     /// The snapshot to publish: the place's folder itself, or with `--keep`, the one `latest`
     /// points at. A folder that is neither is refused: publishing must not upload a folder the
     /// tool did not write.
     package static func snapshot(in place: SnapshotPlace) throws -> URL {
         let folder = place.root.standardizedFileURL
-        if place.dated != nil {
-            let latest = folder.appendingPathComponent("latest")
-            guard FileManager.default.fileExists(atPath: latest.appendingPathComponent(SnapshotState.folderName).path) else {
+        if let dated = place.dated {
+            // The layout is the tool's (`snapshots/`, `latest`): what `latest` points at is a snapshot.
+            guard let newest = dated.newest, DatedSnapshots.holdsDatedSnapshots(folder) else {
                 throw PublishError(.noLatestSnapshot, path: folder.path)
             }
-            return latest.resolvingSymlinksInPath()
+            return newest.resolvingSymlinksInPath()
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(SnapshotState.folderName).path, isDirectory: &isDirectory),
-              isDirectory.boolValue else {
-            throw PublishError(.notASnapshot, path: folder.path)
-        }
+        guard SnapshotMark.marks(folder) else { throw PublishError(.notASnapshot, path: folder.path) }
         return folder
     }
 

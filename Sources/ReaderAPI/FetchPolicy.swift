@@ -53,6 +53,8 @@ package enum FetchPolicy {
         /// No connection within the connect timeout: the host may be gone, or this machine was too
         /// busy to finish the handshake in time. Unlike a refusal, another try may mend it.
         package var connectTimedOut = false
+        /// Whether another try may mend it: a TLS handshake that failed fails the same again.
+        package var mayPass = true
     }
 
     /// What went wrong below HTTP, told by the error's type (never by its text).
@@ -77,6 +79,10 @@ package enum FetchPolicy {
         }
         if let error = error as? ChannelError, case .connectTimeout = error {
             return Transport(couldNotConnect: true, description: "timed out", connectTimedOut: true)
+        }
+        if let failure = TLSFailure(error) {
+            // A handshake that failed fails again on the next try: nothing to retry.
+            return Transport(couldNotConnect: true, description: failure.description, mayPass: false)
         }
         return Transport(couldNotConnect: false, description: UntrustedText.displayable(redactor.redact(String(describing: error))))
     }

@@ -42,6 +42,19 @@ package struct ReaderAPIError: Error, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Whether the answer says the address is likely not a Reader server at all: the login (or,
+    /// with an api key, the list of shelves, the first request then) answered with a status a
+    /// Reader server never gives there (404, 405, 501), or with a page that is not JSON. A web
+    /// server's default page, another application, or a path prefix left out all answer so.
+    package var mayNotBeReader: Bool {
+        guard request.hasSuffix("/api/v1/sessions") || request.hasSuffix(ReaderClient.shelvesPath) else { return false }
+        switch reason {
+        case .notFound, .notJSON: return true
+        case .unexpectedStatus(let status, _), .serverError(let status): return [404, 405, 501].contains(status)
+        default: return false
+        }
+    }
+
     /// The reason alone, without the request.
     package var reasonText: String {
         if case .invalidURL(let detail) = reason { return detail }

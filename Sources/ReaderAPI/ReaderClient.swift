@@ -248,6 +248,7 @@ package final class ReaderClient: Sendable {
         } catch {
             // Timeouts, resets, refusals and bodies cut short: all may pass on another try.
             let transport = FetchPolicy.transport(error, redactor: redactor)
+            guard transport.mayPass else { return .done(.failure(ReaderAPIError(.transport(detail: transport.description), request: name))) }
             if let stopped = watch.unanswered(transport.description) {
                 return .done(.failure(ReaderAPIError(.stoppedAnswering(stopped), request: name)))
             }

@@ -215,6 +215,8 @@ extension BookPage: MustacheParent {
         case "noteHTML": return Text(self.noteHTML)
         case "noteMarkdown": return Text(self.noteMarkdown)
         case "problems": return self.problems.map(Ref.init)
+        case "detailsUnavailable": return self.detailsUnavailable.map(Text.init)
+        case "showsNotes": return self.showsNotes
         case "jsonLD": return Text(self.jsonLD)
         case "pageURL": return self.pageURL.map(Text.init)
         case "imageURL": return self.imageURL.map(Text.init)

@@ -264,20 +264,30 @@ final class BookPage: Sendable {
     let book: BookView
     let noteHTML: String
     let noteMarkdown: String
+    /// The book's gaps but the one `detailsUnavailable` already says: each is said once.
     let problems: [ProblemView]
+    /// For a book whose details the server did not give: that, since when, and that the page
+    /// comes from the list of books, in one sentence, the only one the page says of it.
+    let detailsUnavailable: String?
+    /// Whether the page has a notes section: not for a book whose details (and so its notes)
+    /// were not given, which `detailsUnavailable` says.
+    let showsNotes: Bool
     /// schema.org Book, as JSON safe inside a script element.
     let jsonLD: String
     /// Absolute, with --site-url: the page's own URL and its cover's, for Open Graph.
     let pageURL: String?
     let imageURL: String?
 
-    init(root: String, site: SiteView, book: BookView, noteHTML: String, noteMarkdown: String, problems: [ProblemView], jsonLD: String, pageURL: String? = nil, imageURL: String? = nil) {
+    init(root: String, site: SiteView, book: BookView, noteHTML: String, noteMarkdown: String, problems: [ProblemView],
+         detailsUnavailable: String? = nil, jsonLD: String, pageURL: String? = nil, imageURL: String? = nil) {
         self.root = root
         self.site = site
         self.book = book
         self.noteHTML = noteHTML
         self.noteMarkdown = noteMarkdown
         self.problems = problems
+        self.detailsUnavailable = detailsUnavailable
+        showsNotes = book.hasNote || book.complete
         self.jsonLD = jsonLD
         self.pageURL = pageURL
         self.imageURL = imageURL

@@ -297,8 +297,16 @@ struct SiteModel {
     func bookPage(_ view: BookView, noteMarkdown: String, root: String, noteHTML: String, jsonLD: Bool = true) -> BookPage {
         let pageURL = site.url.map { $0 + view.href }
         let imageURL = site.url.flatMap { base in view.cover.map { base + $0.src } }
+        var problems = problemsByBook[view.id] ?? []
+        var detailsUnavailable: String?
+        if !view.complete {
+            // Said once, with its date, where the details would be: not again among the gaps.
+            let since = problems.first { $0.kind == .bookDetails }?.since.map { language.text("problemSince", ["date": language.day($0)]) } ?? ""
+            detailsUnavailable = language.text("detailsUnavailable", ["since": since])
+            problems.removeAll { $0.kind == .bookDetails }
+        }
         return BookPage(root: root, site: undatedSite, book: view, noteHTML: noteHTML, noteMarkdown: noteMarkdown,
-                        problems: problemViews(problemsByBook[view.id] ?? []),
+                        problems: problemViews(problems), detailsUnavailable: detailsUnavailable,
                         jsonLD: jsonLD ? Self.jsonLD(view, root: root, pageURL: pageURL, imageURL: imageURL) : "", pageURL: pageURL, imageURL: imageURL)
     }
 

@@ -280,6 +280,7 @@ package struct SiteRenderer: Sendable {
             }
         }
         jobs.append { try WebApp.writeManifest(model, into: writer) }
+        jobs.append { try writer.write(TakenScript.source(model), to: TakenScript.path) }
         for asset in templates.assets where !Self.doorOnly.contains(asset.path) {
             // The worker's scope starts where its file is: it is written at the top.
             let target = asset.path == WebApp.workerSource ? WebApp.workerSource : "assets/" + asset.path

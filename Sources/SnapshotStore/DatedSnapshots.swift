@@ -16,7 +16,6 @@ package struct DatedSnapshots: Sendable {
 
     package var snapshots: URL { root.appendingPathComponent("snapshots") }
     package var latest: URL { root.appendingPathComponent("latest") }
-    package var stateFolder: URL { root.appendingPathComponent(SnapshotState.folderName) }
 
     /// "2026-11-22": one snapshot a day; a second run the same day replaces that day's.
     package func folder(for date: SnapshotDate) -> URL {
@@ -45,8 +44,10 @@ package struct DatedSnapshots: Sendable {
             }
         }
         do {
+            // Nothing of the state in the folder: the layout (`snapshots/`, `latest`) says what it
+            // is. The empty state folder older versions made there goes (rmdir: only if empty).
             try manager.createDirectory(at: snapshots, withIntermediateDirectories: true)
-            try SnapshotState.makePrivateFolder(stateFolder)
+            rmdir(root.appendingPathComponent(SnapshotState.folderName).path)
         } catch {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: root.path)
         }
@@ -61,10 +62,10 @@ package struct DatedSnapshots: Sendable {
         return (try? FileManager.default.destinationOfSymbolicLink(atPath: folder.appendingPathComponent("latest").path)) != nil
     }
 
-    /// True when `folder` holds one snapshot made without `--keep`: its state, or the first files
-    /// of its site or archive, at its top.
+    /// True when `folder` holds one snapshot made without `--keep`: its mark (beside it, or the
+    /// state folder older versions kept inside), or the first files of its site or archive, at its top.
     package static func holdsPlainSnapshot(_ folder: URL) -> Bool {
-        [SnapshotState.folderName, "index.html", "library.json"].contains {
+        SnapshotMark.marks(folder) || [SnapshotState.folderName, "index.html", "library.json"].contains {
             FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path)
         }
     }

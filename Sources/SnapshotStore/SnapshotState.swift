@@ -20,8 +20,8 @@ package struct SnapshotState: Sendable {
     }
 
     /// A state that snapshots written before it moved kept inside themselves (`DIR/.reader-snapshot`)
-    /// is moved beside `output` once, so that the next snapshot no longer holds it. The folder
-    /// inside stays, empty: it marks the output as a snapshot that a run may replace.
+    /// is moved beside `output` once, so that the snapshot no longer holds it. (The empty folder
+    /// older versions kept there as the snapshot's mark goes by `SnapshotMark.moveOut`.)
     package static func moveOutOfSnapshot(_ output: URL, to folder: URL) {
         let manager = FileManager.default
         let inside = output.standardizedFileURL.appendingPathComponent(folderName)
@@ -30,7 +30,6 @@ package struct SnapshotState: Sendable {
         try? manager.removeItem(at: folder)
         do {
             try manager.moveItem(at: inside, to: folder)
-            try makePrivateFolder(inside)
         } catch {
             // Left where it is: this run reads nothing and asks for everything; nothing is lost.
         }

@@ -12,13 +12,19 @@ package final class SnapshotSwap: Sendable {
     package let staging: URL
     /// The snapshot being replaced, if there is one.
     package let previous: URL?
+    /// Whether the output is marked as a snapshot beside it (`SnapshotMark`): not a dated
+    /// snapshot's folder, whose place in the `--keep` layout says what it is.
+    private let marked: Bool
     /// The folder lock's descriptor, -1 once it is let go (by the swap, a discard, or the end).
     private let lock: NIOLockedValueBox<Int32>
 
     /// - Parameter previous: the snapshot to link unchanged files from, when it is not the output
     ///   itself (dated snapshots: yesterday's folder).
-    package init(output: URL, previous: URL? = nil) throws {
+    /// - Parameter marked: false for a dated snapshot's folder, in a layout `DatedSnapshots.prepare`
+    ///   has checked: it is replaced without a mark beside it.
+    package init(output: URL, previous: URL? = nil, marked: Bool = true) throws {
         self.output = output.standardizedFileURL
+        self.marked = marked
         let parent = self.output.deletingLastPathComponent()
         let name = self.output.lastPathComponent
         staging = parent.appendingPathComponent(".\(name).staging-\(UUID().uuidString.prefix(8))")
@@ -40,9 +46,8 @@ package final class SnapshotSwap: Sendable {
         lock = NIOLockedValueBox(descriptor)
         do {
             Self.recover(output: self.output)
-            try Self.checkReplaceable(self.output)
+            try Self.checkReplaceable(self.output, marked: marked)
             try StagingFolders.shared.create(staging, for: self.output)
-            try SnapshotState.makePrivateFolder(staging.appendingPathComponent(SnapshotState.folderName))
         } catch {
             flock(descriptor, LOCK_UN)
             close(descriptor)
@@ -87,8 +92,9 @@ package final class SnapshotSwap: Sendable {
         }
     }
 
-    /// Refuses to replace a folder that holds anything but an earlier snapshot.
-    static func checkReplaceable(_ output: URL) throws {
+    /// Refuses to replace a folder that holds anything but an earlier snapshot (marked as one,
+    /// unless it is a dated snapshot's).
+    static func checkReplaceable(_ output: URL, marked: Bool = true) throws {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: output.path, isDirectory: &isDirectory) else { return }
@@ -101,7 +107,7 @@ package final class SnapshotSwap: Sendable {
         }
         let contents = (try? manager.contentsOfDirectory(atPath: output.path)) ?? []
         let visible = contents.filter { $0 != ".DS_Store" }
-        if !visible.isEmpty && !contents.contains(SnapshotState.folderName) {
+        if marked && !visible.isEmpty && !SnapshotMark.marks(output) {
             throw SnapshotError(.notWritable(detail: "the folder is not empty and holds no earlier snapshot; choose an empty or new folder"), path: output.path)
         }
     }
@@ -112,8 +118,18 @@ package final class SnapshotSwap: Sendable {
         // Under the lock a signal takes to clear the staging folders: one that comes during the
         // swap waits until it is done, and finds this staging folder gone.
         try StagingFolders.shared.whileLocked {
+            // Marked before the swap as the snapshot in place and the one coming: a run killed
+            // during the swap leaves whichever is in place marked.
+            if marked { try mark { try SnapshotMark.mark(output, swappingIn: staging) } }
             try swap()
             StagingFolders.shared.forgetLocked(staging)
+            if marked { try mark { try SnapshotMark.mark(output, swappingIn: output) } }
+        }
+    }
+
+    private func mark(_ body: () throws -> Void) throws {
+        do { try body() } catch {
+            throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: SnapshotState.beside(output).path)
         }
     }
 

@@ -23,8 +23,10 @@ package struct ConsoleLogHandler: LogHandler {
         let prefix: String
         switch event.level {
         case .trace, .debug: prefix = "debug: "
-        case .info, .notice: prefix = ""
-        case .warning: prefix = "warning: "
+        case .info: prefix = ""
+        // A warning the user was given before (a gap the last snapshot listed too): said as a
+        // warning, but only at the info level, so that --quiet (the warning level) leaves it out.
+        case .notice, .warning: prefix = "warning: "
         case .error, .critical: prefix = "error: "
         }
         let line = prefix + "\(event.message)\n"

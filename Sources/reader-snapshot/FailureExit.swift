@@ -22,7 +22,13 @@ extension ReaderAPIError: ExitingError {
         }
     }
 
-    var advice: String? { isUnauthorized ? "Check the e-mail and password, or the api key and user id." : nil }
+    var advice: String? {
+        if isUnauthorized { return "Check the e-mail and password, or the api key and user id." }
+        if mayNotBeReader {
+            return "The --server address may not be a Reader server: check it, and the path Reader is served under if it has one (https://host/reader)."
+        }
+        return nil
+    }
 }
 
 extension ServerStoppedAnswering: ExitingError {
@@ -52,7 +58,8 @@ extension HistoryError: ExitingError {
         switch reason {
         // A commit git could not make (a full disk, a damaged repository): the history not written.
         case .commitFailed: return ExitCodes.outputNotWritable
-        case .noHistory, .noLibrary, .bookNotFound, .badDate, .notOurs: return ExitCodes.badUsage
+        case .bookNotFound: return ExitCodes.bookNotInHistory
+        case .noHistory, .noLibrary, .badDate, .notOurs: return ExitCodes.badUsage
         case .gitMissing, .gitFailed: return 1
         }
     }

@@ -14,8 +14,11 @@ struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
         DIR is the export's --output folder. Without --book: each night's commit, newest first, \
         with the books added, removed, edited and moved. With --book ID: that book's nights, oldest \
         first: when it came, what of its title, author, ISBN and shelf changed, its note's changes \
-        as a diff, and when it left. The history is a git repository (DIR/.git, or \
-        DIR/history.git with --keep): git log -p reads it too.
+        as a diff, and when it left (a book's id begins its page's name: books/ID-title.html). \
+        The history is a git repository kept beside the folder, never in it: \
+        PARENT/.NAME.history.git for the folder PARENT/NAME (with --keep, beside the folder of \
+        the dated snapshots). git reads it too: \
+        git --git-dir PARENT/.NAME.history.git --work-tree PARENT/NAME log -p
 
         \(ExitCodes.helpText(for: .history))
         """

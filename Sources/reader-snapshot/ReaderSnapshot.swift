@@ -56,15 +56,21 @@ func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Log
         logger.warning("No thumbnails were made: \(reason). Pages show those covers at full size until a run makes them; install libvips, or export with --no-thumbnails.")
     }
     if library.problems.isEmpty { return .success }
-    let coverProblems = library.problems.filter { $0.kind == .cover }.count
+    // Covers are counted as the "Covers:" line counts them, each address once; the books that
+    // lack one are said beside, when two of them share a cover.
+    let booksWithoutCover = library.problems.filter { $0.kind == .cover }.count
+    // A run that asked for no cover (one whose crawl was taken from a quiet night's record keeps
+    // that night's count) has only the books to count by.
+    let coversNotFetched = booksWithoutCover == 0 ? 0 : network.coversFailed > 0 ? network.coversFailed : booksWithoutCover
+    let forBooks = coversNotFetched == booksWithoutCover ? "" : " for \(booksWithoutCover) books"
     let shelfProblems = library.problems.filter { $0.kind == .shelfDetails }.count
     // Only what there is: "0 books without details" is not a gap.
     let parts = [(shelfProblems, counted(shelfProblems, "shelf page not fetched", "shelf pages not fetched")),
                  (incomplete, counted(incomplete, "book without details", "books without details")),
-                 (coverProblems, counted(coverProblems, "cover not fetched", "covers not fetched"))].filter { $0.0 > 0 }.map(\.1)
+                 (coversNotFetched, counted(coversNotFetched, "cover not fetched", "covers not fetched") + forBooks)].filter { $0.0 > 0 }.map(\.1)
     let gaps = "Written with gaps: \(parts.joined(separator: ", ")) (listed in the snapshot)."
-    // Gaps that were there last night too are not news: --quiet prints nothing for them.
-    if outcome.newGaps > 0 { logger.warning("\(gaps)") } else { logger.info("\(gaps)") }
+    // Gaps that were there last night too are not news: said as a warning, but not under --quiet.
+    logger.log(level: outcome.newGaps > 0 ? .warning : .notice, "\(gaps)")
     return ExitCode(ExitCodes.writtenWithGaps)
 }
 

@@ -70,12 +70,14 @@
   var base = root + "assets/lookup/";
   var sequence = 0;
 
+  // Numbers as the pages write them: as ICU does in the page's language ("1,062", "1.062").
   var plurals = window.Intl && Intl.PluralRules ? new Intl.PluralRules(document.documentElement.lang || "en") : null;
+  var numbers = window.Intl ? new Intl.NumberFormat(document.documentElement.lang || "en") : null;
   function said(name, fallback) { return form.getAttribute("data-" + name) || fallback; }
   function counted(name, count, fallback) {
     var category = plurals ? plurals.select(count) : (count === 1 ? "one" : "other");
     var text = form.getAttribute("data-" + name + "-" + category) || form.getAttribute("data-" + name + "-other") || fallback;
-    return text.split("{count}").join(String(count));
+    return text.split("{count}").join(numbers ? numbers.format(count) : String(count));
   }
 
   // One script, once; resolves false when it is not there.

@@ -20,12 +20,15 @@
 
   // The status line's words come from the page, in its language (the templates' strings files);
   // the plural form for a count from the browser's CLDR rules for that language.
+  // Numbers as the pages write them: as ICU does in the page's language ("1,062", "1.062").
   var plurals = window.Intl && Intl.PluralRules ? new Intl.PluralRules(document.documentElement.lang || "en") : null;
+  var numbers = window.Intl ? new Intl.NumberFormat(document.documentElement.lang || "en") : null;
+  function number(value) { return numbers ? numbers.format(value) : String(value); }
   function said(name, fallback) { return form.getAttribute("data-" + name) || fallback; }
   function counted(name, count, fallback) {
     var category = plurals ? plurals.select(count) : (count === 1 ? "one" : "other");
     var text = form.getAttribute("data-" + name + "-" + category) || form.getAttribute("data-" + name + "-other") || fallback;
-    return text.split("{count}").join(String(count)).split("{limit}").join(String(limit));
+    return text.split("{count}").join(number(count)).split("{limit}").join(number(limit));
   }
 
   // What the index's scripts call when they load.

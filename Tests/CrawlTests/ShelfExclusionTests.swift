@@ -62,6 +62,23 @@ import Testing
         #expect(!refused.contains("--exclude-shelf 5"), "\(refused)")
     }
 
+    /// Nearness is told on letters and digits alone: a shelf whose name begins or ends with emoji
+    /// or symbols is as near a misspelt value as one without them.
+    @Test func emojiAndSymbolsAroundANameDoNotKeepItFromBeingTheClosest() throws {
+        let shelves = [ShelfSummary(id: 1, name: "📚 To Read"), ShelfSummary(id: 2, name: "Cookbooks"),
+                       ShelfSummary(id: 3, name: "★ Favourites ★"), ShelfSummary(id: 4, name: "Currently Reading 📖"),
+                       ShelfSummary(id: 5, name: "🤷‍♂️")]
+        #expect(Privacy.closest(to: "To Raed", among: shelves).map(\.id) == [1])
+        #expect(Privacy.closest(to: "to read", among: shelves).map(\.id) == [1])
+        #expect(Privacy.closest(to: "Cookbok", among: shelves).map(\.id) == [2])
+        #expect(Privacy.closest(to: "favorites", among: shelves).map(\.id) == [3])
+        #expect(Privacy.closest(to: "Curently Reading", among: shelves).map(\.id) == [4])
+        // A value of no letter or digit is near nothing, not near every name.
+        #expect(Privacy.closest(to: "📚", among: shelves).isEmpty)
+        let refused = "\(try #require(throws: (any Error).self) { try Privacy(excludedShelves: ["To Raed"]).check(shelves) })"
+        #expect(refused.contains(#"--exclude-shelf To Raed: no shelf has that name or id; the closest: "📚 To Read" (id 1)"#), "\(refused)")
+    }
+
     @Test func aLibraryOfManyShelvesIsListedInPart() throws {
         let many = (1...14).map { ShelfSummary(id: $0, name: "Shelf \($0)") }
         let refused = "\(try #require(throws: (any Error).self) { try Privacy(excludedShelves: ["Privat"]).check(many) })"

@@ -224,13 +224,24 @@ struct CommandLineErrorTests {
         }
     }
 
+    /// The help says where the history is: beside the folder, never in it.
+    @Test func theHelpNamesTheHistoryBesideTheFolder() async throws {
+        let help = try await ToolRunner.run(["history", "--help"])
+        #expect(help.status == 0, "\(help.output)")
+        let text = help.stdout.replacingOccurrences(of: "\n", with: " ")
+        #expect(text.contains("PARENT/.NAME.history.git for the folder PARENT/NAME"), "\(help.stdout)")
+        #expect(text.contains("git --git-dir PARENT/.NAME.history.git --work-tree PARENT/NAME log -p"), "\(help.stdout)")
+        #expect(!text.contains("DIR/.git") && !text.contains("DIR/history.git"), "\(help.stdout)")
+        #expect(text.contains("66  history --book: no night of the history holds that book"), "\(help.stdout)")
+    }
+
     @Test func eachHelpListsOnlyTheExitCodesItsCommandCanReturn() async throws {
         let expected: [String: [Int]] = [
             "export": [0, 1, 2, 64, 65, 68, 69, 73, 74, 77, 78, 130, 143],
             "publish": [0, 1, 64, 65, 68, 74, 130, 143],
             "render": [0, 1, 64, 73, 78, 130, 143],
             "demo": [0, 1, 64, 73, 78, 130, 143],
-            "history": [0, 1, 64],
+            "history": [0, 1, 64, 66],
             "sample-server": [0, 1, 64],
             "copy-templates": [0, 1, 64, 78],
         ]

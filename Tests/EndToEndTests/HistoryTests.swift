@@ -190,8 +190,8 @@ struct HistoryTests {
         #expect(since.stdout.hasPrefix("2025-10-11  1 removed, 1 moved, 1 edited\n"), "\(since.output)")
         #expect(since.stdout.contains("removed: Dracula") && !since.stdout.contains("first snapshot"))
         #expect(since.stdout.contains("edited: Jane Eyre: An Autobiography (title, was Jane Eyre)"), "\(since.output)")
-        let unknown = try await ToolRunner.run(["history", output.path, "--book", "99999"])
-        #expect(unknown.status == 64 && unknown.stderr.contains("book 99999 is in no night"))
+        let unknown = try await ToolRunner.run(["history", output.path, "--book", "99999"])  // an answer, not a misused command: not 64
+        #expect(unknown.status == 66 && unknown.stdout.isEmpty && unknown.stderr == "error: book 99999 is in no night of the history \(folder.path(".library.history.git").path): no snapshot it kept held a book of that id (a book's id begins its page's name: books/ID-title.html)\n", "\(unknown.output)")
         let nowhere = try await ToolRunner.run(["history", folder.path("nowhere").path])
         #expect(nowhere.status == 64 && nowhere.stderr.contains("nowhere: no such folder"), "\(nowhere.output)")
         try FileManager.default.createDirectory(at: folder.path("empty"), withIntermediateDirectories: true)

@@ -55,8 +55,8 @@ struct HostileInputTests {
                     continue // data, not code; its JSON escapes "<" (checked below)
                 }
                 if name == "script" {
-                    // The site's own search, sort, lookup and offline copy, and nothing else.
-                    #expect(attributes.range(of: #"^ src="(\.\./)?assets/(search|search-index|sort|lookup|offline)\.js" defer$"#, options: .regularExpression) != nil,
+                    // The site's own search, sort, lookup, offline copy and footer's date, and nothing else.
+                    #expect(attributes.range(of: #"^ src="(\.\./)?assets/(search|search-index|sort|lookup|offline|taken)\.js" defer$"#, options: .regularExpression) != nil,
                             "\(file): a script that is not the site's own: \(attributes)")
                     continue
                 }

@@ -80,6 +80,35 @@ struct LanguageExportTests {
         #expect(markdown.contains("## " + language.text("shelves")) && !markdown.contains("## Shelves"))
     }
 
+    /// A count is written one way on every page, as ICU writes it in the pages' language: the
+    /// index, the list of books and the stats say "1,062" in English and "1.062" in German, and
+    /// the pages' scripts format theirs with the browser's ICU (`Intl.NumberFormat`) too.
+    @Test func everyPageWritesACountAsTheLanguageDoes() async throws {
+        let server = try await HistoryTests.startServer(books: 1062, seed: 3)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let english = folder.path("en")
+        let run = try await EndToEndTests.export(server, to: english, extra: ["-q"])
+        await server.stop()
+        #expect(run.status == 0, "\(run.output)")
+        let german = folder.path("de")
+        let render = try await ToolRunner.run(["render", "--from", english.path, "--output", german.path, "--language", "de", "-q"])
+        #expect(render.status == 0, "\(render.output)")
+        for (output, count, words) in [(english, "1,062", ["1,062 books on ", "All 1,062 books", "1,062 books, by title."]),
+                                       (german, "1.062", ["1.062 Bücher", "Alle 1.062 Bücher", "1.062 Bücher, nach Titel."])] {
+            let site = SiteInspector(root: output)
+            let pages = ["index.html", "books.html", "stats.html"].map { site.text($0) ?? "" }
+            let text = pages.joined(separator: "\n")
+            for word in words { #expect(text.contains(word), "\(word) in \(output.lastPathComponent)") }
+            #expect(pages[2].contains("<dd>\(count)</dd>"), "\(output.lastPathComponent): \(pages[2])")
+            // No page writes the count plainly.
+            #expect(!text.contains(">1062<") && !text.contains("1062 b") && !text.contains("1062 B"), "\(output.lastPathComponent)")
+            for script in ["search.js", "lookup.js", "offline.js"] {
+                #expect(site.text("assets/" + script)?.contains("new Intl.NumberFormat(") == true, "\(script)")
+            }
+        }
+    }
+
     @Test func aLanguageFileWithMissingKeysFallsBackToEnglishAndSaysWhich() async throws {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()

@@ -67,4 +67,43 @@ struct RenderCommandTests {
         #expect(typo.stderr.contains(#"--exclude-shelf classic: no shelf has that name or id; the closest: "Classics" (id 2)"#), "\(typo.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("typo").path))
     }
+
+    /// The hidden entries at the top of a folder.
+    static func hidden(in folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }.sorted()
+    }
+
+    /// Nothing of the tool's state lives in a folder it writes: a snapshot is known as one by a
+    /// mark beside it (`PARENT/.NAME.reader-snapshot/`), so that a render or an export may replace
+    /// it and publish send it, while a folder of the user's is refused, and so is one the user
+    /// deleted and made again.
+    @Test func aRenderAndAnExportLeaveNothingHiddenInTheirFolder() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let snapshot = try await Self.exportGerman(into: folder)
+        let inSnapshot = try Self.hidden(in: snapshot)
+        #expect(inSnapshot == [], "\(inSnapshot)")
+        let friends = folder.path("FRIENDS")
+        for night in 1...2 {
+            let run = try await Self.render(snapshot, to: friends, ["--no-notes"])
+            #expect(run.status == 0, "night \(night): \(run.output)")
+            let inFriends = try Self.hidden(in: friends)
+            #expect(inFriends == [], "night \(night): \(inFriends)")
+        }
+        #expect(FileManager.default.fileExists(atPath: folder.path(".FRIENDS.reader-snapshot").path))
+        // A snapshot an earlier version wrote, with the state's folder inside, is replaced, and
+        // the folder inside goes with it.
+        try FileManager.default.createDirectory(at: friends.appendingPathComponent(".reader-snapshot"), withIntermediateDirectories: true)
+        try FileManager.default.removeItem(at: folder.path(".FRIENDS.reader-snapshot"))
+        let older = try await Self.render(snapshot, to: friends)
+        let leftInside = try Self.hidden(in: friends)
+        #expect(older.status == 0 && leftInside == [], "\(older.output) \(leftInside)")
+        // The folder deleted and made again with the user's own files is not the snapshot that was there.
+        try FileManager.default.removeItem(at: friends)
+        try FileManager.default.createDirectory(at: friends, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: friends.appendingPathComponent("thesis.txt"))
+        let mine = try await Self.render(snapshot, to: friends)
+        #expect(mine.status == 73 && mine.stderr.contains("the folder is not empty and holds no earlier snapshot"), "\(mine.output)")
+        #expect(try String(contentsOf: friends.appendingPathComponent("thesis.txt"), encoding: .utf8) == "mine")
+    }
 }

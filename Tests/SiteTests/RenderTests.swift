@@ -42,6 +42,35 @@ struct RenderTests {
         #expect(lost.contains("could not be read"))
     }
 
+    /// A book whose details the server did not give says so once on its page, with the day it
+    /// began, where its details would be: not again under its notes nor among its gaps. Its footer
+    /// has the snapshot's date as the index's has it, from `assets/taken.js`: the page itself stays
+    /// undated, so that a night links it from the last snapshot while the book is unchanged.
+    @Test func aBookWithoutDetailsSaysSoOnceAndItsFooterIsDated() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var library = SmallLibrary.hostile()
+        library.problems = [Problem(kind: .bookDetails, bookID: 9, message: Problem.words(.bookDetails, since: "2024-05-01", kept: false), since: "2024-05-01"),
+                            Problem(kind: .cover, bookID: 9, message: Problem.words(.cover, since: "2024-05-02", kept: false), since: "2024-05-02")]
+        try SiteRenderer(templates: try await TemplateSet.bundled()).render(library, into: SnapshotWriter(root: folder.url))
+        let site = SiteInspector(root: folder.url)
+        let page = try #require(site.text("books/9-lost.html"))
+        let warnings = SiteInspector.matches(of: #"<p class="warning">([^<]*)</p>"#, in: page)
+        #expect(warnings == ["The server could not give this book&#39;s details since 2024-05-01; what is shown comes from its list of books, without its notes.",
+                             "The cover could not be fetched since 2024-05-02."], "\(warnings)")
+        #expect(!page.contains("The notes could not be read") && !page.contains("id=\"note-heading\""), "\(page)")
+        // The index names the gap as before: it is the book's page that says it once.
+        #expect(site.text("index.html")?.contains("The details could not be fetched since 2024-05-01.") == true)
+
+        #expect(page.contains(", <span id=\"taken\" hidden></span>with reader-snapshot.</p>"), "\(page)")
+        #expect(page.contains("<script src=\"../assets/taken.js\" defer></script>"), "\(page)")
+        #expect(site.text("index.html")?.contains(", taken 2024-05-06 07:08 UTC with reader-snapshot.</p>") == true)
+        let script = try #require(site.text("assets/taken.js"))
+        #expect(script.contains(#"taken.textContent = "taken 2024-05-06 07:08 UTC ";"#), "\(script)")
+        // A book with its details keeps its notes section.
+        #expect(site.text("books/8-not-a-heading.html")?.contains("id=\"note-heading\"") == true)
+    }
+
     /// Rendering from `library.json` reads each book again from the file: every format must come
     /// out byte for byte as it does from the library in memory.
     /// `SmallLibrary.hostile()` and 30 books more, on both shelves, by four authors and none, over nine months.

@@ -254,12 +254,42 @@ def check_more(driver, root, query):
     return problems
 
 
+def footer_text(driver):
+    return driver.execute_script("const p = document.querySelector('.site-footer p:last-of-type'); return p ? p.textContent : ''")
+
+
+def check_header_and_footer(driver, name, footer):
+    """The page open at a phone's width: each row of the navigation starts under the site's title,
+    not indented from it; the footer says what the index's says, when the snapshot was taken
+    included (the undated pages have it from assets/taken.js)."""
+    problems = []
+    title, starts = driver.execute_script(
+        "const t = document.querySelector('.site-title'), links = Array.from(document.querySelectorAll('.site-header nav a'))"
+        ".map(a => a.getBoundingClientRect());"
+        " return [t ? t.getBoundingClientRect().left : null,"
+        " links.filter((r, i) => i === 0 || r.top > links[i - 1].top + 1).map(r => r.left)]")
+    for left in starts:
+        if title is not None and abs(left - title) > 1:
+            problems.append(f"{name}: a row of the navigation starts {left - title:.0f} px from the title at 390 px wide")
+    said = footer_text(driver)
+    if footer is not None and said != footer:
+        problems.append(f"{name}: the footer says {said!r}, the index's {footer!r}")
+    return problems
+
+
 def check_phone(driver, root):
     """At a phone's width: the stats chart's shelf names are text at a readable size, inside the
-    page; a book's cover does not touch the breadcrumb; no title runs out of its cover placeholder."""
+    page; a book's cover does not touch the breadcrumb; no title runs out of its cover placeholder;
+    the navigation and the footer as `check_header_and_footer` says."""
     problems = []
     driver.set_window_size(390, 900)
     try:
+        index = os.path.join(root, "index.html")
+        footer = None
+        if os.path.exists(index):
+            driver.get("file://" + os.path.abspath(index))
+            footer = footer_text(driver)
+            problems += check_header_and_footer(driver, "index.html", footer)
         stats = os.path.join(root, "stats.html")
         if os.path.exists(stats):
             driver.get("file://" + os.path.abspath(stats))
@@ -286,6 +316,7 @@ def check_phone(driver, root):
                 ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40))")
             for title in spilled:
                 problems.append(f"{os.path.relpath(book, root)}: the title {title!r} runs out of its cover placeholder")
+            problems += check_header_and_footer(driver, os.path.relpath(book, root), footer)
     finally:
         driver.set_window_size(1200, 900)
     return problems

@@ -21,7 +21,6 @@ package final class Language: Sendable {
     /// The words that start a surname in this language's filing ("le" in "Le Guin").
     let surnameParticles: Set<String>
     private let locale: Locale
-    private let groupsNumbers: Bool
     private let dayPattern: String
     private let dateTimePattern: String
     /// Made only for patterns other than English's ISO forms: a formatter loads ICU's data.
@@ -42,7 +41,6 @@ package final class Language: Sendable {
     /// What the strings file may say of the language, besides its words.
     enum Setting {
         static let order = "language.order"
-        static let numbers = "language.numbers"
         static let day = "language.day"
         static let dateTime = "language.dateTime"
         static let particles = "language.surnameParticles"
@@ -69,7 +67,6 @@ package final class Language: Sendable {
         surnameParticles = Set((strings[Setting.particles] ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
         locale = Locale(identifier: tag)
-        groupsNumbers = strings[Setting.numbers] != "plain"
         dayPattern = strings[Setting.day] ?? Self.isoDay
         dateTimePattern = strings[Setting.dateTime] ?? Self.isoDateTime
         dates = dayPattern == Self.isoDay && dateTimePattern == Self.isoDateTime ? nil
@@ -97,9 +94,25 @@ package final class Language: Sendable {
         ["zero", "one", "two", "few", "many", "other"].compactMap { category in strings[key + "." + category].map { (category, $0) } }
     }
 
-    /// 1062 → "1.062" in German, "1 062" in French, "1062" in English as the pages always had it.
+    /// 1062 → "1,062" in English, "1.062" in German, "1 062" in French: as ICU writes numbers in
+    /// the language, which is how the pages' scripts write them too (`Intl.NumberFormat`), so that
+    /// a count reads the same on every page. (A strings file's `language.numbers`, which could ask
+    /// for "1062", is no longer read: the scripts could not follow it.)
     func number(_ value: Int) -> String {
-        groupsNumbers ? value.formatted(.number.locale(locale)) : String(value)
+        tag == Self.english ? Self.englishNumber(value) : value.formatted(.number.locale(locale))
+    }
+
+    /// A whole number as ICU writes it in English (groups of three, a comma between them), written
+    /// out here so that English pages do not load ICU's data for it, as they do not for plurals;
+    /// `LanguageTests` holds it to ICU's own.
+    static func englishNumber(_ value: Int) -> String {
+        let digits = Array(String(value.magnitude))
+        var text = value < 0 ? "-" : ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { text.append(",") }
+            text.append(digit)
+        }
+        return text
     }
 
     /// "2024-01-03" → "3. Januar 2024" (the strings' `language.day` pattern); other text as it is.
