@@ -45,7 +45,7 @@ start_server() {
 # night N EXPECTED: starts the instance and waits for it; its exit code is ExecMainStatus.
 night() {
   local n=$1 expected=$2 code before
-  before=$(journalctl -n 0 --show-cursor -o cat | sed -n 's/^-- cursor: //p')
+  before=$(journalctl -n 1 --show-cursor -o cat | sed -n 's/^-- cursor: //p')
   systemctl start "$unit" 2>/dev/null
   code=$(systemctl show -p ExecMainStatus --value "$unit")
   # What the service's own processes wrote to the journal that night (journald has it all once synced).
@@ -75,7 +75,7 @@ echo "$timers" | indent
 grep -q 'reader-snapshot@books.timer' <<<"$timers" && ok "the timer is listed" || bad "systemctl list-timers does not list reader-snapshot@books.timer"
 
 declare -a night_code
-cursor=$(journalctl -n 0 --show-cursor -o cat | sed -n 's/^-- cursor: //p')
+cursor=$(journalctl -n 1 --show-cursor -o cat | sed -n 's/^-- cursor: //p')
 night 1 2
 [ -s "$state/library/index.html" ] && ok "night 1 wrote $state/library/index.html" || bad "night 1 wrote no index.html"
 # The sample library's gaps are still there the next night: written with gaps, but nothing new to say.
@@ -130,7 +130,7 @@ runuser -u reader -- sh -c "mkdir -p ~/.config/reader-snapshot && umask 077 &&
   printf 'READER_SERVER=%s\nREADER_EMAIL=demo@reader.example\n' '$url' >~/.config/reader-snapshot/library.conf &&
   printf 'demo-password\n' >~/.config/reader-snapshot/password"
 user_systemctl() { runuser -u reader -- env XDG_RUNTIME_DIR="/run/user/$uid" systemctl --user "$@"; }
-user_cursor=$(journalctl -n 0 --show-cursor -o cat | sed -n 's/^-- cursor: //p')
+user_cursor=$(journalctl -n 1 --show-cursor -o cat | sed -n 's/^-- cursor: //p')
 user_systemctl enable --now reader-snapshot.timer 2>&1 | indent
 user_systemctl start reader-snapshot.service 2>/dev/null
 code=$(user_systemctl show -p ExecMainStatus --value reader-snapshot.service)
