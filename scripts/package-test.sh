@@ -589,8 +589,8 @@ section "3. The installed documentation, read offline"
 doc=/usr/share/doc/$package
 [ -f "$root$doc/README.md" ] || fail "the package does not install $doc/README.md"
 first_install=$(grep -m 1 -n 'apt install' "$root$doc/README.md" | cut -d: -f1)
-first_make=$(grep -m 1 -n 'make demo' "$root$doc/README.md" | cut -d: -f1)
-echo "    README.md: the first 'apt install' on line ${first_install:-none}, the first 'make demo' on line ${first_make:-none}"
+first_make=$(grep -m 1 -n '^make demo' "$root$doc/README.md" | cut -d: -f1)
+echo "    README.md: the first 'apt install' on line ${first_install:-none}, the first command 'make demo' on line ${first_make:-none}"
 [ -n "$first_install" ] && { [ -z "$first_make" ] || [ "$first_install" -lt "$first_make" ]; } ||
   fail "the installed README does not begin with what a package user does (apt install before make demo)"
 links=$(/usr/bin/python3 "$here/scripts/doc-links.py" "$root" "$doc")
@@ -609,9 +609,10 @@ ok "the installed README starts with apt install; its links and the docs' ($coun
 section "5. The root made bootable: a kernel, systemd as init, the package's Recommends"
 recommends=$(dpkg-deb --field "$deb" Recommends | tr ',' '\n' | sed -n 's/^ *\([a-z0-9.+-]*\).*/\1/p' | tr '\n' ' ')
 t=$EPOCHREALTIME
-# systemd-sysv makes systemd the init; dbus lets logind keep a lingering user's manager.
+# systemd-sysv makes systemd the init; dbus lets logind keep a lingering user's manager, and
+# dbus-user-session gives that manager the bus `systemctl --user` talks to.
 # shellcheck disable=SC2086
-if ! in_root apt-get install -y --no-install-recommends linux-image-amd64 systemd-sysv dbus $recommends >"$results/apt-vm.log" 2>&1; then
+if ! in_root apt-get install -y --no-install-recommends linux-image-amd64 systemd-sysv dbus dbus-user-session $recommends >"$results/apt-vm.log" 2>&1; then
   tail -n 30 "$results/apt-vm.log" | indent; fail "could not install a kernel and systemd in the root"
 fi
 grep ' newly installed, ' "$results/apt-vm.log" | indent
