@@ -324,7 +324,7 @@ adds() {
 }
 section "2. What the install adds to a bare Debian 12"
 printf '    %-58s %s\n' "apt install ./$deb_name (Recommends on, apt's default):" "$(adds "/tmp/$deb_name")" \
-  "apt install --no-install-recommends ./$deb_name:" "$(adds --no-install-recommends "/tmp/$deb_name")" \
+  "apt install --no-install-recommends ./$deb_name:" "$(adds --no-install-recommends "/tmp/$deb_name")"
 echo "    each of its Depends and Recommends alone (what it brings with it, Recommends off):"
 for dependency in $(dpkg-deb --field "$deb" Depends Recommends | sed 's/^[A-Za-z]*: //' | tr ',|' '\n\n' | sed -n 's/^ *\([a-z0-9][a-z0-9.+-]*\).*/\1/p' | sort -u); do
   printf '      %-40s %s\n' "$dependency" "$(adds --no-install-recommends "$dependency")"
