@@ -21,7 +21,7 @@ DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 DEB = dist/reader-snapshot_$(DEB_VERSION)_$(DEB_ARCH).deb
 # Every build resolves exactly the versions Package.resolved pins, nothing newer.
 PIN_FLAGS := --force-resolved-versions
-# The release build's folder: the package builds at one fixed path (debian/rules).
+# The release build's folder (make deb builds a copy of the source at one fixed path, DEB_DIR).
 SCRATCH ?= .build
 # On Linux a release build carries Swift's standard library and Foundation inside the binary, so
 # that the installed tool (make install, the .deb) needs no Swift runtime on the machine. Every
@@ -92,7 +92,7 @@ release: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 # The manual page and the shell completions, made from the tool's own options by
-# swift-argument-parser (its generate-manual plugin and --generate-completion-script), into $(SCRATCH)/share.
+# swift-argument-parser (its generate-manual tool and --generate-completion-script), into $(SCRATCH)/share.
 # The page's date is the package's (SOURCE_DATE_EPOCH, from debian/changelog) or else the last
 # commit's, so that the same source gives the same page.
 MAN_DATE ?= $(if $(SOURCE_DATE_EPOCH),$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%F),$(shell git log -1 --format=%cs 2>/dev/null || date -u +%F))
