@@ -3,6 +3,7 @@ import Crawl
 import Enrich
 import Foundation
 import LibraryArchive
+import PrivateCatalog
 import ReaderAPI
 import Site
 import SnapshotStore
@@ -66,8 +67,12 @@ extension Exporter {
         // The cover reader then walks the last snapshot: after the crawl, that walk was most of
         // the comparison of a night with nothing changed (every file looked at).
         let formats = settings.site.formats
+        // A night that seals must find the last catalog for friends whole, or it is sealed again:
+        // left as it was without it, the snapshot would be published plain.
+        let sealed = settings.site.privateCatalog == nil ? nil : settings.place.root
         async let readingCovers = readers.covers.run {
-            (coversFile.flatMap(CoverRecords.init(reading:)), previous.map { RenderDigest.isIntact($0, formats: formats) } ?? false)
+            (coversFile.flatMap(CoverRecords.init(reading:)),
+             previous.map { RenderDigest.isIntact($0, formats: formats) && sealed.map { PrivateCatalogFolder.last(of: previous, root: $0) != nil } ?? true } ?? false)
         }
         logger.info("Logging in to \(settings.server)")
         try await client.authenticate(settings.credentials)

@@ -3,6 +3,7 @@ import LibraryArchive
 import ReaderAPI
 import Logging
 import Crawl
+import PrivateCatalog
 import Site
 import SnapshotStore
 import Support
@@ -25,6 +26,7 @@ extension Exporter {
         }
         let library = try await steps.run("swap it into place", consume made) { made in
             try made.output.swap.swapIn()
+            try PrivateCatalogFolder.settle(snapshot: output, root: output)
             made.output.swap.finish()
             return made.kept
         }
@@ -40,6 +42,7 @@ extension Exporter {
         let place = SnapshotPlace(root: output, keep: nil)
         let identity = try await site.resolve(logger: logger, place: place, otherwise: read.frame.language)
         let swap = try SnapshotSwap(output: output)
+        do { try PrivateCatalogFolder.settle(snapshot: output, root: output) } catch { swap.discard(); swap.finish(); throw error }
         let writer = swap.writer
         do {
             let library = try await EveryCore.onThreadOfItsOwn("render") {

@@ -5,6 +5,7 @@ import Foundation
 import History
 import LibraryArchive
 import Logging
+import PrivateCatalog
 import ReaderAPI
 import Site
 import SnapshotStore
@@ -126,6 +127,10 @@ extension Exporter {
         // older snapshot only once the output is known to be one this run may replace.
         if place.stateBesideRoot { SnapshotState.moveOutOfSnapshot(place.root, to: place.stateFolder) }
         if place.dated == nil { SnapshotMark.moveOut(of: place.root) }
+        do {
+            // A catalog for friends a killed run left in the snapshot moves out; one that is not the snapshot's goes.
+            try PrivateCatalogFolder.settle(snapshot: swap.previous ?? target, root: place.root)
+        } catch { swap.discard(); swap.finish(); throw error }
         let history = settings.history
         if let history {
             do {
@@ -208,6 +213,9 @@ extension Exporter {
             history.markPending(nightCommit(night.outcome, history: history, author: author))
         }
         try output.swap.swapIn()
+        // Before the dated snapshots are pruned: a linked night's copy is the previous snapshot's.
+        try PrivateCatalogFolder.settle(snapshot: output.target, root: output.place.root,
+                                        linkedFrom: night.outcome.decision == .linkLastSnapshot ? output.swap.previous : nil)
         try output.place.dated?.finish(publishing: output.target)
         try night.state.write(to: output.place.stateFolder, library: night.outcome.library)
         // Written with the state it was found against (a linked night writes it whole again).

@@ -4,9 +4,10 @@ import Support
 
 /// Writes a snapshot's catalog for friends only: every file a visitor's browser can open, sealed
 /// under opaque names, and the door beside them (the page that asks for the password, its script
-/// and style, the service worker that opens the sealed files, `lock.json`). It goes into the
-/// snapshot's hidden `.private-catalog` folder, which `publish` then sends instead of the snapshot;
-/// the owner's own files beside it stay as they are.
+/// and style, the service worker that opens the sealed files, `lock.json`). It is sealed into the
+/// staging folder's hidden `.private-catalog`, to be swapped in with the snapshot, and then kept
+/// beside it (`PrivateCatalogFolder`), where `publish` sends it instead of the snapshot; the
+/// owner's own files stay as they are.
 package struct PrivateCatalogWriter: Sendable {
     package static let folder = ".private-catalog"
     /// The files of the door, in the clear on the host: what a visitor needs before the password.
@@ -51,19 +52,20 @@ package struct PrivateCatalogWriter: Sendable {
     }
 
     /// Seals the visitor files of the snapshot being written in `root` into `root/.private-catalog`,
-    /// linking from `previous/.private-catalog` each file sealed there already under this key.
-    package func write(snapshot root: URL, previous: URL?) throws -> Written {
+    /// linking from `lastSealed`, the `previous` snapshot's sealed copy, each file sealed there
+    /// already under this key.
+    package func write(snapshot root: URL, previous: URL?, lastSealed: URL?) throws -> Written {
         let base = root.standardizedFileURL.path
         let paths = try Self.visitorFiles(base).filter { !Self.isLeftOut($0, formats: formats) }
-        let out = SnapshotWriter(root: root.appendingPathComponent(Self.folder), previous: previous?.appendingPathComponent(Self.folder))
-        let last = previous.map { $0.standardizedFileURL.path + "/" + Self.folder }
+        let out = SnapshotWriter(root: root.appendingPathComponent(Self.folder), previous: lastSealed)
+        let last = lastSealed.map { $0.standardizedFileURL.path }
         let sameKey = last.flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0 + "/lock.json")) }.map { $0 == key.lock } ?? false
         var written = Written()
         written.files = paths.count
         let anew = try EveryCore.map(paths.count, itemsPerWorker: 64, worker: { () }) { _, index -> Int in
             let path = paths[index]
             let name = SealedFile.name(of: path, key: key)
-            if sameKey, let previous {
+            if sameKey, let previous, lastSealed != nil {
                 // A file linked from the last snapshot is as it was: so is its sealed copy.
                 if Self.sameFile(base + "/" + path, previous.standardizedFileURL.path + "/" + path), out.linkFromPrevious(name) { return 0 }
             }

@@ -22,6 +22,8 @@ package struct PublishError: Error, Sendable, CustomStringConvertible {
         /// The snapshot holds a private catalog without its `lock.json` (cut short, or damaged): the
         /// plain snapshot is not sent in its place.
         case privateCatalogIncomplete
+        /// The catalog for friends beside the snapshot was sealed from another one.
+        case privateCatalogOfAnotherSnapshot
         /// More files would be deleted on the host than `--max-deletes` allows.
         case tooManyDeletions(count: Int, limit: Int, examples: [String])
         /// rclone failed at a step (listing, uploading, deleting), in its own words.
@@ -55,7 +57,9 @@ package struct PublishError: Error, Sendable, CustomStringConvertible {
         case .noLatestSnapshot:
             return "\(path): holds dated snapshots but no latest link yet: export first"
         case .privateCatalogIncomplete:
-            return "\(path): its private catalog has no lock.json (cut short or damaged): nothing is published, and the plain snapshot is not sent in its place. Export again with --share-password-file"
+            return "\(path): this catalog for friends has no lock.json (cut short or damaged): nothing is published, and the plain snapshot is not sent in its place. Export again with --share-password-file"
+        case .privateCatalogOfAnotherSnapshot:
+            return "\(path): this catalog for friends was sealed from another snapshot than the one in place (a night cut short after its swap): nothing is published, and the plain snapshot is not sent in its place. Export again, and the next night settles it"
         case .tooManyDeletions(let count, let limit, let examples):
             let shown = examples.prefix(3).joined(separator: ", ")
             return "\(path): publishing would delete \(count) files there (\(shown)\(count > 3 ? ", …" : "")), more than --max-deletes \(limit) allows; nothing was uploaded or deleted. Check the remote path; if it is right, give a higher --max-deletes or --force"

@@ -83,8 +83,9 @@ package struct Publishing: Sendable {
                 throw PublishError(.remoteUnknown(name: target.name, known: known), path: target.description)
             }
         }
-        let snapshot = try VisitorFiles.published(from: try VisitorFiles.snapshot(in: options.place))
-        let sealed = snapshot.lastPathComponent == PrivateCatalogWriter.folder
+        let plain = try VisitorFiles.snapshot(in: options.place)
+        let snapshot = try VisitorFiles.published(from: plain, place: options.place)
+        let sealed = snapshot != plain
         if sealed {
             logger.info("Publishing the private catalog: the host gets only its sealed files and the door that asks for the password")
         }

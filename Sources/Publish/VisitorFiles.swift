@@ -41,17 +41,17 @@ package enum VisitorFiles {
         return folder
     }
 
-    /// What of `snapshot` is sent: its private catalog when it has one (written with
-    /// `--share-password-file`), whose sealed files then go instead of the snapshot's own. One
-    /// without its lock is refused: the plain snapshot must not go in its place.
-    package static func published(from snapshot: URL) throws -> URL {
-        let sealed = snapshot.appendingPathComponent(PrivateCatalogWriter.folder)
-        var info = stat()
-        guard lstat(sealed.path, &info) == 0 else { return snapshot }
-        guard lstat(sealed.appendingPathComponent("lock.json").path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw PublishError(.privateCatalogIncomplete, path: snapshot.path)
+    /// What of `snapshot` is sent: its catalog for friends when it has one (written with
+    /// `--share-password-file`, kept beside the snapshot in `place`), whose sealed files then go
+    /// instead of the snapshot's own. One without its lock, or sealed from another snapshot, is
+    /// refused: the plain snapshot must not go in its place.
+    package static func published(from snapshot: URL, place: SnapshotPlace) throws -> URL {
+        switch PrivateCatalogFolder.find(for: snapshot, root: place.root) {
+        case .none: return snapshot
+        case .sealed(let folder): return folder
+        case .incomplete(let folder): throw PublishError(.privateCatalogIncomplete, path: folder.path)
+        case .ofAnotherSnapshot(let folder): throw PublishError(.privateCatalogOfAnotherSnapshot, path: folder.path)
         }
-        return sealed
     }
 
     /// Every visitor file under `root`, sorted by path.

@@ -63,7 +63,7 @@ package enum SnapshotMark {
     }
 
     /// "device inode" of a folder, without following a link; nil when there is none.
-    static func identity(of folder: URL) -> String? {
+    package static func identity(of folder: URL) -> String? {
         var info = stat()
         guard lstat(folder.standardizedFileURL.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
         return "\(info.st_dev) \(info.st_ino)"

@@ -76,7 +76,7 @@ extension PublishError: ExitingError {
         case .rcloneMissing, .remoteUnknown, .folderMissing: return ExitCodes.publishNotSetUp
         case .folderOverlaps: return ExitCodes.badUsage
         case .tooManyDeletions: return ExitCodes.tooManyDeletions
-        case .notASnapshot, .noLatestSnapshot, .privateCatalogIncomplete: return ExitCodes.badUsage
+        case .notASnapshot, .noLatestSnapshot, .privateCatalogIncomplete, .privateCatalogOfAnotherSnapshot: return ExitCodes.badUsage
         case .rcloneFailed, .unreadable: return ExitCodes.publishFailed
         }
     }

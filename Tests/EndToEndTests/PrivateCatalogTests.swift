@@ -20,7 +20,7 @@ struct PrivateCatalogTests {
 
     /// The private catalog's files by path, as written beside the snapshot.
     static func sealed(_ output: URL) -> [String: Data] {
-        SiteInspector(root: output.appendingPathComponent(PrivateCatalogWriter.folder)).contents()
+        SiteInspector(root: PrivateCatalogFolder.beside(output)).contents()
     }
 
     static func key(from lock: Data?) throws -> CatalogKey {
@@ -59,6 +59,9 @@ struct PrivateCatalogTests {
             #expect(sealedWave != nil && door != nil && sealedWave!.lowerBound < door!.lowerBound, "\(first.output)")
             #expect(first.stderr.contains("left out, as a visitor's software could not open them sealed: the Markdown, library.json"), "\(first.output)")
             #expect(!first.output.contains(Self.password), "the password is never printed")
+            // The sealed copy is kept beside the snapshot: the folder a user shares holds nothing hidden.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.hasPrefix(".") } == [])
+            #expect(first.stderr.contains("kept beside the snapshot in \(PrivateCatalogFolder.beside(output).path)"), "\(first.output)")
 
             // Every file the host holds opens, with the password, to the plain snapshot's bytes:
             // the same pages, assets, indexes and covers, under names that say nothing.
@@ -82,10 +85,10 @@ struct PrivateCatalogTests {
             #expect(shared.contains("lookup.html") && shared.contains("offline.json") && shared.contains { $0.hasPrefix("covers/") })
 
             // A quiet night: nothing rewritten, nothing sent.
-            let before = Self.inodes(output.appendingPathComponent(PrivateCatalogWriter.folder))
+            let before = Self.inodes(PrivateCatalogFolder.beside(output))
             let quiet = try await PublishCommandTests.exportBundled(to: output, extra: options, environment: host.environment, server: server)
             #expect(quiet.status == 2 && quiet.stderr.contains("Publish: nothing new since the last publish"), "\(quiet.output)")
-            #expect(Self.inodes(output.appendingPathComponent(PrivateCatalogWriter.folder)) == before, "a quiet night rewrites no sealed file")
+            #expect(Self.inodes(PrivateCatalogFolder.beside(output)) == before, "a quiet night rewrites no sealed file")
 
             // One note edited: a handful of files sealed and sent again.
             server.server.update { library in
@@ -93,7 +96,7 @@ struct PrivateCatalogTests {
             }
             let edited = try await PublishCommandTests.exportBundled(to: output, extra: options, environment: host.environment, server: server)
             let uploaded = try #require(PublishCommandTests.count("uploaded", in: edited.stderr), "\(edited.output)")
-            let after = Self.inodes(output.appendingPathComponent(PrivateCatalogWriter.folder))
+            let after = Self.inodes(PrivateCatalogFolder.beside(output))
             let resealed = Set(after.filter { before[$0.key] != $0.value }.keys)
             #expect(uploaded > 0 && uploaded <= 10, "\(uploaded) uploaded: \(names.filter { resealed.contains($0.key) }.values.sorted()) \(edited.output)")
             #expect(after.filter { before[$0.key] != $0.value }.count == uploaded, "what was sealed anew is what was sent")
@@ -217,12 +220,53 @@ struct PrivateCatalogTests {
         #expect(after["lock.json"] != before["lock.json"])
 
         // A private catalog cut short is not published, and the plain snapshot not in its place.
-        try FileManager.default.removeItem(at: output.appendingPathComponent(PrivateCatalogWriter.folder).appendingPathComponent("lock.json"))
+        try FileManager.default.removeItem(at: PrivateCatalogFolder.beside(output).appendingPathComponent("lock.json"))
         let host = folder.path("host")
         try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true)
         let publish = try await ToolRunner.run(["publish", output.path, host.path])
-        #expect(publish.status == 64 && publish.stderr.contains("its private catalog has no lock.json"), "\(publish.output)")
+        #expect(publish.status == 64 && publish.stderr.contains("this catalog for friends has no lock.json"), "\(publish.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: host.path).isEmpty)
+    }
+
+    /// With `--keep`, a night that links yesterday's files keeps its catalog for friends; a night
+    /// without the password removes it, and only then is the plain snapshot published.
+    @Test func theCatalogForFriendsFollowsTheDatedSnapshotsAndGoesWithThePassword() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("books")
+        let share = try Self.passwordFile(in: folder)
+        let server = try await EndToEndTests.startServer()
+        func night(_ number: Int, _ extra: [String]) async throws -> ToolRun {
+            try await EndToEndTests.export(server, to: output, extra: ["--keep", "2", "--quiet"] + extra,
+                                           environment: ["SOURCE_DATE_EPOCH": String(1_700_000_000 + number * 86_400)])
+        }
+        func publish(_ name: String) async throws -> (ToolRun, [String]) {
+            let host = folder.path(name)
+            try FileManager.default.createDirectory(at: host, withIntermediateDirectories: true)
+            let run = try await ToolRunner.run(["publish", output.path, host.path])
+            return (run, try FileManager.default.contentsOfDirectory(atPath: host.path).sorted())
+        }
+        let sealed = ["--share-password-file", share.path]
+        let first = try await night(0, sealed)
+        let linked = try await night(1, sealed)
+        #expect(first.status == 2 && linked.status == 2, "\(first.output)\n\(linked.output)")
+        let snapshots = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("snapshots").path).sorted()
+        #expect(snapshots.count == 2)
+        for dated in snapshots {
+            let hidden = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("snapshots/\(dated)").path).filter { $0.hasPrefix(".") }
+            #expect(hidden.isEmpty, "\(dated) holds \(hidden)")
+        }
+        let (sent, onHost) = try await publish("host-sealed")
+        #expect(sent.status == 0 && sent.stderr.contains("Publishing the private catalog"), "\(sent.output)")
+        #expect(onHost == ["404.html", "c", "index.html", "lock.json", "sw.js", "unlock.css", "unlock.js"], "\(onHost)")
+
+        let plain = try await night(2, [])
+        await server.stop()
+        #expect(plain.status == 2, "\(plain.output)")
+        #expect(!FileManager.default.fileExists(atPath: PrivateCatalogFolder.beside(output).path), "a night without the password removes the sealed copy")
+        let (sentPlain, onPlainHost) = try await publish("host-plain")
+        #expect(sentPlain.status == 0 && !sentPlain.stderr.contains("private catalog"), "\(sentPlain.output)")
+        #expect(onPlainHost.contains("books") && onPlainHost.contains("library.json") && !onPlainHost.contains("lock.json"), "\(onPlainHost)")
     }
 
     @Test func inChromiumTheCatalogOpensWithThePasswordAloneAndWorksOffline() async throws {
@@ -241,8 +285,8 @@ struct PrivateCatalogTests {
         let resealed = try await ToolRunner.run(["render", "--from", output.path, "--output", changed.path, "--share-password-file", changedPassword.path])
         #expect(resealed.status == 0, "\(resealed.output)")
         let (status, checked) = try await BrowserCheck.run("check_private.py", [
-            output.appendingPathComponent(PrivateCatalogWriter.folder).path, output.path, share.path,
-            changed.appendingPathComponent(PrivateCatalogWriter.folder).path, changedPassword.path])
+            PrivateCatalogFolder.beside(output).path, output.path, share.path,
+            PrivateCatalogFolder.beside(changed).path, changedPassword.path])
         #expect(status == 0 && checked.contains("private check: 1 passed, 0 failed"), "\(checked)")
     }
 }

@@ -101,7 +101,8 @@ import Testing
                 }
             }
             let door = Dictionary(uniqueKeysWithValues: PrivateCatalogWriter.door.map { ($0, Data("door \($0)".utf8)) })
-            return (root, try PrivateCatalogWriter(key: key, doorFiles: door, formats: OutputFormat.files).write(snapshot: root, previous: previous))
+            return (root, try PrivateCatalogWriter(key: key, doorFiles: door, formats: OutputFormat.files).write(snapshot: root, previous: previous,
+                                                                                                        lastSealed: previous?.appendingPathComponent(PrivateCatalogWriter.folder)))
         }
         let (first, written) = try night("one", files, previous: nil)
         let shared = ["index.html", "books/1-emma.html", "assets/style.css", "covers/ab-64.jpg"]

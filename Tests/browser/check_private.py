@@ -3,7 +3,7 @@
 
 usage: check_private.py PRIVATE PLAIN PASSWORD_FILE [CHANGED CHANGED_PASSWORD_FILE]
 
-PRIVATE is a snapshot's .private-catalog folder (what publish sends), PLAIN the snapshot itself,
+PRIVATE is a snapshot's catalog for friends, PARENT/.DIR.private-catalog (what publish sends), PLAIN the snapshot itself,
 PASSWORD_FILE the share password. Checks, as a visitor: a friend's first link (a book's page, and
 lookup.html?isbn=) on a host that sends 404.html for a missing address, the catalog below
 /friends/, asks for the password and then shows what it pointed at (SCREENSHOTS=DIR keeps the door
