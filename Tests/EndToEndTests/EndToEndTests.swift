@@ -19,6 +19,10 @@ struct EndToEndTests {
         return try await SampleServer(library: try library ?? SampleLibrary.bundled(), options: options).start(port: port)
     }
 
+    /// Words of the sample library's notes that nothing else in it holds: under `--no-notes` none
+    /// is in any file, the search index's folded terms included.
+    static let noteWords = ["Curiouser", "Ungeziefer", "Bezukhov", "Pirrip", "Casaubon", "Morlocks", "Epistolary", "variorum", "Ishmael", "Fagles"]
+
     static func export(_ server: RunningSampleServer, to output: URL, extra: [String] = [],
                        environment: [String: String] = [:], removing: [String] = []) async throws -> ToolRun {
         try await ToolRunner.run(["export", "--server", server.url, "--email", SampleLibrary.demoEmail,

@@ -116,3 +116,26 @@ extension SiteInspector {
         return tags
     }
 }
+
+extension SiteInspector {
+    /// Where the snapshot holds any of `secrets`, as "file: secret". Each is looked for the way the
+    /// search index stores words, folded (lower case, accents off: "Brontë" as "bronte") and whole,
+    /// in every file's folded text: a note word in `assets/search/t-*.js` is found as surely as a
+    /// title on a page. Folded here with Foundation, not with the tool's own folding.
+    package func holding(_ secrets: [String]) -> [String] {
+        let folded = secrets.map { (secret: $0, pattern: "(?<![\\p{L}\\p{N}\\p{M}])" + NSRegularExpression.escapedPattern(for: Self.fold($0)) + "(?![\\p{L}\\p{N}\\p{M}])") }
+        var found: [String] = []
+        for (file, data) in contents().sorted(by: { $0.key < $1.key }) {
+            let text = Self.fold(String(decoding: data, as: UTF8.self))
+            for (secret, pattern) in folded where text.range(of: pattern, options: .regularExpression) != nil {
+                found.append("\(file): \(secret)")
+            }
+        }
+        return found
+    }
+
+    /// Lower case, accents off.
+    package static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+    }
+}
