@@ -105,6 +105,90 @@ struct SnapshotSwapSafetyTests {
         await server.stop()
     }
 
+    /// Starts an export of `server` into `output`, every book asked for again; its output is read
+    /// once it ends.
+    static func startExport(_ server: RunningSampleServer, to output: URL, extra: [String] = []) throws -> (Process, PipeReader, PipeReader) {
+        let process = Process()
+        process.executableURL = ToolRunner.executable
+        process.arguments = ["export", "--server", server.url, "--email", SampleLibrary.demoEmail, "--output", output.path,
+                             "--connect-timeout", ToolRunner.connectTimeout, "--concurrency", "2", "--quiet", "--full"] + extra
+        var environment = ProcessInfo.processInfo.environment
+        environment["READER_PASSWORD"] = SampleLibrary.demoPassword
+        environment["SOURCE_DATE_EPOCH"] = "1700000000"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let readers = (PipeReader(out), PipeReader(err))
+        try process.run()
+        return (process, readers.0, readers.1)
+    }
+
+    /// One run at a time (a timer's and a manual one overlapping): a second run into the same
+    /// folder while the first is at work stops at once with 73, touching neither the last snapshot
+    /// nor the first run's staging folder; the first then finishes as if alone.
+    @Test func aSecondRunIntoTheSameFolderStopsWith73AndTheFirstFinishes() async throws {
+        let held = try await EndToEndTests.startServer(), other = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        #expect(try await Self.export(other, to: output).status == 2)
+        let before = SiteInspector(root: output).fingerprints()
+        // The first run's fourth request (a book's) waits until the second run is over.
+        held.server.doubles.hold(fromAPIRequest: held.server.counters.apiRequests + 4)
+        let (first, out, err) = try Self.startExport(held, to: output)
+        while try held.server.doubles.waiting == 0 || Self.stagingFolders(of: output).isEmpty, first.isRunning {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let staging = try Self.stagingFolders(of: output)
+        #expect(first.isRunning && staging.count == 1, "the first run ended before the second began: \(String(decoding: err.wait(), as: UTF8.self))")
+
+        // The second run is not held: without the lock it would write and swap at once.
+        let second = try await Self.export(other, to: output)
+        #expect(second.status == 73, "\(second.output)")
+        #expect(second.stderr.contains("error: \(output.path): cannot write the snapshot: another reader-snapshot run is writing in \(folder.url.standardizedFileURL.path)"),
+                "\(second.stderr)")
+        #expect(try Self.stagingFolders(of: output) == staging, "the second run touched the first one's staging folder")
+        let changed = Self.changed(before, SiteInspector(root: output).fingerprints())
+        #expect(changed.isEmpty, "the second run changed the snapshot: \(changed.prefix(10))")
+
+        held.server.doubles.release()
+        await ToolRunner.wait(for: first)
+        _ = out.wait()
+        #expect(first.terminationStatus == 2, "\(String(decoding: err.wait(), as: UTF8.self))")
+        #expect(try Self.stagingFolders(of: output).isEmpty)
+        #expect(SiteInspector(root: output).text("library.json")?.contains("\"Pride and Prejudice\"") == true)
+        await held.stop()
+        await other.stop()
+    }
+
+    /// The Markdown vault is one run's at a time too: a run that finds it in use (its lock held, as
+    /// another run holds it while it writes there) leaves it as it is and ends with 73; the snapshot
+    /// itself is written. The lock is held here by the test: the vault is written at the very end of
+    /// a run, after the server, where no answer held back can keep a real run there.
+    @Test func aRunThatFindsTheMarkdownVaultInUseLeavesItAndEndsWith73() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let vault = folder.path("notes"), kept = vault.appendingPathComponent("Reader")
+        let state = kept.appendingPathComponent(".reader-snapshot")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let lock = open(state.path, O_RDONLY | O_DIRECTORY)
+        #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+        let run = try await Self.export(server, to: folder.path("library"), extra: ["--markdown-into", vault.path])
+        #expect(run.status == 73, "\(run.output)")
+        #expect(run.stderr.contains("another reader-snapshot run is writing in this vault"), "\(run.stderr)")
+        #expect(SiteInspector(root: kept).files().isEmpty, "the vault in use was written: \(SiteInspector(root: kept).files().prefix(5))")
+        #expect(SiteInspector(root: folder.path("library")).text("library.json") != nil)
+
+        flock(lock, LOCK_UN)
+        close(lock)
+        let again = try await Self.export(server, to: folder.path("library"), extra: ["--markdown-into", vault.path])
+        await server.stop()
+        #expect(again.status == 2, "\(again.output)")
+        #expect(SiteInspector(root: kept).files().contains { $0.hasSuffix(".md") })
+    }
+
     /// A snapshot, a second run of it under way against a slowed server, the signal, and what the
     /// run printed and left.
     static func interruptedRun(by signal: Int32, extra: [String] = []) async throws -> (run: ToolRun, reason: Process.TerminationReason) {
