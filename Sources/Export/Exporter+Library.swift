@@ -241,7 +241,10 @@ extension Exporter {
         // (the last one shows what tonight's options leave out).
         guard samePrivacy, let previous = last.library, try library.sameContent(as: previous) else {
             var report = try ChangeReport.compare(previous: last.library, current: library)
-            if samePrivacy, !report.firstRun { report.earlier = ChangeReport.earlier(carriedFrom: lastReport) }
+            // A run killed between its swap and the state's writing leaves a snapshot newer than the
+            // state: its report tells what tonight's, compared with the state's library, tells again.
+            let lastIsKnown = lastReport?.generatedAt == last.library?.frame.generatedAt
+            if samePrivacy, !report.firstRun { report.earlier = ChangeReport.earlier(carriedFrom: lastReport, itsOwnNight: lastIsKnown) }
             return (report, false, knownGaps)
         }
         library.frame.generatedAt = previous.frame.generatedAt

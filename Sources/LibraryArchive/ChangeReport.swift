@@ -63,12 +63,13 @@ package struct ChangeReport: Codable, Sendable, Equatable {
     package static let earlierEntries = 5_000
 
     /// Tonight's `earlier`: the last report, then the nights it carried, without first snapshots and
-    /// nights without changes, up to the bounds above.
-    package static func earlier(carriedFrom last: ChangeReport?) -> [ChangeReport]? {
+    /// nights without changes, up to the bounds above. Without `itsOwnNight` (the report is of a
+    /// night tonight's report tells again), only the nights it carried.
+    package static func earlier(carriedFrom last: ChangeReport?, itsOwnNight: Bool = true) -> [ChangeReport]? {
         guard let last else { return nil }
         var nights: [ChangeReport] = []
         var entries = 0
-        for var night in [last] + (last.earlier ?? []) where !night.firstRun && !night.isEmpty {
+        for var night in (itsOwnNight ? [last] : []) + (last.earlier ?? []) where !night.firstRun && !night.isEmpty {
             guard nights.count < earlierNights, entries + night.entryCount <= earlierEntries else { break }
             night.earlier = nil
             entries += night.entryCount
