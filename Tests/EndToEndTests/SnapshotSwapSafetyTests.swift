@@ -76,6 +76,34 @@ struct SnapshotSwapSafetyTests {
         #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("latest").path))
     }
 
+    /// With `--keep`, tonight's dated snapshot shares yesterday's unchanged files (hard links): a
+    /// night that renders writes new files beside them, never into one. Yesterday's snapshot stays
+    /// as it was, every file's bytes, inode and time.
+    @Test func yesterdaysDatedSnapshotIsAsItWasAfterANightThatRenders() async throws {
+        let server = try await EndToEndTests.startServer()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("library")
+        #expect(try await Self.export(server, to: output, extra: ["--keep", "3"], day: 1).status == 2)
+        let yesterday = output.appendingPathComponent("snapshots/2023-11-15")
+        let before = SiteInspector(root: yesterday).fingerprints()
+        #expect(before["books/101-pride-and-prejudice.html"] != nil)
+        server.server.update { library in
+            library.updateBook(id: 101) { $0.comments = "<div>Read again in winter.</div>" }
+            library.updateBook(id: 102) { $0.title += " (corrected)" }
+        }
+        let tonight = try await Self.export(server, to: output, extra: ["--keep", "3"], day: 2)
+        await server.stop()
+        #expect(tonight.status == 2, "\(tonight.output)")
+        let changed = Self.changed(before, SiteInspector(root: yesterday).fingerprints())
+        #expect(changed.isEmpty, "yesterday's snapshot changed: \(changed.prefix(10))")
+        // The night did render, and did share: the edited page is new, most files are yesterday's.
+        let after = SiteInspector(root: output.appendingPathComponent("snapshots/2023-11-16")).fingerprints()
+        #expect(after["books/101-pride-and-prejudice.html"]?.bytes != before["books/101-pride-and-prejudice.html"]?.bytes)
+        let shared = after.filter { before[$0.key]?.inode == $0.value.inode }.count
+        #expect(shared > after.count / 2, "\(shared) of \(after.count) files shared with yesterday's")
+    }
+
     @Test func theOutputKeepsItsModeAndOwnerAcrossTheSwap() async throws {
         let server = try await EndToEndTests.startServer()
         let folder = try TemporaryFolder()
