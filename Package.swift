@@ -259,7 +259,7 @@ let package = Package(
                            // ExportArgumentsTests parses command lines as the CLI does.
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "PublishTests", dependencies: ["Publish", "Site", "TestSupport"]),
+        .testTarget(name: "PublishTests", dependencies: ["Publish", "Site", "Support", "TestSupport"]),
         .testTarget(name: "PrivateCatalogTests", dependencies: ["PrivateCatalog", "Site", "SnapshotStore", "TestSupport"]),
         .testTarget(name: "SampleServerTests", dependencies: ["SampleServer", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                                                              .product(name: "HummingbirdTesting", package: "hummingbird")]),

@@ -1,34 +1,5 @@
 import Support
 
-/// The order files go up in, so that a visitor never follows a link to a file not there yet:
-/// what pages show first, then the pages that lead nowhere new, then the pages that lead to them.
-/// Deletions come after all of them.
-package enum Wave: Int, CaseIterable, Sendable, Comparable {
-    /// Covers, thumbnails, share images and the site's assets (not the search index).
-    case files
-    /// Each book's page, in HTML and Markdown.
-    case bookPages
-    /// Shelf, author and year pages, their feeds, and the OPDS catalog's feeds below its root.
-    case collectionPages
-    /// A private catalog's sealed files (`c/…`): before its door, which leads to them all.
-    case sealedFiles
-    /// The index, the lists, the feeds, the OPDS roots, the search index, library.json, the CSV.
-    case entryPoints
-
-    package static func < (lhs: Wave, rhs: Wave) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    /// How the run's progress names the files of a wave.
-    package var words: String {
-        switch self {
-        case .files: return "covers, thumbnails and assets"
-        case .bookPages: return "book pages"
-        case .collectionPages: return "shelf, author and year pages"
-        case .sealedFiles: return "the private catalog's sealed files"
-        case .entryPoints: return "the index, lists, feeds and library.json"
-        }
-    }
-}
-
 /// The HTTP headers a file is stored with on the host, and the wave it goes up in, told by its
 /// path alone: the same file always gets the same headers.
 package struct ContentHeaders: Sendable, Hashable {
@@ -82,27 +53,17 @@ package struct ContentHeaders: Sendable, Hashable {
         }
     }
 
-    /// The wave the file at `path` goes up in.
-    package static func wave(for path: String) -> Wave {
-        let parts = path.split(separator: "/").map(String.init)
+    /// The wave the file at `path` goes up in: its format's word first (a book's page, an OPDS
+    /// root), then what no format owns: covers and cards first, sealed files before their door,
+    /// the top of the snapshot last, and the rest among the collections' pages.
+    package static func wave(for path: String, formats: [FormatFiles]) -> Wave {
+        if let wave = formats.lazy.filter({ $0.holds(path) }).compactMap({ $0.wave(path) }).first { return wave }
+        let parts = path.split(separator: "/")
         guard parts.count > 1 else { return .entryPoints }
         switch parts[0] {
-        case "covers", "cards":
-            return .files
-        case "c":
-            return .sealedFiles
-        case "assets":
-            // The search index (assets/search/) names every book page: it goes up with the index page.
-            return parts.count > 2 && parts[1] == "search" ? .entryPoints : .files
-        case "books":
-            return .bookPages
-        case "markdown":
-            if parts.count == 2 { return .entryPoints }
-            return parts[1] == "books" ? .bookPages : .collectionPages
-        case "opds":
-            return parts.count == 2 ? .entryPoints : .collectionPages
-        default:
-            return .collectionPages
+        case "covers", "cards": return .files
+        case "c": return .sealedFiles
+        default: return .collectionPages
         }
     }
 }

@@ -60,7 +60,7 @@ package struct PublishPlan: Sendable {
                 plan.unchanged.append(checked)
                 continue
             }
-            grouped[ContentHeaders.wave(for: path), default: [:]][ContentHeaders(for: path, formats: formats), default: []].append(checked)
+            grouped[ContentHeaders.wave(for: path, formats: formats), default: [:]][ContentHeaders(for: path, formats: formats), default: []].append(checked)
         }
         for wave in Wave.allCases {
             for (headers, files) in (grouped[wave] ?? [:]).sorted(by: { ($0.key.contentType, $0.key.cacheControl) < ($1.key.contentType, $1.key.cacheControl) }) {

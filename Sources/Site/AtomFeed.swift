@@ -13,7 +13,7 @@ enum AtomFeed {
     }
 
     /// The books a feed shows, whose notes' HTML the render keeps (`NoteTexts`).
-    static func books(_ model: SiteModel) -> Set<Int> {
+    @Sendable static func books(_ model: SiteModel) -> Set<Int> {
         Set(model.recent).union(model.shelves.flatMap { SiteModel.newestFirst($0.books, in: model.library.entries) })
     }
 

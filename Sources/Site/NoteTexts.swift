@@ -6,27 +6,36 @@ import SnapshotStore
 import Support
 
 /// What each book's note becomes in one render, made once, when its book's pages are: its Markdown
-/// read from the library once and parsed by cmark once, for every output that shows it. The
-/// Markdown is kept for the CSV and BibTeX, the plain text for the search, the lookup and the OPDS
-/// catalog, and the HTML for the feeds that show the book (its page has it as it is made).
+/// read from the library once and parsed by cmark once, for every output that shows it. Each
+/// format says what it shows (`Use`): the Markdown, the plain text, or the HTML of some books
+/// (a book's own page has it as it is made).
 ///
 /// The texts wait in a file, not in memory: at 100,000 books they are tens of megabytes, beside
 /// the list pages being made. Each job of books hands in its books' texts at once (`Making`);
 /// once every book's are in, the outputs read them (`NoteTexts`).
 final class NoteTexts: Sendable {
-    /// What the render's outputs need of the notes.
+    /// What one format shows of the notes (its `OutputFormat.Traits`).
+    struct Use: Sendable {
+        /// The Markdown, as written (the CSV, the BibTeX).
+        var markdown = false
+        /// The plain text (the site's search, lookup and previews, the OPDS catalog).
+        var plainText = false
+        /// The books whose note it shows as HTML, apart from the books' own pages (the feeds).
+        var htmlOf: (@Sendable (SiteModel) -> Set<Int>)?
+    }
+
+    /// What the render's outputs need of the notes: what their formats use, together.
     struct Needs: Sendable {
-        /// The Markdown: the CSV and the BibTeX.
         var markdown: Bool
-        /// The plain text: the site's search, lookup and previews, the OPDS catalog.
         var plainText: Bool
-        /// The books whose HTML a feed shows.
+        /// The books whose HTML a format shows.
         var htmlOf: Set<Int>
 
-        init(formats: Set<OutputFormat>, feedBooks: @autoclosure () -> Set<Int>) {
-            markdown = !formats.isDisjoint(with: [.csv, .bibtex])
-            plainText = !formats.isDisjoint(with: [.html, .opds])
-            htmlOf = formats.contains(.feed) ? feedBooks() : []
+        init(formats: Set<OutputFormat>, model: SiteModel) {
+            let uses = formats.map(\.traits.notes)
+            markdown = uses.contains { $0.markdown }
+            plainText = uses.contains { $0.plainText }
+            htmlOf = uses.reduce(into: Set<Int>()) { books, use in use.htmlOf.map { books.formUnion($0(model)) } }
         }
     }
 
@@ -126,7 +135,7 @@ final class NoteTexts: Sendable {
         self.parsed = parsed
     }
 
-    /// The Markdown of the book's note; empty without one, or when no CSV or BibTeX is written.
+    /// The Markdown of the book's note; empty without one, or when no format shows the Markdown.
     func markdown(of place: Int) throws -> String {
         let texts = places[place]
         return try text(texts.start..<texts.start + Int(texts.markdown))

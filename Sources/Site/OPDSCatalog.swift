@@ -60,6 +60,18 @@ final class OPDSCatalog: Sendable {
         }
     }
 
+    /// A job for each feed: made when the job runs, checked, written.
+    @Sendable static func jobs(_ model: SiteModel, notes: NoteTexts, into writer: SnapshotWriter) -> [SiteRenderer.Job] {
+        let opds = OPDSCatalog(model, notes: notes)
+        return opds.feeds().map { feed in
+            {
+                let text = feed.text()
+                try opds.check()
+                try writer.write(text, to: feed.path)
+            }
+        }
+    }
+
     /// Throws when a note could not be read back: a feed without it is not written.
     func check() throws {
         if let failure = failure.withLockedValue({ $0 }) { throw failure }

@@ -7,9 +7,10 @@ import Support
 /// shelf too), `opds/` (an OPDS catalog for e-reader apps) and `library.bib` (BibTeX).
 ///
 /// Everything the tool knows of a format is here, in `traits`: `--format`'s help and errors, which
-/// file says a snapshot was written whole, how publishing, the catalog for friends and the history
-/// treat its files, and, for a format written from the library alone, its writer. A new format is
-/// a case, its traits, and its writer's file.
+/// file says a snapshot was written whole, how publishing (media types, upload waves), the catalog
+/// for friends and the history treat its files, what it shows of the notes, whether it has pages,
+/// and, for a format written from the site's model, its writer. A new format is a case, its
+/// traits, and its writer's file.
 package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
     case html, markdown, json, csv, feed, opds, bibtex
 
@@ -24,9 +25,16 @@ package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
         package var mainFile: String
         /// Its files, as publishing, the catalog for friends and the history see them.
         package var files: FormatFiles
+        /// What it shows of each book's note: the render keeps just that (`NoteTexts`).
+        var notes = NoteTexts.Use()
+        /// A page for each book, shelf, author and year (the renderer writes them, page by page).
+        var hasPages = false
         /// The writer of a format that has no pages (the site's model and the notes' texts to files);
         /// nil for the formats the renderer writes page by page or from the library file.
         var jobs: (@Sendable (SiteModel, NoteTexts, SnapshotWriter) -> [SiteRenderer.Job])?
+        /// Its jobs run last, beside the biggest pages, one core for them: at 100,000 books the
+        /// OPDS catalog's thousands of feeds, made only then, kept the render's peak down.
+        var writesLast = false
     }
 
     package var traits: Traits {
@@ -34,32 +42,52 @@ package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
         case .html:
             // Sealed whole by a catalog for friends: the door opens its pages in the browser.
             return Traits(help: "html", mainFile: "index.html",
-                          files: FormatFiles(words: "the pages", sealed: true, holds: { $0.hasSuffix(".html") || $0.hasPrefix("assets/") }))
+                          files: FormatFiles(words: "the pages", sealed: true, holds: { $0.hasSuffix(".html") || $0.hasPrefix("assets/") }, wave: Self.pageWave),
+                          notes: NoteTexts.Use(plainText: true), hasPages: true)
         case .markdown:
             return Traits(help: "markdown", mainFile: "markdown/index.md",
-                          files: FormatFiles(words: "the Markdown", sealed: false, kept: ["!/markdown/"], holds: { $0.hasPrefix("markdown/") }))
+                          files: FormatFiles(words: "the Markdown", sealed: false, kept: ["!/markdown/"], holds: { $0.hasPrefix("markdown/") }, wave: Self.markdownWave),
+                          hasPages: true)
         case .json:
             return Traits(help: "json", mainFile: "library.json",
                           files: FormatFiles(words: "library.json", sealed: false, kept: ["!/library.json"], holds: { $0 == "library.json" }))
         case .csv:
             return Traits(help: "csv (Goodreads' layout)", mainFile: "library.csv",
                           files: FormatFiles(words: "the CSV", sealed: false, kept: ["!/library.csv"], holds: { $0 == "library.csv" }),
-                          jobs: { model, notes, writer in [{ try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, notes: notes, to: $0) } }] })
+                          notes: NoteTexts.Use(markdown: true), jobs: { model, notes, writer in [{ try writer.writeStream(to: "library.csv") { try GoodreadsCSV.write(model, notes: notes, to: $0) } }] })
         case .feed:
             return Traits(help: "feed (Atom)", mainFile: "feed.xml",
                           files: FormatFiles(words: "the feeds", sealed: false, holds: Self.isFeed, mediaType: { _ in "application/atom+xml; charset=utf-8" }),
-                          jobs: AtomFeed.jobs)
+                          notes: NoteTexts.Use(htmlOf: AtomFeed.books), jobs: AtomFeed.jobs)
         case .opds:
             return Traits(help: "opds (a catalog for e-reader apps)", mainFile: "opds/index.xml",
-                          files: FormatFiles(words: "the OPDS catalog", sealed: false, holds: { $0.hasPrefix("opds/") }, mediaType: OPDSCatalog.mediaType))
+                          files: FormatFiles(words: "the OPDS catalog", sealed: false, holds: { $0.hasPrefix("opds/") }, mediaType: OPDSCatalog.mediaType,
+                                             wave: { $0.split(separator: "/").count == 2 ? .entryPoints : .collectionPages }),
+                          notes: NoteTexts.Use(plainText: true), jobs: OPDSCatalog.jobs, writesLast: true)
         case .bibtex:
-            return Traits(help: "bibtex (for Zotero, JabRef and LaTeX)", mainFile: BibTeX.file, files: BibTeX.files, jobs: BibTeX.jobs)
+            return Traits(help: "bibtex (for Zotero, JabRef and LaTeX)", mainFile: BibTeX.file, files: BibTeX.files,
+                          notes: NoteTexts.Use(markdown: true), jobs: BibTeX.jobs)
         }
     }
 
     /// Every format's files, for the steps that move them.
     package static var files: [FormatFiles] { allCases.map(\.traits.files) }
     package var files: FormatFiles { traits.files }
+
+    /// A page's wave: a book's before the pages that list it; the search's index, which names every
+    /// book's page, with the index page; the site's assets before any page.
+    @Sendable static func pageWave(_ path: String) -> Wave? {
+        if path.hasPrefix("books/") { return .bookPages }
+        if path.hasPrefix("assets/search/") { return .entryPoints }
+        return path.hasPrefix("assets/") ? .files : nil
+    }
+
+    /// The Markdown's: its index last, its books' pages first.
+    @Sendable static func markdownWave(_ path: String) -> Wave? {
+        let parts = path.split(separator: "/")
+        if parts.count == 2 { return .entryPoints }
+        return parts.count > 2 && parts[1] == "books" ? .bookPages : .collectionPages
+    }
 
     /// The catalog's feed and each shelf's, beside the shelf's page (`SiteModel.shelfFeedFile`).
     @Sendable static func isFeed(_ path: String) -> Bool {

@@ -112,11 +112,11 @@ package struct SiteRenderer: Sendable {
             jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
         }
         // A digest for each book's, shelf's, author's and year's page in each format.
-        let pageFormats = formats.intersection([.html, .markdown]).count
+        let pageFormats = formats.filter(\.traits.hasPages).count
         let entries = pageFormats == 0 ? nil : PageDigests.EntryDigests(count: model.library.count)
         gathered.reserve((model.library.count + model.shelves.count + model.authors.authors.count + model.years.years.count) * pageFormats
                          + (formats.contains(.html) ? WebApp.iconSizes.count : 0))
-        let making = try NoteTexts.Making(count: model.library.count, needs: NoteTexts.Needs(formats: formats, feedBooks: AtomFeed.books(model)),
+        let making = try NoteTexts.Making(count: model.library.count, needs: NoteTexts.Needs(formats: formats, model: model),
                                           spillingInto: writer)
         jobs += bookJobs(model, notes: making, pages: entries, inputs: inputs, gathered: gathered, cards: cards, into: writer)
         progress?.begin("Rendering book pages", total: entries == nil ? 0 : model.library.count)
@@ -128,7 +128,7 @@ package struct SiteRenderer: Sendable {
             jobs = [{ try SearchIndex.write(model, notes: notes, into: writer) },
                     { try LookupIndex.write(model, notes: notes, authors: site.lookupOnline != nil, into: writer) }]
         }
-        for format in formats.sorted() { jobs += format.traits.jobs?(model, notes, writer) ?? [] }
+        for format in formats.sorted() where !format.traits.writesLast { jobs += format.traits.jobs?(model, notes, writer) ?? [] }
         // Beside the search, the shelves', authors' and years' pages, from the digests of their books' entries.
         var bigPages: [Job] = formats.contains(.html) ? [booksListJob(model, into: writer)] : []
         if let entries {
@@ -140,24 +140,15 @@ package struct SiteRenderer: Sendable {
         try Self.run(&jobs, progress: progress)
 
         // Last the big pages, one after another in one job, once the search's index is written
-        // (the two were the render's peak at 100,000 books); the OPDS feeds on the other core
-        // meanwhile, their makers made only now (at 100,000 books, thousands of them).
+        // (the two were the render's peak at 100,000 books); the formats that write last (the
+        // OPDS feeds) on the other core meanwhile, their makers made only now.
         let big = bigPages
         bigPages = []
         jobs = big.isEmpty ? [] : [{ for job in big { try job() } }]
         // The web app's icons last too: drawing them loads libvips, which with its libraries maps
         // 24 MB, and beside the search's index that was the render's peak.
         if formats.contains(.html) { jobs.append { try self.icons(title: model.site.title, gathered: gathered, into: writer) } }
-        if formats.contains(.opds) {
-            let opds = OPDSCatalog(model, notes: notes)
-            jobs += opds.feeds().map { feed in
-                {
-                    let text = feed.text()
-                    try opds.check()
-                    try writer.write(text, to: feed.path)
-                }
-            }
-        }
+        for format in formats.sorted() where format.traits.writesLast { jobs += format.traits.jobs?(model, notes, writer) ?? [] }
         progress?.set(done: done, total: done + jobs.count)
         try Self.run(&jobs, progress: progress)
         return notes.parsed

@@ -90,7 +90,7 @@ import Support
         #expect(SiteRenderer(site: given.site).site.offlineBooks == 0)
         #expect(RenderDigest.digest(given.site) != RenderDigest.digest(plain.site))
         #expect(String(decoding: plain.site.renderedWith, as: UTF8.self)
-                == #"{"formats":["html","markdown","json","csv","feed","opds","bibtex"],"offlineBooks":5000,"shareCards":true} en"#)
+                == #"{"formats":[\#(OutputFormat.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ","))],"offlineBooks":5000,"shareCards":true} en"#)
         let online = try await Self.resolve(line + ["--lookup-online", "https://openlibrary.org"], environment: ["READER_PASSWORD": "p"])
         #expect(online.site.lookupOnline?.absoluteString == "https://openlibrary.org/")
         #expect(RenderDigest.digest(online.site) != RenderDigest.digest(plain.site))

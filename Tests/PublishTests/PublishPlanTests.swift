@@ -1,6 +1,7 @@
 import Foundation
 import Publish
 import Site
+import Support
 import TestSupport
 import Testing
 
@@ -41,22 +42,22 @@ struct PublishPlanTests {
     }
 
     @Test func whatAPageLinksGoesUpBeforeThePage() {
-        #expect(ContentHeaders.wave(for: "covers/ab.jpg") == .files)
-        #expect(ContentHeaders.wave(for: "assets/style.css") == .files)
-        #expect(ContentHeaders.wave(for: "books/1-emma.html") == .bookPages)
-        #expect(ContentHeaders.wave(for: "markdown/books/1-emma.md") == .bookPages)
-        #expect(ContentHeaders.wave(for: "shelves/2-classics.html") == .collectionPages)
-        #expect(ContentHeaders.wave(for: "authors/austen.html") == .collectionPages)
-        #expect(ContentHeaders.wave(for: "years/2024.html") == .collectionPages)
-        #expect(ContentHeaders.wave(for: "markdown/shelves/2-classics.md") == .collectionPages)
-        #expect(ContentHeaders.wave(for: "opds/shelves/2-classics.xml") == .collectionPages)
+        #expect(ContentHeaders.wave(for: "covers/ab.jpg", formats: OutputFormat.files) == .files)
+        #expect(ContentHeaders.wave(for: "assets/style.css", formats: OutputFormat.files) == .files)
+        #expect(ContentHeaders.wave(for: "books/1-emma.html", formats: OutputFormat.files) == .bookPages)
+        #expect(ContentHeaders.wave(for: "markdown/books/1-emma.md", formats: OutputFormat.files) == .bookPages)
+        #expect(ContentHeaders.wave(for: "shelves/2-classics.html", formats: OutputFormat.files) == .collectionPages)
+        #expect(ContentHeaders.wave(for: "authors/austen.html", formats: OutputFormat.files) == .collectionPages)
+        #expect(ContentHeaders.wave(for: "years/2024.html", formats: OutputFormat.files) == .collectionPages)
+        #expect(ContentHeaders.wave(for: "markdown/shelves/2-classics.md", formats: OutputFormat.files) == .collectionPages)
+        #expect(ContentHeaders.wave(for: "opds/shelves/2-classics.xml", formats: OutputFormat.files) == .collectionPages)
         for root in ["index.html", "books.html", "feed.xml", "library.json", "opds/index.xml", "opds/books.xml",
                      "assets/search/manifest.js", "assets/search/t-7468.js", "assets/search/b-0.js", "markdown/index.md"] {
-            #expect(ContentHeaders.wave(for: root) == .entryPoints, "\(root)")
+            #expect(ContentHeaders.wave(for: root, formats: OutputFormat.files) == .entryPoints, "\(root)")
         }
         // A private catalog's sealed files before its door (index.html, lock.json, the scripts).
-        #expect(ContentHeaders.wave(for: "c/8b481545b96a1dcac0c3021a10596433") == .sealedFiles)
-        #expect(ContentHeaders.wave(for: "lock.json") == .entryPoints && ContentHeaders.wave(for: "unlock.js") == .entryPoints)
+        #expect(ContentHeaders.wave(for: "c/8b481545b96a1dcac0c3021a10596433", formats: OutputFormat.files) == .sealedFiles)
+        #expect(ContentHeaders.wave(for: "lock.json", formats: OutputFormat.files) == .entryPoints && ContentHeaders.wave(for: "unlock.js", formats: OutputFormat.files) == .entryPoints)
         #expect(Wave.allCases == [.files, .bookPages, .collectionPages, .sealedFiles, .entryPoints])
     }
 
