@@ -63,6 +63,8 @@ test-deps: deps
 	@python3 -c "import feedparser" 2>/dev/null || python3 -m pip install -q feedparser
 	@# bibtexparser reads library.bib back as a reference manager would (Tests/bibtex/read_bib.py).
 	@python3 -c "import bibtexparser" 2>/dev/null || python3 -m pip install -q "bibtexparser>=2"
+	@# rispy reads library.ris back as a reference manager would (Tests/ris/read_ris.py).
+	@python3 -c "import rispy" 2>/dev/null || python3 -m pip install -q rispy
 	@# jsonschema and referencing validate the OPDS 2.0 feeds against the published schemas
 	@# (Tests/opds/validate_opds2.py), offline; rfc3339-validator lets it check their dates.
 	@python3 -c "import jsonschema, referencing, rfc3339_validator" 2>/dev/null || python3 -m pip install -q jsonschema referencing rfc3339-validator

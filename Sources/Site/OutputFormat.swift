@@ -4,7 +4,8 @@ import Support
 
 /// What a snapshot holds, a format at a time (`--format`): the browsable site, the Markdown tree,
 /// the `library.json` archive, `library.csv` (Goodreads' layout), `feed.xml` (Atom; a feed for each
-/// shelf too), `opds/` (an OPDS catalog for e-reader apps) and `library.bib` (BibTeX).
+/// shelf too), `opds/` (an OPDS catalog for e-reader apps), `library.bib` (BibTeX) and `library.ris`
+/// (RIS).
 ///
 /// Everything the tool knows of a format is here, in `traits`: `--format`'s help and errors, which
 /// file says a snapshot was written whole, how publishing (media types, upload waves), the catalog
@@ -12,7 +13,7 @@ import Support
 /// and, for a format written from the site's model, its writer. A new format is a case, its
 /// traits, and its writer's file.
 package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
-    case html, markdown, json, csv, feed, opds, bibtex
+    case html, markdown, json, csv, feed, opds, bibtex, ris
 
     package static func < (lhs: OutputFormat, rhs: OutputFormat) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -67,6 +68,9 @@ package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
         case .bibtex:
             return Traits(help: "bibtex (for Zotero, JabRef and LaTeX)", mainFile: BibTeX.file, files: BibTeX.files,
                           notes: NoteTexts.Use(markdown: true), jobs: BibTeX.jobs)
+        case .ris:
+            return Traits(help: "ris (for Zotero, EndNote and Mendeley)", mainFile: RIS.file, files: RIS.files,
+                          notes: NoteTexts.Use(markdown: true), jobs: RIS.jobs)
         }
     }
 
