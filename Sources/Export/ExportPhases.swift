@@ -75,7 +75,7 @@ extension Exporter {
     /// The snapshot made in the staging folder, as the plan says, ready to be swapped into place.
     /// A night's snapshot keeps its state (`NightMade`); `render` enters here from a `library.json`,
     /// with the library it rendered.
-    struct Made<Kept: Sendable>: Sendable {
+    struct Made<Kept: MadeContents>: Sendable {
         let output: Output
         let site: SiteIdentity
         /// Whether tonight rendered the pages: only then is a catalog for friends sealed from them (a
@@ -126,14 +126,13 @@ extension Exporter.LoggedIn: HoldsTheNight { var held: Exporter.Held { Exporter.
 extension Exporter.Crawled: HoldsTheNight { var held: Exporter.Held { Exporter.Held(output: output, http: connections.http) } }
 extension Exporter.Compared: HoldsTheNight { var held: Exporter.Held { Exporter.Held(output: output, http: connections.http) } }
 extension Exporter.Made: HoldsTheNight {
-    var held: Exporter.Held { Exporter.Held(output: output, keepsState: Kept.self == Exporter.NightMade.self) }
+    var held: Exporter.Held { Exporter.Held(output: output, keepsState: Kept.setsStateAside) }
 }
 
 /// Runs the steps one after another, timing each: a failure ends the night there (what the phase
 /// holds let go, the last snapshot kept), or, for a step after the swap, is told at the end.
 struct StepRunner {
     let logger: Logger
-    private(set) var times: [ExportStep.Time] = []
     private(set) var toldAtTheEnd: Error?
 
     init(logger: Logger) { self.logger = logger }
@@ -177,15 +176,8 @@ struct StepRunner {
         return ContinuousClock.now
     }
 
-    private mutating func end(_ name: String, _ begun: ContinuousClock.Instant) {
-        times.append(ExportStep.Time(name: name, duration: ContinuousClock.now - begun))
-    }
-}
-
-/// A step's name and how long it took.
-package enum ExportStep {
-    package struct Time: Sendable {
-        package let name: String
-        package let duration: Duration
+    /// Each step's time is said as it ends (`--verbose`), the same way for `export` and `render`.
+    private func end(_ name: String, _ begun: ContinuousClock.Instant) {
+        logger.debug("Time: \(name): \(String(format: "%.3f", (ContinuousClock.now - begun).seconds)) s")
     }
 }

@@ -69,7 +69,7 @@ extension Exporter {
     }
 
     /// Keeps what the quiet night found, in the state folder.
-    func keep(_ quiet: QuietNight, in folder: URL) throws {
+    static func keep(_ quiet: QuietNight, in folder: URL, logger: Logger) throws {
         try quiet.write(to: folder)
         logger.debug("Kept for the next night: the shelves and the list of books as they are now, and what the crawl said")
     }

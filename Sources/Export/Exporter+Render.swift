@@ -21,17 +21,12 @@ extension Exporter {
         var made = try await steps.start("render from \(archive.lastPathComponent)") {
             try await make(from: archive, to: output, site: site, privacy: privacy, logger: logger, live: live)
         }
-        if made.site.privateCatalog != nil {
-            made = try await steps.run("seal the private catalog", consume made) { try await seal($0, logger: logger) }
+        made = try await sealIfAsked(consume made, steps: &steps, logger: logger)
+        return try await steps.run("swap it into place", consume made) { made in
+            let swap = made.output.swap
+            defer { swap.finish() }
+            return try swapIntoPlace(made, linkedFrom: nil, logger: logger)
         }
-        let library = try await steps.run("swap it into place", consume made) { made in
-            try made.output.swap.swapIn()
-            try PrivateCatalogFolder.settle(snapshot: output, root: output)
-            made.output.swap.finish()
-            return made.kept
-        }
-        for step in steps.times { logger.debug("Time: \(step.name): \(String(format: "%.3f", step.duration.seconds)) s") }
-        return library
     }
 
     /// The pages made in a staging folder from `library.json`.

@@ -40,8 +40,6 @@ package struct Exporter: Sendable {
         package var newGaps = 0
         /// Where the snapshot is: `publish` takes it as it is.
         package var place: SnapshotPlace
-        /// Where the night's time went, step by step, in the order they ran.
-        package var steps: [ExportStep.Time] = []
     }
 
     package var settings: ExportSettings
@@ -75,10 +73,7 @@ package struct Exporter: Sendable {
         var compared = try await steps.run("compare with the last snapshot", consume crawled, compare)
         compared = try await steps.run("close the connections", consume compared, closeConnections)
         var made = try await steps.run("make the snapshot", consume compared, make)
-        if made.rendered, settings.site.privateCatalog != nil {
-            let logger = logger
-            made = try await steps.run("seal the private catalog", consume made) { try await Self.seal($0, logger: logger) }
-        }
+        made = try await Self.sealIfAsked(consume made, steps: &steps, logger: logger)
         var swapped = try await steps.run("swap it into place", consume made, swap)
         if let vault = settings.vault {
             swapped = await steps.attempt("keep the Markdown", swapped) { try keepMarkdown($0, in: vault) }
@@ -92,7 +87,6 @@ package struct Exporter: Sendable {
         swapped.output.swap.finish()
         if let error = steps.toldAtTheEnd { throw error }
         var outcome = swapped.outcome
-        outcome.steps = steps.times
         outcome.duration = ContinuousClock.now - started
         return outcome
     }
@@ -178,7 +172,7 @@ extension Exporter {
         case .leaveAsItWas:
             // What was asked for again and failed again, or waited its turn, counts all the same.
             if state.retry != last.state.retry { try state.writeAnswers(to: output.place.stateFolder) }
-            if let found = compared.quietFound, found != last.state.quietNight { try keep(found, in: output.place.stateFolder) }
+            if let found = compared.quietFound, found != last.state.quietNight { try Self.keep(found, in: output.place.stateFolder, logger: logger) }
             return made(state, false)
         case .linkLastSnapshot:
             // A new dated folder: yesterday's files, linked.
@@ -212,14 +206,7 @@ extension Exporter {
         if let history = output.history, let author = settings.historyAuthor, history.exists, night.outcome.decision.writesNewFiles {
             history.markPending(nightCommit(night.outcome, history: history, author: author))
         }
-        try output.swap.swapIn()
-        // Before the dated snapshots are pruned: a linked night's copy is the previous snapshot's.
-        try PrivateCatalogFolder.settle(snapshot: output.target, root: output.place.root,
-                                        linkedFrom: night.outcome.decision == .linkLastSnapshot ? output.swap.previous : nil)
-        try output.place.dated?.finish(publishing: output.target)
-        try night.state.write(to: output.place.stateFolder, library: night.outcome.library)
-        // Written with the state it was found against (a linked night writes it whole again).
-        if let found = night.quietFound { try keep(found, in: output.place.stateFolder) }
+        _ = try Self.swapIntoPlace(made, linkedFrom: night.outcome.decision == .linkLastSnapshot ? output.swap.previous : nil, logger: logger)
         return swapped
     }
 

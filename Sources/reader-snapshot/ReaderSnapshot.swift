@@ -46,9 +46,6 @@ func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Log
         \(formatBytes(network.bytesReceived)) received in \(String(format: "%.1f", seconds)) s. \
         Changes: \(outcome.unchanged || (outcome.changes.isEmpty && !outcome.changes.firstRun) ? "none since the last run" : outcome.changes.summary)\(vaultConflicts(outcome)).
         """)
-    for step in outcome.steps {
-        logger.debug("Time: \(step.name): \(String(format: "%.3f", step.duration.seconds)) s")
-    }
     if showPath && formats.contains(.html) {
         logger.info("Open \(output.appendingPathComponent("index.html").path)")
     }
