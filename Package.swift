@@ -135,8 +135,6 @@ let package = Package(
             dependencies: ["Crawl", "Enrich", "History", "LibraryArchive", "PrivateCatalog", "ReaderAPI", "Site", "SnapshotStore", "Support", "Thumbnails", "Vault",
                            // History's module needs its C shims' module map in sight (in debug builds).
                            .product(name: "Subprocess", package: "swift-subprocess"),
-                           // The export's options are declared beside the values they resolve into.
-                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")]
@@ -252,11 +250,12 @@ let package = Package(
                            // TemplateNamesTests asks the page views what swift-mustache asks them.
                            .product(name: "Mustache", package: "swift-mustache")]
         ),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "TestSupport"]),
+        // The command line, parsed as the tool parses it and resolved into the values the library takes.
         .testTarget(
-            name: "ExportTests",
-            dependencies: ["Export", "PrivateCatalog", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support", "TestSupport",
+            name: "CommandLineTests",
+            dependencies: ["reader-snapshot", "Export", "PrivateCatalog", "SampleServer", "ShareCards", "Site", "SnapshotStore", "Support", "TestSupport",
                            .product(name: "Logging", package: "swift-log"),
-                           // ExportArgumentsTests parses command lines as the CLI does.
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "Site", "Support", "TestSupport"]),

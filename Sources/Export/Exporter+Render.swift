@@ -9,13 +9,16 @@ import SnapshotStore
 import Support
 
 extension Exporter {
+    /// What the pages of a copy are, resolved by the command from its options once the place and
+    /// the archive's own language are known (the pages keep it unless `--language` says otherwise).
+    package typealias ResolveSite = @Sendable (_ place: SnapshotPlace, _ archiveLanguage: String?) async throws -> SiteIdentity
+
     /// Renders a snapshot again from its `library.json`, with the covers beside it. The books are
-    /// read from the file as their pages are made. The pages keep the snapshot's language unless
-    /// `--language` says otherwise; `privacy` leaves out of them what it names.
+    /// read from the file as their pages are made; `privacy` leaves out of them what it names.
     ///
     /// It enters the night's phases at `Made`: the catalog for friends is sealed, and the snapshot
     /// swapped into place, by the night's own steps.
-    package static func render(from archive: URL, to output: URL, site: SiteArguments, privacy: Privacy = Privacy(),
+    package static func render(from archive: URL, to output: URL, site: ResolveSite, privacy: Privacy = Privacy(),
                                logger: Logger, live: LiveProgress? = nil) async throws -> LibraryFile {
         var steps = StepRunner(logger: logger)
         var made = try await steps.start("render from \(archive.lastPathComponent)") {
@@ -30,12 +33,12 @@ extension Exporter {
     }
 
     /// The pages made in a staging folder from `library.json`.
-    private static func make(from archive: URL, to output: URL, site: SiteArguments, privacy: Privacy,
+    private static func make(from archive: URL, to output: URL, site: ResolveSite, privacy: Privacy,
                              logger: Logger, live: LiveProgress?) async throws -> Made<LibraryFile> {
         // On a thread of its own: the threads answers resume on are the network's.
         let read = try await EveryCore.onThreadOfItsOwn("read") { try readArchive(archive, privacy: privacy) }
         let place = SnapshotPlace(root: output, keep: nil)
-        let identity = try await site.resolve(logger: logger, place: place, otherwise: read.frame.language)
+        let identity = try await site(place, read.frame.language)
         let swap = try SnapshotSwap(output: output)
         do { try PrivateCatalogFolder.settle(snapshot: output, root: output) } catch { swap.discard(); swap.finish(); throw error }
         let writer = swap.writer

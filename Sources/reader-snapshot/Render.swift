@@ -91,7 +91,10 @@ struct Render: AsyncParsableCommand, CheckedCommand {
         let archive = try Self.archive(from ?? "")
         do {
             try WritableFolders.check(output: outputURL)
-            let library = try await Exporter.render(from: archive, to: outputURL, site: site, privacy: privacy.resolve(), logger: logger, live: live)
+            let site = self.site
+            let library = try await Exporter.render(from: archive, to: outputURL, site: { place, language in
+                try await site.resolve(logger: logger, place: place, otherwise: language)
+            }, privacy: privacy.resolve(), logger: logger, live: live)
             logger.info("Rendered \(library.count) books from \(archive.path)")
             if formats.contains(.html) { logger.info("Open \(outputURL.appendingPathComponent("index.html").path)") }
         } catch let error as ValidationError {

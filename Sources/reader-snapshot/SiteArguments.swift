@@ -1,5 +1,6 @@
 import ArgumentParser
 import Crawl
+import Export
 import Foundation
 import Logging
 import PrivateCatalog

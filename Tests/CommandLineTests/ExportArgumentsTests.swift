@@ -6,6 +6,7 @@ import SampleServer
 import TestSupport
 import Testing
 @testable import Export
+@testable import reader_snapshot
 import ShareCards
 import Support
 @testable import Site
