@@ -210,6 +210,8 @@ let package = Package(
                 // Export is the front door of export, demo and render; the other commands' modules beside it.
                 "Export", "History", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support",
                 "RunMetrics", "SampleServer", "Vault",
+                // The options of export and render, resolved here into the values the library takes.
+                "Crawl", "Enrich", "PrivateCatalog",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

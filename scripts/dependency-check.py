@@ -54,8 +54,9 @@ def main():
         named = set()
         for dependency in target["dependencies"]:
             for kind, value in dependency.items():
-                named.add(value[0])
-        used = imports(folder) - PLATFORM - {name}
+                # A target is imported by its module's name: reader-snapshot as reader_snapshot.
+                named.add(value[0].replace("-", "_"))
+        used = imports(folder) - PLATFORM - {name.replace("-", "_")}
         for module in sorted(used - named):
             problems.append(f"{name} imports {module} and does not name it")
         for module in sorted(named - used):
