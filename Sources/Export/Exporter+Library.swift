@@ -39,7 +39,10 @@ extension Exporter {
         let network = settings.network
         let http = ReaderClient.makeHTTPClient(concurrency: network.concurrency, connectTimeout: network.connectTimeout)
         do {
-            var state = SnapshotState.read(from: stateFolder, readingCovers: false, readingPages: false)
+            let logger = logger
+            var state = SnapshotState.read(from: stateFolder, readingCovers: false, readingPages: false) { why in
+                logger.warning("The last run's state cannot be used: \(why). Every book is asked for again, and the pages made anew.")
+            }
             let cache = try ResponseCache(previous: state.responses, spillIn: output.swap.staging)
             // What the night needs of the answers is in the cache now; the state's copy is let go.
             state.responses = [:]

@@ -218,15 +218,19 @@ extension Exporter {
         return swapped
     }
 
-    /// `--history`: the night's text committed; a failure is told as the history's.
+    /// `--history`: the night's text committed. A commit git could not make (a full disk, a damaged
+    /// repository) is told as the commit's; git gone, or a repository not ours, keeps its own words
+    /// and exit code: what decides the code is not flattened.
     func commitHistory(_ swapped: Swapped, to history: HistoryRepository, author: HistoryRepository.Author) async throws -> Swapped {
         var swapped = swapped
         do {
             swapped.outcome.history = try await commit(swapped.outcome, to: history,
                                                        snapshot: swapped.output.place.dated?.newest ?? swapped.output.target, author: author)
+        } catch let error as HistoryError {
+            guard case .gitFailed = error.reason else { throw error }
+            throw HistoryError(.commitFailed(detail: error.description), path: history.gitDirectory.path)
         } catch {
-            let detail = (error as? HistoryError)?.description ?? "\(error)"
-            throw HistoryError(.commitFailed(detail: detail), path: history.gitDirectory.path)
+            throw HistoryError(.commitFailed(detail: SnapshotWriter.describe(error)), path: history.gitDirectory.path)
         }
         return swapped
     }

@@ -107,15 +107,34 @@ package struct SnapshotState: Sendable {
         SHA256.hash(data: body).prefix(16).hexString + ".json"
     }
 
-    /// The state in `folder`, or an empty one: a missing or unreadable state only costs a full run.
+    /// The state in `folder`, or an empty one: a missing or unreadable state only costs a full run,
+    /// and one that is there but cannot be used is said, with why, to `startingOver`.
     /// Without `readingCovers`, the covers' records are left for `unreadCovers`: a big library's take
     /// a while, and can be read beside other work.
     /// Without `readingPages`, the pages' digests are left for `unreadPages`: only the render
     /// needs them, and a night of 100,000 books held their 6 MB through its crawl.
-    package static func read(from folder: URL, readingCovers: Bool = true, readingPages: Bool = true) -> SnapshotState {
-        guard let data = try? Data(contentsOf: folder.appendingPathComponent(stateFile)),
-              let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.schemaVersion == schemaVersion
-        else { return SnapshotState() }
+    package static func read(from folder: URL, readingCovers: Bool = true, readingPages: Bool = true,
+                             startingOver: (String) -> Void = { _ in }) -> SnapshotState {
+        let file = folder.appendingPathComponent(stateFile)
+        guard FileManager.default.fileExists(atPath: file.path) else { return SnapshotState() }
+        struct Layout: Decodable { var schemaVersion: Int; enum CodingKeys: String, CodingKey { case schemaVersion = "schema_version" } }
+        let stored: Stored
+        do {
+            let data = try Data(contentsOf: file)
+            // The layout first: a state of another version's is said as such, not as damaged.
+            let layout = try JSONDecoder().decode(Layout.self, from: data).schemaVersion
+            guard layout == schemaVersion else {
+                startingOver("\(file.path) is of another version's layout (schema \(layout); this version reads \(schemaVersion))")
+                return SnapshotState()
+            }
+            stored = try JSONDecoder().decode(Stored.self, from: data)
+        } catch is DecodingError {
+            startingOver("\(file.path) is damaged (not the JSON this tool writes)")
+            return SnapshotState()
+        } catch {
+            startingOver("\(file.path) could not be read (\(SnapshotWriter.describe(error)))")
+            return SnapshotState()
+        }
         let covers = folder.appendingPathComponent(coversFile)
         var state = SnapshotState(covers: readingCovers ? CoverRecords(reading: covers) : nil)
         if !readingCovers { state.unreadCovers = covers }
