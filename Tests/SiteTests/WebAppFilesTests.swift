@@ -8,7 +8,7 @@ import Testing
 
 /// What makes the catalog a web app: the manifest, its icons, the worker at the top, and the list
 /// of what the worker keeps, each file with the version it is fetched again by.
-@Suite struct WebAppTests {
+@Suite struct WebAppFilesTests {
     static func object(_ text: String?) throws -> [String: Any] {
         let text = try #require(text)
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The private catalog's keys, sealed files and writer, without the tool around them.
-@Suite struct PrivateCatalogTests {
+@Suite struct SealingTests {
     /// A key made quickly: 1,000 rounds instead of 600,000 (the rounds are PBKDF2's, unchanged in kind).
     static func key(_ password: String = "correct horse battery", salt: Data = Data(0..<16)) throws -> CatalogKey {
         try CatalogKey(password: try SharePassword(password), salt: salt, iterations: 1_000)
