@@ -60,17 +60,7 @@ struct ExitCodeTests {
         #expect(try await PublishCommandTests.exportBundled(to: output).status == 2)
         let host = try await PublishHost.webdav(serving: served)
         for (signal, code) in [(SIGTERM, Int32(143)), (SIGINT, Int32(130))] {
-            let process = Process()
-            process.executableURL = ToolRunner.executable
-            process.arguments = ["publish", output.path, "\(host.remote):site"]
-            // One upload at a time: the signal comes while they go, long before any deletion.
-            process.environment = ProcessInfo.processInfo.environment.merging(host.environment) { $1 }.merging(["RCLONE_TRANSFERS": "1"]) { $1 }
-            let pipe = Pipe()
-            process.standardError = pipe
-            process.standardOutput = FileHandle.nullDevice
-            let said = PublishCommandTests.Said()
-            pipe.fileHandleForReading.readabilityHandler = { said.append($0.availableData) }
-            try process.run()
+            let (process, pipe, said) = try PublishCommandTests.startPublish(output, to: "\(host.remote):site", host: host)
             while !said.text.contains("book pages"), process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
             kill(process.processIdentifier, signal)
             await ToolRunner.wait(for: process)

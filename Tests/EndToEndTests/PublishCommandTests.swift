@@ -116,19 +116,8 @@ struct PublishCommandTests {
         let host = try await PublishHost.webdav(serving: served)
         do {
             // Killed as a power cut would: the tool and its rclone, once the book pages are going up.
-            let process = Process()
-            process.executableURL = ToolRunner.executable
-            process.arguments = ["publish", output.path, "\(host.remote):site"]
-            var environment = ProcessInfo.processInfo.environment.merging(host.environment) { _, new in new }
-            environment["RCLONE_TRANSFERS"] = "1"
-            process.environment = environment
-            let pipe = Pipe()
-            process.standardError = pipe
-            process.standardOutput = FileHandle.nullDevice
-            let said = PublishCommandTests.Said()
-            pipe.fileHandleForReading.readabilityHandler = { said.append($0.availableData) }
-            try process.run()
-            for _ in 0..<600 where !said.text.contains("book pages") && process.isRunning {
+            let (process, pipe, said) = try Self.startPublish(output, to: "\(host.remote):site", host: host)
+            while !said.text.contains("book pages"), process.isRunning {
                 try await Task.sleep(for: .milliseconds(10))
             }
             let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
@@ -150,6 +139,22 @@ struct PublishCommandTests {
             throw error
         }
         await host.stop()
+    }
+
+    /// Starts `publish` of `output` to `remote` with one upload at a time (a signal or a kill then
+    /// comes while they go, long before any deletion); what it says is gathered as it goes.
+    static func startPublish(_ output: URL, to remote: String, host: PublishHost) throws -> (Process, Pipe, Said) {
+        let process = Process()
+        process.executableURL = ToolRunner.executable
+        process.arguments = ["publish", output.path, remote]
+        process.environment = ProcessInfo.processInfo.environment.merging(host.environment) { $1 }.merging(["RCLONE_TRANSFERS": "1"]) { $1 }
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        let said = Said()
+        pipe.fileHandleForReading.readabilityHandler = { said.append($0.availableData) }
+        try process.run()
+        return (process, pipe, said)
     }
 
     final class Said: @unchecked Sendable {

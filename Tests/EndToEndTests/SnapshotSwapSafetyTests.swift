@@ -236,23 +236,10 @@ struct SnapshotSwapSafetyTests {
         // Its fourth request (a book's, after the login, the shelves and the list) waits for the signal.
         server.server.doubles.hold(fromAPIRequest: requestsBefore + 4)
 
-        let process = Process()
-        process.executableURL = ToolRunner.executable
-        process.arguments = ["export", "--server", server.url, "--email", SampleLibrary.demoEmail, "--output", output.path,
-                             "--connect-timeout", ToolRunner.connectTimeout, "--concurrency", "2", "--quiet", "--full"] + extra
-        var environment = ProcessInfo.processInfo.environment
-        environment["READER_PASSWORD"] = SampleLibrary.demoPassword
-        environment["SOURCE_DATE_EPOCH"] = "1700000000"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let outData = PipeReader(out), errData = PipeReader(err)
-        try process.run()
-        // Signalled once the run is at work: logged in, its staging folder made, books being read.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try server.server.doubles.waiting == 0 || Self.stagingFolders(of: output).isEmpty, process.isRunning,
-              ContinuousClock.now < deadline {
+        let (process, outData, errData) = try Self.startExport(server, to: output, extra: extra)
+        // Signalled once the run is at work: logged in, its staging folder made, books being read
+        // (held there until the signal: no time bound is needed, the run cannot get further).
+        while try server.server.doubles.waiting == 0 || Self.stagingFolders(of: output).isEmpty, process.isRunning {
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(process.isRunning, "the export ended before it could be signalled")
