@@ -7,6 +7,7 @@ import Logging
 import ReaderAPI
 import Site
 import SnapshotStore
+import Vault
 
 /// A night's phases: each is the value one step hands to the next, holding what the steps so far
 /// found and that a later step needs, and nothing else. A step takes its phase as `consuming`, so
@@ -94,7 +95,9 @@ extension Exporter {
     /// The snapshot in place: what the Markdown and the history are kept from.
     struct Swapped: Sendable {
         let output: Output
-        var outcome: Outcome
+        let outcome: Outcome
+        /// What `--markdown-into` did, once its step has run.
+        var vault: Vault.Report? = nil
     }
 }
 

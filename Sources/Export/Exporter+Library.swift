@@ -191,7 +191,6 @@ extension Exporter {
         var state = stateToKeep(crawled.crawl, client: client, cache: crawled.connections.cache, renderedWith: crawled.renderedWith)
         var outcome = Outcome(library: library, changes: compared.changes, network: client.metrics.reading,
                               unchanged: compared.unchanged, place: output.place)
-        outcome.openLibrary = crawled.openLibrary?.report
         outcome.newGaps = library.frame.problems.filter { !compared.knownGaps.contains($0.gapKey) }.count
         outcome.decision = NightPlan.decide(NightPlan.Facts(
             libraryUnchanged: compared.unchanged, reuseUnchanged: settings.content.reuseUnchanged, hasLastSnapshot: output.swap.previous != nil,

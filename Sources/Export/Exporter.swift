@@ -15,31 +15,19 @@ import Vault
 /// One export: prepare → log in → crawl → compare → make → swap, each step a function from one
 /// phase to the next (`ExportPhases.swift`), timed as it runs.
 package struct Exporter: Sendable {
-    /// What a run did, for the summary line and the exit code.
-    package struct Outcome: Sendable {
+    /// What the night found and decided, from the comparison on: what the steps after it read.
+    struct Outcome: Sendable {
         /// The library written: its frame, an entry per book.
-        package var library: LibraryFile
-        package var changes: ChangeReport
-        package var network: ClientMetrics.Reading
+        var library: LibraryFile
+        var changes: ChangeReport
+        var network: ClientMetrics.Reading
         /// True when the library was the same as in the previous snapshot: no file was rewritten.
-        package var unchanged: Bool
-        /// What the night did with its snapshot: left it, linked it, or rendered.
-        package var decision = NightPlan.render(reusingPages: false)
-        /// The snapshot was left as it was: the pages were not even rendered.
-        package var untouched: Bool { decision == .leaveAsItWas }
-        /// The new snapshot's files are the last one's, linked (dated snapshots, nothing changed).
-        package var linked: Bool { decision == .linkLastSnapshot }
-        package var duration: Duration = .zero
-        /// What `--history` did: a commit, or none (the same text).
-        package var history: HistoryRepository.Recorded?
-        /// What `--markdown-into` did.
-        package var vault: Vault.Report?
-        /// What `--enrich openlibrary` did.
-        package var openLibrary: OpenLibraryEnricher.Report?
+        var unchanged: Bool
+        /// What the night does with its snapshot: leave it, link it, or render.
+        var decision = NightPlan.render(reusingPages: false)
         /// Gaps the last snapshot did not list: news, where a gap still open is not.
-        package var newGaps = 0
-        /// Where the snapshot is: `publish` takes it as it is.
-        package var place: SnapshotPlace
+        var newGaps = 0
+        var place: SnapshotPlace
     }
 
     package var settings: ExportSettings
@@ -58,7 +46,7 @@ package struct Exporter: Sendable {
 
     /// The night, phase by phase (`ExportPhases.swift`): each step takes the phase before it and
     /// gives the next, and an optional step runs only when its option is given.
-    package func run() async throws -> Outcome {
+    package func run() async throws -> NightSummary {
         let started = ContinuousClock.now
         MemoryUsage.configureAllocator()
         var steps = StepRunner(logger: logger)
@@ -86,9 +74,7 @@ package struct Exporter: Sendable {
         // Held until the run is over: the history's commit is this run's too.
         swapped.output.swap.finish()
         if let error = steps.toldAtTheEnd { throw error }
-        var outcome = swapped.outcome
-        outcome.duration = ContinuousClock.now - started
-        return outcome
+        return NightSummary(swapped.outcome, vault: swapped.vault, duration: ContinuousClock.now - started)
     }
 }
 
@@ -214,7 +200,7 @@ extension Exporter {
     func keepMarkdown(_ swapped: Swapped, in vault: Vault) throws -> Swapped {
         logger.info("Keeping the Markdown in \(vault.root.path)")
         var swapped = swapped
-        swapped.outcome.vault = try vault.sync(from: swapped.output.place.dated?.newest ?? swapped.output.target)
+        swapped.vault = try vault.sync(from: swapped.output.place.dated?.newest ?? swapped.output.target)
         return swapped
     }
 
@@ -224,8 +210,7 @@ extension Exporter {
     func commitHistory(_ swapped: Swapped, to history: HistoryRepository, author: HistoryRepository.Author) async throws -> Swapped {
         var swapped = swapped
         do {
-            swapped.outcome.history = try await commit(swapped.outcome, to: history,
-                                                       snapshot: swapped.output.place.dated?.newest ?? swapped.output.target, author: author)
+            _ = try await commit(swapped.outcome, to: history, snapshot: swapped.output.place.dated?.newest ?? swapped.output.target, author: author)
         } catch let error as HistoryError {
             guard case .gitFailed = error.reason else { throw error }
             throw HistoryError(.commitFailed(detail: error.description), path: history.gitDirectory.path)

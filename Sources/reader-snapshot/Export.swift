@@ -98,7 +98,7 @@ struct Export: AsyncParsableCommand, CheckedCommand {
 
     /// `--publish`: the snapshot goes up when the export published something new, or when the
     /// last publish to that remote was cut short; a night that changed nothing sends nothing.
-    func publishSnapshot(_ outcome: Exporter.Outcome, to target: RemoteTarget, logger: Logger, metrics: MetricsRecorder?) async throws {
+    func publishSnapshot(_ outcome: NightSummary, to target: RemoteTarget, logger: Logger, metrics: MetricsRecorder?) async throws {
         if outcome.unchanged && Publishing.lastPublishFinished(place: outcome.place, target: target) {
             logger.info("Publish: nothing new since the last publish to \(target)")
             return

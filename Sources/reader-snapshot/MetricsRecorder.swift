@@ -32,15 +32,13 @@ final class MetricsRecorder: Sendable {
     func resolved(output: String) { state.withLockedValue { $0.output = output } }
 
     /// What the snapshot written tonight holds.
-    func wrote(_ outcome: Exporter.Outcome) {
-        let entries = outcome.library.entries
-        let problems = outcome.library.frame.problems
+    func wrote(_ night: NightSummary) {
         var snapshot = RunMetrics.Snapshot()
-        snapshot.books = entries.count
-        snapshot.booksWithNotes = entries.lazy.filter(\.hasNote).count
-        snapshot.booksWithoutDetails = problems.filter { $0.kind == .bookDetails }.count
-        snapshot.coversMissing = problems.filter { $0.kind == .cover }.count
-        snapshot.shelves = outcome.library.frame.shelves.count
+        snapshot.books = night.books
+        snapshot.booksWithNotes = night.booksWithNotes
+        snapshot.booksWithoutDetails = night.booksWithoutDetails
+        snapshot.coversMissing = night.booksWithoutCover
+        snapshot.shelves = night.shelves
         state.withLockedValue { $0.snapshot = snapshot }
     }
 

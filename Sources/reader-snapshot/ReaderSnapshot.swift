@@ -28,23 +28,18 @@ struct ReaderSnapshot: AsyncParsableCommand {
 }
 
 /// The summary of a run, and its exit code.
-func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Logger, showPath: Bool = true) -> ExitCode {
-    let output = outcome.place.shown
-    let entries = outcome.library.entries
-    let library = outcome.library.frame
-    let network = outcome.network
-    let notes = entries.lazy.filter(\.hasNote).count
-    // Books whose details failed tonight, whether kept as the last snapshot had them or not.
-    let incomplete = library.problems.filter { $0.kind == .bookDetails }.count
-    let seconds = Double(outcome.duration.components.seconds) + Double(outcome.duration.components.attoseconds) / 1e18
-    logger.info(outcome.unchanged
-        ? "No changes: \(counted(entries.count, "book", "books")) on \(counted(library.shelves.count, "shelf", "shelves")) in \(output.path), as they were"
-        : "Wrote \(counted(entries.count, "book", "books")) on \(counted(library.shelves.count, "shelf", "shelves")) (\(notes) with notes) to \(output.path)")
+func report(_ night: NightSummary, formats: Set<OutputFormat>, logger: Logger, showPath: Bool = true) -> ExitCode {
+    let output = night.place.shown
+    let network = night.network
+    let seconds = Double(night.duration.components.seconds) + Double(night.duration.components.attoseconds) / 1e18
+    logger.info(night.unchanged
+        ? "No changes: \(counted(night.books, "book", "books")) on \(counted(night.shelves, "shelf", "shelves")) in \(output.path), as they were"
+        : "Wrote \(counted(night.books, "book", "books")) on \(counted(night.shelves, "shelf", "shelves")) (\(night.booksWithNotes) with notes) to \(output.path)")
     logger.info("""
         Covers: \(network.coversDownloaded) fetched, \(network.coversReused) unchanged, \(network.coversFailed) failed\(thumbnailed(network)). \
         Requests: \(network.requests) (\(network.notModified) not modified, \(network.retries) retries), \
         \(formatBytes(network.bytesReceived)) received in \(String(format: "%.1f", seconds)) s. \
-        Changes: \(outcome.unchanged || (outcome.changes.isEmpty && !outcome.changes.firstRun) ? "none since the last run" : outcome.changes.summary)\(vaultConflicts(outcome)).
+        Changes: \(night.changes ?? "none since the last run")\(vaultConflicts(night)).
         """)
     if showPath && formats.contains(.html) {
         logger.info("Open \(output.appendingPathComponent("index.html").path)")
@@ -52,22 +47,22 @@ func report(_ outcome: Exporter.Outcome, formats: Set<OutputFormat>, logger: Log
     if let reason = network.thumbnailsUnavailable {
         logger.warning("No thumbnails were made: \(reason). Pages show those covers at full size until a run makes them; install libvips, or export with --no-thumbnails.")
     }
-    if library.problems.isEmpty { return .success }
+    guard night.hasGaps else { return .success }
     // Covers are counted as the "Covers:" line counts them, each address once; the books that
     // lack one are said beside, when two of them share a cover.
-    let booksWithoutCover = library.problems.filter { $0.kind == .cover }.count
+    let booksWithoutCover = night.booksWithoutCover
     // A run that asked for no cover (one whose crawl was taken from a quiet night's record keeps
     // that night's count) has only the books to count by.
     let coversNotFetched = booksWithoutCover == 0 ? 0 : network.coversFailed > 0 ? network.coversFailed : booksWithoutCover
     let forBooks = coversNotFetched == booksWithoutCover ? "" : " for \(booksWithoutCover) books"
-    let shelfProblems = library.problems.filter { $0.kind == .shelfDetails }.count
+    let shelfProblems = night.shelfPagesNotFetched, incomplete = night.booksWithoutDetails
     // Only what there is: "0 books without details" is not a gap.
     let parts = [(shelfProblems, counted(shelfProblems, "shelf page not fetched", "shelf pages not fetched")),
                  (incomplete, counted(incomplete, "book without details", "books without details")),
                  (coversNotFetched, counted(coversNotFetched, "cover not fetched", "covers not fetched") + forBooks)].filter { $0.0 > 0 }.map(\.1)
     let gaps = "Written with gaps: \(parts.joined(separator: ", ")) (listed in the snapshot)."
     // Gaps that were there last night too are not news: said as a warning, but not under --quiet.
-    logger.log(level: outcome.newGaps > 0 ? .warning : .notice, "\(gaps)")
+    logger.log(level: night.newGaps > 0 ? .warning : .notice, "\(gaps)")
     return ExitCode(ExitCodes.writtenWithGaps)
 }
 
@@ -78,8 +73,8 @@ private func thumbnailed(_ network: ClientMetrics.Reading) -> String {
 }
 
 /// The change report's word on the vault: the notes edited there that changed on the server too.
-private func vaultConflicts(_ outcome: Exporter.Outcome) -> String {
-    guard let count = outcome.vault?.conflicts.count, count > 0 else { return "" }
+private func vaultConflicts(_ night: NightSummary) -> String {
+    guard let count = night.vault?.conflicts.count, count > 0 else { return "" }
     return "; \(counted(count, "file", "files")) in conflict with your edits in the Markdown folder (yours kept, the server's beside them)"
 }
 
