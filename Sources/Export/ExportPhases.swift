@@ -7,7 +7,6 @@ import Logging
 import ReaderAPI
 import Site
 import SnapshotStore
-import Vault
 
 /// A night's phases: each is the value one step hands to the next, holding what the steps so far
 /// found and that a later step needs, and nothing else. A step takes its phase as `consuming`, so
@@ -96,8 +95,6 @@ extension Exporter {
     struct Swapped: Sendable {
         let output: Output
         let outcome: Outcome
-        /// What `--markdown-into` did, once its step has run.
-        var vault: Vault.Report? = nil
     }
 }
 

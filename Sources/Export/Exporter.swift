@@ -63,8 +63,13 @@ package struct Exporter: Sendable {
         var made = try await steps.run("make the snapshot", consume compared, make)
         made = try await Self.sealIfAsked(consume made, steps: &steps, logger: logger)
         var swapped = try await steps.run("swap it into place", consume made, swap)
+        var kept: Vault.Report?
         if let vault = settings.vault {
-            swapped = await steps.attempt("keep the Markdown", swapped) { try keepMarkdown($0, in: vault) }
+            // The step's report is the run's, not the phase's: the history after it needs none of it.
+            swapped = await steps.attempt("keep the Markdown", swapped) { swapped in
+                kept = try keepMarkdown(swapped, in: vault)
+                return swapped
+            }
         }
         // A night whose files are the last night's has nothing to commit: no git is started.
         if let history = swapped.output.history, let author = settings.historyAuthor,
@@ -74,7 +79,7 @@ package struct Exporter: Sendable {
         // Held until the run is over: the history's commit is this run's too.
         swapped.output.swap.finish()
         if let error = steps.toldAtTheEnd { throw error }
-        return NightSummary(swapped.outcome, vault: swapped.vault, duration: ContinuousClock.now - started)
+        return NightSummary(swapped.outcome, vault: kept, duration: ContinuousClock.now - started)
     }
 }
 
@@ -197,11 +202,9 @@ extension Exporter {
     }
 
     /// `--markdown-into`: the snapshot's Markdown kept in the user's folder, their edits kept.
-    func keepMarkdown(_ swapped: Swapped, in vault: Vault) throws -> Swapped {
+    func keepMarkdown(_ swapped: Swapped, in vault: Vault) throws -> Vault.Report {
         logger.info("Keeping the Markdown in \(vault.root.path)")
-        var swapped = swapped
-        swapped.vault = try vault.sync(from: swapped.output.place.dated?.newest ?? swapped.output.target)
-        return swapped
+        return try vault.sync(from: swapped.output.place.dated?.newest ?? swapped.output.target)
     }
 
     /// `--history`: the night's text committed. A commit git could not make (a full disk, a damaged
