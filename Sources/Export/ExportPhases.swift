@@ -55,8 +55,6 @@ extension Exporter {
         let renderedWith: String
         /// Set on a night that may be a quiet one (`QuietNight`).
         let quietWatch: QuietWatch?
-        /// What Open Library answered: set by `--enrich`'s step.
-        var openLibrary: OpenLibraryAnswers?
     }
 
     /// What changed since the last snapshot, and what the night does about it: the last library let go.
@@ -69,7 +67,6 @@ extension Exporter {
         var outcome: Outcome
         /// What tonight found, when it was a quiet night: kept once the state is.
         let quietFound: QuietNight?
-        let openLibrary: OpenLibraryAnswers?
     }
 
     /// The snapshot made in the staging folder, as the plan says, ready to be swapped into place.

@@ -155,14 +155,10 @@ extension Exporter {
     }
 
     /// What Open Library answered, and its answers as the night found them.
-    struct OpenLibraryAnswers {
-        var cache: OpenLibraryCache
-        var asRead: OpenLibraryCache
-        var report: OpenLibraryEnricher.Report
-    }
-
     /// `--enrich openlibrary`, between the crawl and the render: Open Library's covers are checked,
-    /// thumbnailed and kept like the server's.
+    /// thumbnailed and kept like the server's. The step owns its answers: they are facts about
+    /// ISBNs, not about tonight's snapshot, and are kept as soon as they are had (an ISBN Open
+    /// Library does not know is not asked again for a week, whatever the night does after).
     func enrich(_ crawled: consuming Crawled, asking openLibrary: OpenLibraryOptions) async throws -> Crawled {
         var crawled = crawled
         let output = crawled.output, client = crawled.connections.client
@@ -175,9 +171,13 @@ extension Exporter {
         let pace = Pace(interval: openLibrary.interval)
         let covers = enricher.coverFetcher(client: client, writer: output.swap.writer, previous: crawled.last.state.covers,
                                            thumbnails: settings.content.thumbnailer, pace: pace)
-        let report = try await enricher.enrich(&crawled.crawl.library, cache: &cache, http: crawled.connections.http, redactor: client.redactor,
-                                               covers: covers, records: crawled.crawl.covers, pace: pace, addresses: crawled.crawl.addresses)
-        crawled.openLibrary = OpenLibraryAnswers(cache: cache, asRead: asRead, report: report)
+        _ = try await enricher.enrich(&crawled.crawl.library, cache: &cache, http: crawled.connections.http, redactor: client.redactor,
+                                      covers: covers, records: crawled.crawl.covers, pace: pace, addresses: crawled.crawl.addresses)
+        if cache != asRead {
+            do { try cache.write(to: output.place.stateFolder) } catch {
+                throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: output.place.stateFolder.path)
+            }
+        }
         return crawled
     }
 
@@ -209,7 +209,7 @@ extension Exporter {
             crawled.last.state.addresses = CoverAddresses()
         }
         return Compared(output: output, connections: crawled.connections, last: crawled.last, state: state, outcome: outcome,
-                        quietFound: quietFound, openLibrary: crawled.openLibrary)
+                        quietFound: quietFound)
     }
 
     /// The connections closed once nothing more is asked of the server; the night's network

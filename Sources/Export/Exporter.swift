@@ -148,13 +148,6 @@ extension Exporter {
         let compared = compared
         let output = compared.output, outcome = compared.outcome, last = compared.last
         var state = compared.state
-        // Open Library's answers are kept wherever the state goes, even on a night that leaves the
-        // snapshot as it was (an ISBN it does not know is not asked again for a week).
-        if let openLibrary = compared.openLibrary, openLibrary.cache != openLibrary.asRead || outcome.decision != .leaveAsItWas {
-            do { try openLibrary.cache.write(to: output.place.stateFolder) } catch {
-                throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: output.place.stateFolder.path)
-            }
-        }
         let made = { (state: SnapshotState, rendered: Bool) in
             Made(output: output, site: settings.site, rendered: rendered,
                  kept: NightMade(outcome: outcome, state: state, quietFound: compared.quietFound))
