@@ -63,15 +63,21 @@ import Testing
         }
     }
 
+    /// `library` exported as RIS and JSON into a folder of `folder`: the run, and where it wrote.
+    static func exportRIS(_ library: SampleLibrary, into folder: TemporaryFolder, extra: [String] = []) async throws -> (ToolRun, URL) {
+        let server = try await EndToEndTests.startServer(library)
+        let output = folder.path("out")
+        let run = try await EndToEndTests.export(server, to: output, extra: ["--format", "ris,json"] + extra)
+        await server.stop()
+        return (run, output)
+    }
+
     /// The hostile library: markup, lines that read as RIS tags ("ER  - ") and control characters
     /// in notes and titles end no record early and add no field.
     @Test func everyBookOfTheHostileLibraryReadsBackWhole() async throws {
-        let server = try await EndToEndTests.startServer(try SampleLibrary.hostile())
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let output = folder.path("out")
-        let run = try await EndToEndTests.export(server, to: output, extra: ["--format", "ris,json"])
-        await server.stop()
+        let (run, output) = try await Self.exportRIS(try SampleLibrary.hostile(), into: folder)
         #expect(run.status == 2, "\(run.output)")
         #expect(SiteInspector(root: output).files().filter { !$0.hasPrefix("covers/") }.sorted() == ["changes.json", "library.json", "library.ris"])
         let library = try Library.read(from: output.appendingPathComponent("library.json"))
@@ -83,12 +89,9 @@ import Testing
     @Test func aNoteLineThatReadsAsATagStaysInItsNote() async throws {
         var library = try SampleLibrary.bundled()
         library.updateBook(id: 101) { $0.comments = "First line.\nER  - \nTY  - JOUR\nTI  - Injected\n    indented\n\nLast." }
-        let server = try await EndToEndTests.startServer(library)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let output = folder.path("out")
-        let run = try await EndToEndTests.export(server, to: output, extra: ["--format", "ris,json"])
-        await server.stop()
+        let (run, output) = try await Self.exportRIS(library, into: folder)
         #expect(run.status == 2, "\(run.output)")
         let written = try #require(SiteInspector(root: output).text("library.ris"))
         // The note's Markdown keeps its lines ("ER - \\", a hard break); those that read as tags are a space in.
@@ -102,12 +105,9 @@ import Testing
 
     /// 3,000 books, every record read back whole.
     @Test func aLibraryOf3000BooksReadsBackWhole() async throws {
-        let server = try await EndToEndTests.startServer(try SampleLibrary.synthetic(books: 3_000, seed: 3))
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let output = folder.path("out")
-        let run = try await EndToEndTests.export(server, to: output, extra: ["--format", "ris,json", "--quiet"])
-        await server.stop()
+        let (run, output) = try await Self.exportRIS(try SampleLibrary.synthetic(books: 3_000, seed: 3), into: folder, extra: ["--quiet"])
         #expect(run.status == 2, "\(run.output)")
         let library = try Library.read(from: output.appendingPathComponent("library.json"))
         let records = try await Self.read(output.appendingPathComponent("library.ris"))
