@@ -26,7 +26,7 @@ import time
 from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_offline import Host, browser, report, wait  # noqa: E402
+from check_offline import Host, browser, close, report, until, wait  # noqa: E402
 from check_site import axe_source, check_accessibility  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
@@ -39,6 +39,11 @@ def read_bytes(driver, path):
         " fetch(arguments[0]).then(r => r.ok ? r.arrayBuffer() : Promise.reject(r.status))"
         ".then(b => crypto.subtle.digest('SHA-256', b)).then(d => done(Array.from(new Uint8Array(d), x => x.toString(16).padStart(2, '0')).join('')),"
         " e => done('error ' + e))", path)
+
+
+def running_workers(driver):
+    """The catalog's service workers running now: a worker has a DevTools target while it runs."""
+    return [target for target in driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"] if target["type"] == "service_worker"]
 
 
 def digest(folder, path):
@@ -262,7 +267,8 @@ def main():
         # hands it those kept for the session.
         driver.execute_cdp_cmd("ServiceWorker.enable", {})
         driver.execute_cdp_cmd("ServiceWorker.stopAllWorkers", {})
-        time.sleep(1)
+        if until(lambda: not running_workers(driver), 60) is None:
+            problems.append(f"DevTools did not stop the worker: {running_workers(driver)}")
         read = read_bytes(driver, "books.html")
         if read != digest(plain, "books.html"):
             problems.append(f"after the worker was stopped, the page's fetch of books.html got {read}")
@@ -309,9 +315,11 @@ def main():
         title = plain_heading(plain, "index.html")
         if not wait(driver, f"return document.querySelector('h1') && document.querySelector('h1').textContent.trim() === {json.dumps(title)}", 60):
             problems.append(f"remember: the catalog did not open ({heading(driver)!r})")
-        time.sleep(3)
     finally:
-        driver.quit()
+        # The key is kept before the worker says it is unlocked, and so before the catalog opens
+        # (waited for above); it is on disk once the browser has shut down cleanly.
+        if not close(driver, profile):
+            problems.append("remember: the browser did not let go of its profile: what it kept may not be on disk")
     driver = browser(profile)
     try:
         driver.get(base + books[0])
