@@ -4,7 +4,8 @@ import Testing
 
 /// The console blocks of the README and of docs/, run as written (Tests/docs/run_console.py) with
 /// the built tool first on the PATH: the Quick start starts the sample server on the port it
-/// shows, exports it, and must print what the README says it prints.
+/// shows, exports it, and must print what the README says it prints. Each block runs in a network
+/// namespace of its own, so that the port it names is free whatever the suites beside it opened.
 @Suite struct DocsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

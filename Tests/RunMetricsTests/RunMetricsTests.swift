@@ -101,7 +101,7 @@ func samples(_ text: String) -> [String: (labels: String, value: Double)] {
         #expect(garbage == RunMetrics.Previous())
     }
 
-    @Test func theFileIsRenamedIntoPlaceReadableByTheCollectorWhateverTheUmask() throws {
+    @Test func theFileIsRenamedIntoPlace() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let url = folder.path("reader-snapshot.prom")
@@ -112,15 +112,32 @@ func samples(_ text: String) -> [String: (labels: String, value: Double)] {
             snapshot.books = 12
             return snapshot
         }()))
-        let old = umask(0o077)
-        defer { umask(old) }
         try file.write(Self.goodNight())
         #expect(try String(contentsOf: url, encoding: .utf8) == Self.goodNight().text)
-        let mode = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
-        #expect(mode == 0o644)
         // Nothing else is left in the folder: the temporary file was the one renamed.
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["reader-snapshot.prom"])
         #expect(throws: MetricsFileError.self) { try MetricsFile(folder.path("missing/x.prom")).checkFolder() }
         #expect(throws: MetricsFileError.self) { try MetricsFile(folder.path("missing/x.prom")).write(Self.goodNight()) }
+    }
+
+    /// Under a private umask (a service's `UMask=0077`) the file is still readable by the collector.
+    /// The umask is set in a shell that then becomes the tool, not in this process: the other
+    /// suites run beside this one and start the tool and git, which would inherit it. The run is a
+    /// usage error (its password file is missing), which asks nothing of any server and still
+    /// writes the file, as every run does.
+    @Test func theFileIsReadableByTheCollectorWhateverTheUmask() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let url = folder.path("reader-snapshot.prom")
+        let (status, said) = try await ToolRunner.runChecker("/bin/sh", [
+            "-c", "umask 077; exec \"$0\" \"$@\"", ToolRunner.executable.path,
+            "export", "--server", "http://reader.invalid", "--email", "reader@example.org", "--output", folder.path("library").path,
+            "--password-file", folder.path("no-such-password").path, "--metrics-file", url.path,
+        ])
+        #expect(status == 64 && said.contains("password file"), "\(said)")
+        #expect(samples(try String(contentsOf: url, encoding: .utf8))["reader_snapshot_run_exit_code"]?.value == 64)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
+        #expect(mode == 0o644, "\(String(mode, radix: 8))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["reader-snapshot.prom"])
     }
 }

@@ -12,10 +12,9 @@ import shutil
 import os
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_offline import Host, browser, report, wait  # noqa: E402
+from check_offline import Host, browser, report, until, wait, worker_status  # noqa: E402
 
 
 def main():
@@ -40,10 +39,16 @@ def main():
         footer = "const e = document.getElementById('offline'); return e && !e.hidden && e.hasAttribute('data-id')"
         if not wait(driver, footer, 60):
             problems.append("the footer never said what is kept")
-        # Shown on the next page opened too: the worker keeps that page, and no other book's.
+        # Shown on the next page opened too: the worker keeps that page, and no other book's. It
+        # keeps it once it has answered it, beside the update the page asks for: both are done
+        # when the worker says it keeps a book and is keeping nothing more.
         driver.get(base + books[0])
         wait(driver, footer, 30)
-        time.sleep(2)
+        settled = until(lambda: (lambda status: status if status and status["books"] > 0 and not status["keeping"] else None)(worker_status(driver)), 60)
+        if not settled:
+            problems.append(f"the worker never said it kept the page opened: {worker_status(driver)}")
+        # The worker's answer goes to the page's footer too.
+        wait(driver, f"return document.getElementById('offline').getAttribute('data-books') === '{settled['books'] if settled else 1}'", 10)
         kept = driver.execute_script("return document.getElementById('offline').getAttribute('data-books')")
         if kept != "1":
             problems.append(f"the footer says {kept} books kept after one book page opened, not 1")

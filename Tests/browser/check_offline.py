@@ -103,14 +103,51 @@ def browser(profile):
     return driver
 
 
-def wait(driver, script, seconds=60):
+def until(check, seconds=60):
+    """The first true value `check()` gives, asked every 0.2 s for at most `seconds`; None if none came."""
     deadline = time.time() + seconds
     while time.time() < deadline:
-        value = driver.execute_script(script)
+        value = check()
         if value:
             return value
         time.sleep(0.2)
     return None
+
+
+def wait(driver, script, seconds=60):
+    """The first true value the page's `script` gives within `seconds`, or None."""
+    return until(lambda: driver.execute_script(script), seconds)
+
+
+def worker_status(driver):
+    """What the catalog's service worker says it keeps, asked as the page asks it ({"books": 1,
+    "keeping": False, …}, offline.js's `status`); None while no worker controls the page."""
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        " const worker = navigator.serviceWorker && navigator.serviceWorker.controller;"
+        " if (!worker) { done(null); return; }"
+        " const timer = setTimeout(() => done(null), 5000);"
+        " const heard = (event) => { if (!event.data || event.data.type !== 'status') return;"
+        "   navigator.serviceWorker.removeEventListener('message', heard); clearTimeout(timer); done(event.data); };"
+        " navigator.serviceWorker.addEventListener('message', heard);"
+        " worker.postMessage({ type: 'status' });")
+
+
+def registrations(driver):
+    """How many service workers are registered for the page's origin."""
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1]; navigator.serviceWorker.getRegistrations().then(r => done(r.length), () => done(-1))")
+
+
+def close(driver, profile, seconds=60):
+    """Quits the browser and waits until it has let go of its profile; gives whether it did.
+    Chromium writes what it keeps (a worker's caches, IndexedDB, the registration) back to the
+    profile as it shuts down, and removes the profile's SingletonLock last: the lock gone is the
+    sign that the next browser started on the profile finds all of it. chromedriver stops a
+    browser that has a profile of its own with SIGTERM, so that it shuts down cleanly; one killed
+    instead leaves the lock behind."""
+    driver.quit()
+    return until(lambda: not os.path.lexists(os.path.join(profile, "SingletonLock")), seconds) is not None
 
 
 def report(problems, name):
@@ -222,12 +259,11 @@ def main():
         if len(changed) > 40:
             problems.append(f"update: {len(changed)} files changed for one note")
         # The next visit, in a browser started again: the worker starts afresh and uses the new
-        # copy whole (the host is gone: it all comes from the copy).
+        # copy whole (the host is gone: it all comes from the copy). The copy is kept once the
+        # footer says so (above); it is on disk once the browser has shut down cleanly.
         host.stop()
-        # The browser writes what a worker keeps to disk a moment after the worker is told it is
-        # kept: a browser closed within that moment (as a test closes it) would lose it.
-        time.sleep(3)
-        driver.quit()
+        if not close(driver, profile):
+            problems.append("update: the browser did not let go of its profile: what it kept may not be on disk")
         driver = browser(profile)
         for path in edited[:1]:
             driver.get(base + path)
@@ -254,9 +290,11 @@ def main():
             left = driver.execute_async_script("const done = arguments[0]; caches.keys().then(names => done(names.filter(n => n.startsWith('reader-snapshot:'))))")
             if left:
                 problems.append(f"freed, but the browser still keeps {left}")
+            # The worker unregisters itself once it has said so.
+            if until(lambda: registrations(driver) == 0, 20) is None:
+                problems.append(f"freed, but the worker is still registered ({registrations(driver)})")
             # It lasts: the pages opened next keep nothing, and fetch no file for keeping; until
             # the reader asks for it again.
-            time.sleep(1)
             host.paths.clear()
             host.start(after)
             for path in ["index.html", "books.html"]:
@@ -264,8 +302,12 @@ def main():
                 if not wait(driver, "const e = document.getElementById('offline'); return !e.hidden && e.querySelector('span').textContent === e.getAttribute('data-off')", 20):
                     problems.append(f"freed, then {path} does not say nothing is kept: "
                                     + str(driver.execute_script("const e = document.getElementById('offline'); return e.textContent")))
-            time.sleep(2)
-            workers = driver.execute_async_script("const done = arguments[0]; navigator.serviceWorker.getRegistrations().then(r => done(r.length))")
+            # Nothing to wait for: offline.js decides as it runs, before the footer says "off"
+            # (waited for above), and would have asked for its worker in the same run; a worker
+            # asked for is among the registrations as soon as the browser has taken the request,
+            # and its first fetch (sw.js) is in the host's log.
+            wait(driver, "return document.readyState === 'complete'", 20)
+            workers = registrations(driver)
             left = driver.execute_async_script("const done = arguments[0]; caches.keys().then(names => done(names.filter(n => n.startsWith('reader-snapshot:'))))")
             extra = [path for path in host.paths if path not in ("index.html", "books.html", "manifest.webmanifest") and not path.startswith("assets/") and not path.startswith("covers/")]
             if workers or left or extra:

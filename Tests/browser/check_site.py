@@ -334,13 +334,21 @@ def isbn10(key):
     return f"{digits[0]}-{digits[1:4]}-{digits[4:9]}-{digits[9]}"
 
 
-def wait_answer(driver, wanted):
-    """Whether lookup.html answers `wanted` within five seconds."""
-    for _ in range(100):
-        if driver.execute_script("return document.getElementById('lookup').getAttribute('data-answer')") == wanted:
-            return True
+def lookup_answer(driver, wanted=None, seconds=30):
+    """lookup.html's answer once it has one (`wanted`, when given), asked every 50 ms; None if none
+    came within `seconds`, a cap for a machine busy with other work, not a time it should take."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        state = driver.execute_script("return document.getElementById('lookup').getAttribute('data-answer')")
+        if state and (wanted is None or state == wanted):
+            return state
         time.sleep(0.05)
-    return False
+    return None
+
+
+def wait_answer(driver, wanted):
+    """Whether lookup.html answers `wanted`."""
+    return lookup_answer(driver, wanted) is not None
 
 
 def check_lookup(driver, root, axe):
@@ -364,12 +372,7 @@ def check_lookup(driver, root, axe):
 
     def answer(isbn):
         driver.get(url + "?isbn=" + quote(isbn))
-        for _ in range(100):
-            state = driver.execute_script("return document.getElementById('lookup').getAttribute('data-answer')")
-            if state:
-                return state
-            time.sleep(0.05)
-        return None
+        return lookup_answer(driver)
 
     driver.get(url)
     # What each text is looked up by, and what is said when no book has it.

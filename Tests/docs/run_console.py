@@ -9,6 +9,12 @@ standard error as a terminal shows them). The shell starts in a new, empty folde
 and stands for /home/you: that path is written /home/you in what it prints. PATH is this script's
 (the test puts the built tool first), and nothing else of the caller's environment is passed.
 
+Each block runs in a network namespace of its own, with a loopback of its own (`unshare --net`,
+and `--map-root-user` when not run as root), so that a port it names (the Quick start's 8484) is
+never one that another test, or anything else on the machine, has taken: the README shows the
+port a reader types, and the block is run as written. Where no namespace can be made (a container
+without the right to make one), the blocks run on the machine's loopback, and the script says so.
+
 In a block, `…` within a line stands for any text (a duration, a size), and a line beginning with
 `[…` for any number of lines. A command ending in `&` runs in the background, and the next one is
 typed once the lines shown for it have come. A block preceded by a line
@@ -74,12 +80,42 @@ def matches(expected, actual):
     return re.match(pattern, actual[0]) is not None and matches(expected[1:], actual[1:])
 
 
+# Run inside the new namespace: brings its loopback up (a new namespace has one, down), then
+# becomes the command it is given. Through ioctl, so that no `ip` (iproute2) is needed.
+LOOPBACK_UP = """\
+import fcntl, os, socket, struct, sys
+probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+request = struct.pack("16sH22x", b"lo", 0)
+flags = struct.unpack("16sH22x", fcntl.ioctl(probe, 0x8913, request))[1]  # SIOCGIFFLAGS
+fcntl.ioctl(probe, 0x8914, struct.pack("16sH22x", b"lo", flags | 0x1))  # SIOCSIFFLAGS, IFF_UP
+probe.close()
+os.execvp(sys.argv[1], sys.argv[1:])
+"""
+
+
+def isolation():
+    """The words that start a command in a network namespace of its own with its loopback up, or
+    None and why there is none."""
+    unshare = ["unshare", "--net"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
+    command = unshare + [sys.executable, "-c", LOOPBACK_UP]
+    try:
+        # The loopback is up when a port bound on it can be connected to.
+        probe = subprocess.run(command + [sys.executable, "-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen();"
+                                          " socket.create_connection(s.getsockname(), timeout=5)"],
+                               capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return None, str(error)
+    if probe.returncode != 0:
+        return None, (probe.stderr.strip().splitlines() or [f"exit {probe.returncode}"])[-1]
+    return command, None
+
+
 class Shell:
     """One bash, typed into; what it prints read line by line."""
 
-    def __init__(self, home):
+    def __init__(self, home, isolated):
         environment = {"PATH": os.environ["PATH"], "HOME": home, "LANG": "C.UTF-8", "TERM": "dumb", "USER": "you"}
-        self.process = subprocess.Popen(["bash", "--norc", "--noprofile"], cwd=home, env=environment, stdin=subprocess.PIPE,
+        self.process = subprocess.Popen((isolated or []) + ["bash", "--norc", "--noprofile"], cwd=home, env=environment, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         self.lines = queue.Queue()
         self.home = home
@@ -143,13 +179,13 @@ class Shell:
         self.process.wait(timeout=10)
 
 
-def run_block(lines):
-    """Runs one block; gives its differences."""
+def run_block(lines, isolated):
+    """Runs one block (in a network namespace of its own, when `isolated`); gives its differences."""
     problems = []
     with tempfile.TemporaryDirectory(prefix="console-") as folder:
         home = os.path.join(folder, "you")
         os.mkdir(home)
-        shell = Shell(home)
+        shell = Shell(home, isolated)
         try:
             for command, expected in steps(lines):
                 print(f"  $ {command}")
@@ -170,6 +206,11 @@ def main():
         print(__doc__, file=sys.stderr)
         return 64
     run, differ, skipped = 0, 0, 0
+    isolated, why = isolation()
+    if isolated:
+        print("console: each block runs in a network namespace of its own")
+    else:
+        print(f"console: no network namespace ({why}): the blocks run on this machine's loopback, where a port they name may be taken")
     for path in sys.argv[1:]:
         for line, skip, lines in blocks(path):
             where = f"{os.path.basename(path)}:{line}"
@@ -179,7 +220,7 @@ def main():
                 continue
             print(f"{where}:")
             run += 1
-            problems = run_block(lines)
+            problems = run_block(lines, isolated)
             if problems:
                 differ += 1
                 for problem in problems:
