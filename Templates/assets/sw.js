@@ -160,6 +160,14 @@ async function doorFile(path) {
 
 self.addEventListener("install", (event) => {
   self.skipWaiting();
+  // Every request to this worker's fetch handler, by a route the browser reads before the worker
+  // starts. Without it Chromium's ServiceWorkerAutoPreload sends a page's request to the host, by
+  // the page's own name, while a stopped worker starts again: a sealed catalog's host must never
+  // see one. A route to the fetch handler for every address is that feature's opt-out.
+  if (event.addRoutes && typeof URLPattern === "function") {
+    event.waitUntil(event.addRoutes({ condition: { urlPattern: new URLPattern({}) }, source: "fetch-event" })
+      .catch((error) => console.warn("reader-snapshot: the route to the fetch handler was refused:", error)));
+  }
   if (!SEALED) event.waitUntil(update());
 });
 
