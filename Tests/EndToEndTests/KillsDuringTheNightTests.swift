@@ -124,8 +124,11 @@ struct KillsDuringTheNightTests {
             #expect(try await Self.kill(server, into: output, at: point), "\(said): the run ended before it was killed")
             // One whole snapshot in place, whichever the kill left.
             let left = Self.contents(output)
-            #expect(left == lastNight || left == tonight, "\(said): the snapshot in place is neither night's whole (\(left.count) files)")
-            if case .render = point { #expect(left == lastNight, "\(said): a kill before the swap left tonight's files in place") }
+            // Compared as booleans: a failure names the files that differ, not every file's bytes.
+            let isLastNight = left == lastNight, isTonight = left == tonight
+            let differing = { (other: [String: Data]) in Set(left.keys).union(other.keys).filter { left[$0] != other[$0] }.sorted().prefix(5) }
+            #expect(isLastNight || isTonight, "\(said): the snapshot in place is neither night's whole: \(differing(lastNight)) from last night's")
+            if case .render = point { #expect(isLastNight, "\(said): a kill before the swap left tonight's files in place: \(differing(lastNight))") }
             // The next run clears what the killed one left, and writes tonight's snapshot as it is uninterrupted.
             let next = try await EndToEndTests.export(server, to: output, extra: ["--quiet"], environment: Self.night)
             #expect(next.status == 0, "\(said): \(next.output)")
