@@ -60,8 +60,9 @@ struct ExitCodeTests {
         #expect(try await PublishCommandTests.exportBundled(to: output).status == 2)
         let host = try await PublishHost.webdav(serving: served)
         for (signal, code) in [(SIGTERM, Int32(143)), (SIGINT, Int32(130))] {
-            let (process, pipe, said) = try PublishCommandTests.startPublish(output, to: "\(host.remote):site", host: host)
-            while !said.text.contains("book pages"), process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+            try? FileManager.default.removeItem(at: folder.path("bookPagesGoing"))
+            let (process, pipe, said) = try PublishCommandTests.startPublish(output, to: "\(host.remote):site", host: host, in: folder)
+            try await PublishCommandTests.waitForTheBookPages(of: process, in: folder)
             kill(process.processIdentifier, signal)
             await ToolRunner.wait(for: process)
             pipe.fileHandleForReading.readabilityHandler = nil

@@ -116,10 +116,8 @@ struct PublishCommandTests {
         let host = try await PublishHost.webdav(serving: served)
         do {
             // Killed as a power cut would: the tool and its rclone, once the book pages are going up.
-            let (process, pipe, said) = try Self.startPublish(output, to: "\(host.remote):site", host: host)
-            while !said.text.contains("book pages"), process.isRunning {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            let (process, pipe, said) = try Self.startPublish(output, to: "\(host.remote):site", host: host, in: folder)
+            try await Self.waitForTheBookPages(of: process, in: folder)
             let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
             kill(process.processIdentifier, SIGKILL)
             for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGKILL) }
@@ -141,13 +139,32 @@ struct PublishCommandTests {
         await host.stop()
     }
 
-    /// Starts `publish` of `output` to `remote` with one upload at a time (a signal or a kill then
-    /// comes while they go, long before any deletion); what it says is gathered as it goes.
-    static func startPublish(_ output: URL, to remote: String, host: PublishHost) throws -> (Process, Pipe, Said) {
+    /// Starts `publish` of `output` to `remote`; what it says is gathered as it goes. The rclone it
+    /// runs is the real one behind a script first on its PATH: the upload of the book pages starts,
+    /// leaves `bookPagesGoing` in `folder`, and then goes one request in a thousand seconds, so a
+    /// signal or a kill sent once that file is there comes while the uploads go, long before any
+    /// deletion, however busy the machine (it went to the end first once, under CI's load).
+    static func startPublish(_ output: URL, to remote: String, host: PublishHost, in folder: TemporaryFolder) throws -> (Process, Pipe, Said) {
+        let bin = folder.path("slow-rclone")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let script = bin.appendingPathComponent("rclone")
+        try Data("""
+            #!/bin/sh
+            list=""; previous=""
+            for argument in "$@"; do [ "$previous" = "--files-from-raw" ] && list="$argument"; previous="$argument"; done
+            if [ -n "$list" ] && grep -q '^books/' "$list"; then
+                : > '\(folder.path("bookPagesGoing").path)'
+                exec '\(try PublishHost.rcloneExecutable())' "$@" --tpslimit 0.001
+            fi
+            exec '\(try PublishHost.rcloneExecutable())' "$@"
+
+            """.utf8).write(to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
         let process = Process()
         process.executableURL = ToolRunner.executable
         process.arguments = ["publish", output.path, remote]
-        process.environment = ProcessInfo.processInfo.environment.merging(host.environment) { $1 }.merging(["RCLONE_TRANSFERS": "1"]) { $1 }
+        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        process.environment = ProcessInfo.processInfo.environment.merging(host.environment) { $1 }.merging(["PATH": path]) { $1 }
         let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = FileHandle.nullDevice
@@ -155,6 +172,12 @@ struct PublishCommandTests {
         pipe.fileHandleForReading.readabilityHandler = { said.append($0.availableData) }
         try process.run()
         return (process, pipe, said)
+    }
+
+    /// Waits until the publish started by `startPublish` is uploading the book pages, or has ended.
+    static func waitForTheBookPages(of process: Process, in folder: TemporaryFolder) async throws {
+        let going = folder.path("bookPagesGoing").path
+        while !FileManager.default.fileExists(atPath: going), process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
     }
 
     final class Said: @unchecked Sendable {
