@@ -16,17 +16,27 @@ extension Exporter {
     /// The last snapshot, as the run found it: its state (ETags, covers, how it was made) and its library.
     struct LastSnapshot {
         var state: SnapshotState
-        var library: LibraryFile?
-        /// Where the last library is, when it was let go until the change report needs it.
-        var libraryLater: URL?
+        var library: LastLibrary
         /// Whether the last snapshot is there and as this tool left it (`RenderDigest.isIntact`):
         /// looked at while logging in, as its library is read.
         var intact = false
+    }
 
-        /// The last snapshot's pages' digests, read when the render needs them rather than held
-        /// through the crawl.
-        var previousPages: PageDigestTable {
-            state.unreadPages.map(SnapshotState.readPages) ?? state.pageDigests
+    /// The last snapshot's library, as far as tonight may use it.
+    enum LastLibrary {
+        case none
+        /// Of this same server and account: it stands in for the books tonight need not ask for
+        /// or cannot have, and its gaps still open are not news.
+        case ofThisAccount(LibraryFile)
+        /// Of another server or account: it stands in for no book, and is read again for the
+        /// change report once the crawl is over, rather than held through it (100,000 books' took
+        /// 40 MB of the crawl's peak).
+        case ofAnotherAccount(ReadWhenNeeded<LibraryFile?, any Error>)
+
+        /// The library that may stand in for tonight's books.
+        var standsIn: LibraryFile? {
+            if case .ofThisAccount(let library) = self { return library }
+            return nil
         }
     }
 
@@ -39,10 +49,7 @@ extension Exporter {
         let network = settings.network
         let http = ReaderClient.makeHTTPClient(concurrency: network.concurrency, connectTimeout: network.connectTimeout)
         do {
-            let logger = logger
-            var state = SnapshotState.read(from: stateFolder, readingCovers: false, readingPages: false) { why in
-                logger.warning("The last run's state cannot be used: \(why). Every book is asked for again, and the pages made anew.")
-            }
+            var state = SnapshotState.read(from: stateFolder, startingOver: startsOver)
             let cache = try ResponseCache(previous: state.responses, spillIn: output.swap.staging)
             // What the night needs of the answers is in the cache now; the state's copy is let go.
             state.responses = [:]
@@ -66,7 +73,7 @@ extension Exporter {
         async let readingLibrary = readers.library.run { () -> Result<LibraryFile?, Error> in
             Result { try SnapshotState.readLibrary(from: stateFolder) }
         }
-        let coversFile = state.unreadCovers
+        let lastCovers = state.covers
         // The cover reader then walks the last snapshot: after the crawl, that walk was most of
         // the comparison of a night with nothing changed (every file looked at).
         let formats = settings.site.formats
@@ -74,7 +81,7 @@ extension Exporter {
         // left as it was without it, the snapshot would be published plain.
         let sealed = settings.site.privateCatalog == nil ? nil : settings.place.root
         async let readingCovers = readers.covers.run {
-            (coversFile.flatMap(CoverRecords.init(reading:)),
+            (lastCovers.value(),
              previous.map { RenderDigest.isIntact($0, formats: formats) && sealed.map { PrivateCatalogFolder.last(of: previous, root: $0) != nil } ?? true } ?? false)
         }
         logger.info("Logging in to \(settings.server)")
@@ -90,21 +97,15 @@ extension Exporter {
             library = nil
         }
         let (covers, intact) = await readingCovers
-        state.covers = covers
-        // A library of another server or account can stand in for no book: it is read again for
-        // the change report once the crawl is over, rather than held through it (100,000 books'
-        // took 40 MB of the crawl's peak).
-        var libraryLater: URL?
+        state.covers = ReadWhenNeeded(covers)
         let origin = SnapshotOrigin(server: client.server.description, userID: client.session?.userID)
-        // A state written before the origin was kept: its library.json named the server and account.
-        let lastOrigin = state.origin ?? library.flatMap { read in read.frame.server.map { SnapshotOrigin(server: $0, userID: read.frame.userID) } }
-        if library != nil, lastOrigin != origin {
-            library = nil
-            libraryLater = stateFolder
-            state.addresses = CoverAddresses()
+        var last = LastSnapshot(state: state, library: library.map(LastLibrary.ofThisAccount) ?? .none, intact: intact)
+        if library != nil, state.origin != origin {
+            last.library = .ofAnotherAccount(ReadWhenNeeded(file: stateFolder, read: SnapshotState.readLibrary(from:)))
+            last.state.addresses = CoverAddresses()
         }
         MemoryUsage.release()
-        return LastSnapshot(state: state, library: library, libraryLater: libraryLater, intact: intact)
+        return last
     }
 
     /// Walks the library; books unchanged since the last snapshot are taken from it.
@@ -135,16 +136,16 @@ extension Exporter {
         // --full asks for everything, what failed last time included.
         let reusable = settings.content.reuseUnchanged && last.state.noteLimit == settings.content.noteLimit
         crawler.last = Crawler.LastRun(
-            previous: reusable ? last.library : nil,
+            previous: reusable ? last.library.standsIn : nil,
             previousIsThisBuild: reusable && !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild,
-            library: last.library, addresses: last.state.addresses,
+            library: last.library.standsIn, addresses: last.state.addresses,
             retry: Crawler.Retry(schedule: last.state.retry, now: settings.date.seconds, asksEverything: !settings.content.reuseUnchanged),
             quiet: quiet)
         var crawl: Crawler.Result
         do {
-            crawl = try await crawler.crawl(date: settings.date, writer: output.swap.writer, previousCovers: last.state.covers)
+            crawl = try await crawler.crawl(date: settings.date, writer: output.swap.writer, previousCovers: last.state.covers.value())
         } catch var outage as ServerStoppedAnswering {
-            outage.lastSnapshotKept = last.library != nil
+            outage.lastSnapshotKept = last.library.standsIn != nil
             throw outage
         }
         if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
@@ -169,7 +170,7 @@ extension Exporter {
         let enricher = OpenLibraryEnricher(options: openLibrary, logger: logger, now: settings.date.seconds,
                                            wantsCovers: settings.content.privacy.covers)
         let pace = Pace(interval: openLibrary.interval)
-        let covers = enricher.coverFetcher(client: client, writer: output.swap.writer, previous: crawled.last.state.covers,
+        let covers = enricher.coverFetcher(client: client, writer: output.swap.writer, previous: crawled.last.state.covers.value(),
                                            thumbnails: settings.content.thumbnailer, pace: pace)
         _ = try await enricher.enrich(&crawled.crawl.library, cache: &cache, http: crawled.connections.http, redactor: client.redactor,
                                       covers: covers, records: crawled.crawl.covers, pace: pace, addresses: crawled.crawl.addresses)
@@ -226,26 +227,33 @@ extension Exporter {
     /// a 100,000-book render peaked with it still held.
     private func compare(_ library: inout LibraryFile, with last: inout LastSnapshot, place: Output) async throws
         -> (changes: ChangeReport, unchanged: Bool, knownGaps: Set<String>) {
-        if let folder = last.libraryLater {
-            last.library = try? await EveryCore.onThreadOfItsOwn("library reader") { try SnapshotState.readLibrary(from: folder) }
+        var previous: LibraryFile?
+        // The gaps the last snapshot listed (of this same account): a gap still open is not news.
+        var knownGaps: Set<String> = []
+        switch last.library {
+        case .none: previous = nil
+        case .ofThisAccount(let read):
+            previous = read
+            knownGaps = Set(read.frame.problems.map(\.gapKey))
+        case .ofAnotherAccount(let later):
+            // Said as the login read it, if it could not be: the change report then starts afresh.
+            previous = try? await EveryCore.onThreadOfItsOwn("library reader") { try later.value() }
         }
+        last.library = .none
         defer {
-            last.library = nil
-            last.state.covers = nil
+            last.state.covers = ReadWhenNeeded(nil)
             MemoryUsage.release()
         }
-        // The gaps the last snapshot listed (of this same account): a gap still open is not news.
-        let knownGaps = last.libraryLater == nil ? Set((last.library?.frame.problems ?? []).map(\.gapKey)) : []
-        let samePrivacy = try seeingAsTonight(&last)
+        let samePrivacy = try seeingAsTonight(&previous, state: last.state)
         let lastReport = place.swap.previous.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
             .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
         // Other options than last night's: the snapshot is made again whatever the comparison says
         // (the last one shows what tonight's options leave out).
-        guard samePrivacy, let previous = last.library, try library.sameContent(as: previous) else {
-            var report = try ChangeReport.compare(previous: last.library, current: library)
+        guard samePrivacy, let previous, try library.sameContent(as: previous) else {
+            var report = try ChangeReport.compare(previous: previous, current: library)
             // A run killed between its swap and the state's writing leaves a snapshot newer than the
             // state: its report tells what tonight's, compared with the state's library, tells again.
-            let lastIsKnown = lastReport?.generatedAt == last.library?.frame.generatedAt
+            let lastIsKnown = lastReport?.generatedAt == previous?.frame.generatedAt
             if samePrivacy, !report.firstRun { report.earlier = ChangeReport.earlier(carriedFrom: lastReport, itsOwnNight: lastIsKnown) }
             return (report, false, knownGaps)
         }
@@ -257,15 +265,13 @@ extension Exporter {
     /// under others: compared as it was, a shelf left out tonight had its books listed as removed
     /// on the Changes page, by title. Returns whether the options are the same as last night's
     /// (only then are the nights before carried on the Changes page).
-    private func seeingAsTonight(_ last: inout LastSnapshot) throws -> Bool {
+    private func seeingAsTonight(_ previous: inout LibraryFile?, state: SnapshotState) throws -> Bool {
         let privacy = settings.content.privacy
-        // A state written before the options were kept says only whether its library was whole.
-        let lastPrivacy = last.state.privacy ?? (last.state.noteLimit != nil ? "" : nil)
-        if lastPrivacy == privacy.summary { return true }
-        if privacy.isActive, let previous = last.library {
-            var library = try previous.library()
+        if state.privacy == privacy.summary { return true }
+        if privacy.isActive, let read = previous {
+            var library = try read.library()
             try privacy.apply(to: &library, checking: false)
-            last.library = LibraryFile(library)
+            previous = LibraryFile(library)
         }
         return false
     }

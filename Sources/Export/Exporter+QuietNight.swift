@@ -42,7 +42,7 @@ extension Exporter {
     /// this build, and no option adds to what the crawl finds (Open Library) or leaves out of what
     /// the server's answers are kept as (privacy).
     func mayBeQuiet(_ output: Output, last: LastSnapshot, renderedWith: String) -> Bool {
-        guard last.library != nil, last.libraryLater == nil else { return false }
+        guard last.library.standsIn != nil else { return false }
         let content = settings.content
         let leaves = NightPlan.decide(NightPlan.Facts(
             libraryUnchanged: true, reuseUnchanged: content.reuseUnchanged, hasLastSnapshot: output.swap.previous != nil,

@@ -98,6 +98,11 @@ extension Exporter {
         logger.info("The history moved beside the snapshot, out of what may be shared: \(history.gitDirectory.path)")
     }
 
+    /// A night that cannot use the last run's state starts over, and says why.
+    func startsOver(because why: String) {
+        logger.warning("The last run's state cannot be used: \(why). Every book is asked for again, and the pages made anew.")
+    }
+
     /// The output checked and locked, the private state found (moved out of an older snapshot),
     /// and the history's last commit made if a killed run left it.
     func prepare() async throws -> Prepared {
@@ -110,7 +115,9 @@ extension Exporter {
         let swap = try SnapshotSwap(output: target, previous: place.dated?.newest, marked: place.dated == nil)
         // The private state lives beside the output, never in what may be shared. Moved out of an
         // older snapshot only once the output is known to be one this run may replace.
-        if place.stateBesideRoot { SnapshotState.moveOutOfSnapshot(place.root, to: place.stateFolder) }
+        if place.stateBesideRoot {
+            SnapshotState.moveOutOfSnapshot(place.root, to: place.stateFolder, startingOver: startsOver)
+        }
         if place.dated == nil { SnapshotMark.moveOut(of: place.root) }
         do {
             // A catalog for friends a killed run left in the snapshot moves out; one that is not the snapshot's goes.
@@ -162,12 +169,13 @@ extension Exporter {
             // A new dated folder: yesterday's files, linked.
             logger.info("Nothing changed: linking the previous snapshot's files")
             if let previous = output.swap.previous { try output.swap.writer.linkTree(from: previous) }
-            state.pageDigests = last.previousPages
+            // Read as the state is written: not held through the swap.
+            state.pageDigests = last.state.pageDigests
             return made(state, false)
         case .render(let reusingPages):
             // --full renders every page again; otherwise a page whose inputs are as they were is linked.
-            let pages = reusingPages ? PageDigests(previous: last.previousPages, seed: state.renderedWith) : PageDigests()
-            state.pageDigests = try await render(outcome.library, changes: outcome.changes, pages: pages, into: output.swap.writer)
+            let pages = reusingPages ? PageDigests(previous: last.state.pageDigests.value(), seed: state.renderedWith) : PageDigests()
+            state.pageDigests = ReadWhenNeeded(try await render(outcome.library, changes: outcome.changes, pages: pages, into: output.swap.writer))
             MemoryUsage.release()
             if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
             return made(state, true)

@@ -22,16 +22,19 @@ package struct SnapshotState: Sendable {
     /// A state that snapshots written before it moved kept inside themselves (`DIR/.reader-snapshot`)
     /// is moved beside `output` once, so that the snapshot no longer holds it. (The empty folder
     /// older versions kept there as the snapshot's mark goes by `SnapshotMark.moveOut`.)
-    package static func moveOutOfSnapshot(_ output: URL, to folder: URL) {
+    /// A state that cannot be moved is left where it is, and why is said to `startingOver`: the
+    /// night then asks for every book, and nothing is lost.
+    package static func moveOutOfSnapshot(_ output: URL, to folder: URL, startingOver: (String) -> Void) {
         let manager = FileManager.default
         let inside = output.standardizedFileURL.appendingPathComponent(folderName)
         guard !manager.fileExists(atPath: folder.appendingPathComponent(stateFile).path),
               manager.fileExists(atPath: inside.appendingPathComponent(stateFile).path) else { return }
-        try? manager.removeItem(at: folder)
         do {
+            // An empty or half folder of a run that could not write its state is nothing to keep.
+            if manager.fileExists(atPath: folder.path) { try manager.removeItem(at: folder) }
             try manager.moveItem(at: inside, to: folder)
         } catch {
-            // Left where it is: this run reads nothing and asks for everything; nothing is lost.
+            startingOver("the state an earlier version kept inside the snapshot could not be moved beside it, to \(folder.path) (\(SnapshotWriter.describe(error)))")
         }
     }
     static let stateFile = "state.json"
@@ -44,29 +47,27 @@ package struct SnapshotState: Sendable {
     static let pagesFile = "pages.bin"
     /// Each book's cover address, by id: `library.json` does not hold them (they name the server).
     static let addressesFile = "cover-addresses.json"
-    static let schemaVersion = 3
 
     package var responses: [String: KeptAnswer] = [:]
-    package var covers: CoverRecords?
+    /// The covers' records: left in `covers.jsonl` by `read(from:)`, read beside the login.
+    package var covers: ReadWhenNeeded<CoverRecords?, Never>
     /// Set when the kept library is whole (no privacy option left anything out): the note limit
     /// its notes were converted under. Its books may then stand in for unchanged ones.
     package var noteLimit: Int?
     /// A digest of what the pages were rendered with (templates, formats, site URL, this tool).
     package var renderedWith: String?
     /// The privacy options the kept library was written under (`Privacy.summary`, "" for none);
-    /// nil in a state written before they were kept.
+    /// nil when not known (`StateLayout`).
     package var privacy: String?
     /// The build of the tool that wrote the state and its library (`RenderDigest.thisBuild`).
     package var writtenBy: String?
-    /// The covers' records still to be read, when the state was read without them.
-    package var unreadCovers: URL?
-    /// The pages' digests still to be read (`readPages`), when the state was read without them.
-    package var unreadPages: URL?
     /// What failed, and when it is to be asked for again.
     package var retry = RetrySchedule()
-    /// What each book and shelf page of the snapshot was made from (`PageDigests`).
-    package var pageDigests = PageDigestTable()
-    /// Which server and account the snapshot came from (nil in a state written before it was kept).
+    /// What each book and shelf page of the snapshot was made from (`PageDigests`): left in
+    /// `pages.bin` by `read(from:)`, since only the render needs them (a night of 100,000 books
+    /// held their 6 MB through its crawl).
+    package var pageDigests = ReadWhenNeeded<PageDigestTable, Never>(PageDigestTable())
+    /// Which server and account the snapshot came from (nil when not known: `StateLayout`).
     package var origin: SnapshotOrigin?
     /// Each book's cover address, by book id.
     package var addresses = CoverAddresses()
@@ -77,30 +78,7 @@ package struct SnapshotState: Sendable {
 
     package init(responses: [String: KeptAnswer] = [:], covers: CoverRecords? = nil) {
         self.responses = responses
-        self.covers = covers
-    }
-
-    /// `state.json`. The bodies are kept beside it as they came: inside JSON, each quote of an
-    /// answer would be escaped, and a big library's list of books took long to write that way.
-    private struct Stored: Codable {
-        struct Response: Codable {
-            var etag: String
-            var file: String
-        }
-
-        var schemaVersion: Int
-        var responses: [String: Response]
-        var noteLimit: Int?
-        var renderedWith: String?
-        var writtenBy: String?
-        var retry: RetrySchedule?
-        var origin: SnapshotOrigin?
-        var privacy: String?
-
-        enum CodingKeys: String, CodingKey {
-            case schemaVersion = "schema_version", responses, noteLimit = "note_limit", renderedWith = "rendered_with"
-            case writtenBy = "written_by", retry, origin, privacy
-        }
+        self.covers = ReadWhenNeeded(covers)
     }
 
     static func bodyFile(_ body: Data) -> String {
@@ -108,26 +86,22 @@ package struct SnapshotState: Sendable {
     }
 
     /// The state in `folder`, or an empty one: a missing or unreadable state only costs a full run,
-    /// and one that is there but cannot be used is said, with why, to `startingOver`.
-    /// Without `readingCovers`, the covers' records are left for `unreadCovers`: a big library's take
-    /// a while, and can be read beside other work.
-    /// Without `readingPages`, the pages' digests are left for `unreadPages`: only the render
-    /// needs them, and a night of 100,000 books held their 6 MB through its crawl.
-    package static func read(from folder: URL, readingCovers: Bool = true, readingPages: Bool = true,
-                             startingOver: (String) -> Void = { _ in }) -> SnapshotState {
+    /// and one that is there but cannot be used is said, with why, to `startingOver`. The covers'
+    /// records and the pages' digests stay on disk until they are asked for.
+    package static func read(from folder: URL, startingOver: (String) -> Void = { _ in }) -> SnapshotState {
         let file = folder.appendingPathComponent(stateFile)
         guard FileManager.default.fileExists(atPath: file.path) else { return SnapshotState() }
         struct Layout: Decodable { var schemaVersion: Int; enum CodingKeys: String, CodingKey { case schemaVersion = "schema_version" } }
-        let stored: Stored
+        let stored: StateLayout
         do {
             let data = try Data(contentsOf: file)
             // The layout first: a state of another version's is said as such, not as damaged.
             let layout = try JSONDecoder().decode(Layout.self, from: data).schemaVersion
-            guard layout == schemaVersion else {
-                startingOver("\(file.path) is of another version's layout (schema \(layout); this version reads \(schemaVersion))")
+            if let refusal = StateLayout.refusal(of: layout, file: file) {
+                startingOver(refusal)
                 return SnapshotState()
             }
-            stored = try JSONDecoder().decode(Stored.self, from: data)
+            stored = try JSONDecoder().decode(StateLayout.self, from: data).migrated(folder: folder)
         } catch is DecodingError {
             startingOver("\(file.path) is damaged (not the JSON this tool writes)")
             return SnapshotState()
@@ -135,9 +109,9 @@ package struct SnapshotState: Sendable {
             startingOver("\(file.path) could not be read (\(SnapshotWriter.describe(error)))")
             return SnapshotState()
         }
-        let covers = folder.appendingPathComponent(coversFile)
-        var state = SnapshotState(covers: readingCovers ? CoverRecords(reading: covers) : nil)
-        if !readingCovers { state.unreadCovers = covers }
+        var state = SnapshotState()
+        state.covers = ReadWhenNeeded(file: folder.appendingPathComponent(coversFile), read: CoverRecords.init(reading:))
+        state.pageDigests = ReadWhenNeeded(file: folder.appendingPathComponent(pagesFile), read: readPages)
         state.noteLimit = stored.noteLimit
         state.renderedWith = stored.renderedWith
         state.writtenBy = stored.writtenBy
@@ -148,11 +122,6 @@ package struct SnapshotState: Sendable {
         if let data = try? Data(contentsOf: folder.appendingPathComponent(addressesFile)),
            let addresses = try? CoverAddresses(json: data) {
             state.addresses = addresses
-        }
-        if readingPages {
-            state.pageDigests = readPages(folder.appendingPathComponent(pagesFile))
-        } else {
-            state.unreadPages = folder.appendingPathComponent(pagesFile)
         }
         let bodies = folder.appendingPathComponent(responsesFolder)
         for (key, response) in stored.responses {
@@ -193,7 +162,8 @@ package struct SnapshotState: Sendable {
             } else {
                 try writeCoversAndAddresses(to: folder, naming: { $0 })
             }
-            try Self.writePrivately(to: folder.appendingPathComponent(Self.pagesFile)) { try pageDigests.write(to: $0) }
+            // Last night's digests, on a night that linked its pages, are read here as they are written.
+            try Self.writePrivately(to: folder.appendingPathComponent(Self.pagesFile)) { try pageDigests.value().write(to: $0) }
             let kept = folder.appendingPathComponent(Self.libraryFile)
             try? FileManager.default.removeItem(at: kept)
             try Self.writePrivately(to: kept) { try library.writeJSON(to: $0) }
@@ -206,7 +176,7 @@ package struct SnapshotState: Sendable {
     /// MB), and each book's cover address.
     private func writeCoversAndAddresses(to folder: URL, naming: (String) -> String) throws {
         try Self.writePrivately(to: folder.appendingPathComponent(naming(Self.coversFile))) { sink in
-            try covers?.writeLines(to: sink)
+            try covers.value()?.writeLines(to: sink)
         }
         try Self.writePrivately(to: folder.appendingPathComponent(naming(Self.addressesFile))) { try addresses.writeJSON(to: $0) }
     }
@@ -229,7 +199,7 @@ package struct SnapshotState: Sendable {
             Self.discardSetAside(in: folder)
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
         }
-        covers = nil
+        covers = ReadWhenNeeded(nil)
         addresses = CoverAddresses()
         isSetAside = true
     }
@@ -248,14 +218,14 @@ package struct SnapshotState: Sendable {
             try QuietNight.remove(from: folder)
             let bodies = folder.appendingPathComponent(Self.responsesFolder)
             try Self.makePrivateFolder(bodies)
-            var stored = Stored(schemaVersion: Self.schemaVersion, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith,
+            var stored = StateLayout(schemaVersion: StateLayout.current, responses: [:], noteLimit: noteLimit, renderedWith: renderedWith,
                                 writtenBy: writtenBy, retry: retry.isEmpty ? nil : retry, origin: origin, privacy: privacy)
             for (key, entry) in responses {
                 let body = try entry.body.data()
                 let file = Self.bodyFile(body)
                 let url = bodies.appendingPathComponent(file)
                 if !FileManager.default.fileExists(atPath: url.path) { try Self.writePrivately(body, to: url) }
-                stored.responses[key] = Stored.Response(etag: entry.etag, file: file)
+                stored.responses[key] = StateLayout.Response(etag: entry.etag, file: file)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -36,7 +36,7 @@ struct CoverRecordsTests {
                                       shelves: [], books: [], problems: []))
         let state = SnapshotState(covers: records)
         try state.write(to: folder.path("state"), library: library)
-        let read = try #require(SnapshotState.read(from: folder.path("state")).covers)
+        let read = try #require(SnapshotState.read(from: folder.path("state")).covers.value())
         var found: [String: CoverRecord] = [:]
         var order: [String] = []
         try read.forEach { url, record in
@@ -111,7 +111,7 @@ struct CoverRecordsTests {
         // Tonight's, set aside, then the run fails: last night's stay, nothing is left over.
         var failed = try state(covers: 5)
         try failed.setAside(in: stateFolder)
-        #expect(failed.covers == nil && failed.addresses.count == 0, "what was set aside is still held")
+        #expect(failed.covers.value() == nil && failed.addresses.count == 0, "what was set aside is still held")
         SnapshotState.discardSetAside(in: stateFolder)
         #expect(try read() == lastNight)
         let names = try FileManager.default.contentsOfDirectory(atPath: stateFolder.path)
@@ -126,7 +126,7 @@ struct CoverRecordsTests {
         #expect(try files.map { try Data(contentsOf: folder.path("direct").appendingPathComponent($0)) } == setAside)
         #expect(setAside != lastNight)
         let read = SnapshotState.read(from: stateFolder)
-        #expect(read.covers?.count == 5 && read.addresses.count == 5)
+        #expect(read.covers.value()?.count == 5 && read.addresses.count == 5)
         #expect(try !FileManager.default.contentsOfDirectory(atPath: stateFolder.path).contains { $0.hasSuffix(".pending") })
     }
 }
