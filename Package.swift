@@ -59,7 +59,7 @@ let package = Package(
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
-        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; SnapshotStore ← PrivateCatalog ← Site, Publish; Site, History, Vault ← Export ← the CLI; Publish ← the CLI.
+        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; SnapshotStore ← PrivateCatalog ← Site, Publish; Site, History, Vault, Publish ← Export ← the CLI; Publish ← the CLI.
         // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
         .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
@@ -132,7 +132,7 @@ let package = Package(
         // One export, step by step: log in, crawl, compare, render, publish.
         .target(
             name: "Export",
-            dependencies: ["Crawl", "Enrich", "History", "LibraryArchive", "PrivateCatalog", "ReaderAPI", "Site", "SnapshotStore", "Support", "Thumbnails", "Vault",
+            dependencies: ["Crawl", "Enrich", "History", "LibraryArchive", "PrivateCatalog", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support", "Thumbnails", "Vault",
                            // History's module needs its C shims' module map in sight (in debug builds).
                            .product(name: "Subprocess", package: "swift-subprocess"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),

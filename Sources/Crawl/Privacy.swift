@@ -136,6 +136,15 @@ package struct Privacy: Sendable, Equatable, Encodable {
         if !covers { library.problems.removeAll { $0.kind == .cover } }
     }
 
+    /// `apply(to:checking:)` over a library as its file holds it: whole in memory, once. `export`
+    /// sees last night's library so, `render --from` the library it makes a copy of.
+    package func applied(to file: LibraryFile, checking: Bool = true) throws -> LibraryFile {
+        guard isActive else { return file }
+        var library = try file.library()
+        try apply(to: &library, checking: checking)
+        return LibraryFile(library)
+    }
+
     /// A book that stays, without what is left out.
     func strip(_ book: inout Book) {
         if !notes {

@@ -13,8 +13,10 @@ import SnapshotStore
 /// that what it does not hand on is let go when it returns (the last library before the render, the
 /// crawl's covers before the swap).
 ///
-/// `Prepared → LoggedIn → Crawled → Compared → Made → Swapped`; an optional step (Open Library, the
-/// catalog for friends, the Markdown, the history) takes a phase and gives one of the same type.
+/// `Prepared → LoggedIn → Crawled → Compared → Made → Swapped`; an optional step (the history, Open
+/// Library, the catalog for friends, the quiet night, the Markdown, the publish) takes a phase and
+/// gives one of the same type. What it needs is its own value, planned once (`Exporter.run`): no
+/// phase holds an optional for it.
 extension Exporter {
     /// Where the night writes, fixed before anything is asked of the server.
     struct Output: Sendable {
@@ -22,7 +24,6 @@ extension Exporter {
         let swap: SnapshotSwap
         /// The folder the new snapshot takes the place of (tonight's dated folder with `--keep`).
         let target: URL
-        let history: HistoryRepository?
     }
 
     /// The output checked and locked, the private state beside it, a commit a killed run left made.
@@ -53,8 +54,6 @@ extension Exporter {
         var crawl: Crawler.Result
         /// What the pages are made with (`RenderDigest`).
         let renderedWith: String
-        /// Set on a night that may be a quiet one (`QuietNight`).
-        let quietWatch: QuietWatch?
     }
 
     /// What changed since the last snapshot, and what the night does about it: the last library let go.
@@ -65,8 +64,6 @@ extension Exporter {
         let last: LastSnapshot
         var state: SnapshotState
         var outcome: Outcome
-        /// What tonight found, when it was a quiet night: kept once the state is.
-        let quietFound: QuietNight?
     }
 
     /// The snapshot made in the staging folder, as the plan says, ready to be swapped into place.
@@ -85,7 +82,6 @@ extension Exporter {
     struct NightMade: Sendable {
         var outcome: Outcome
         let state: SnapshotState
-        let quietFound: QuietNight?
     }
 
     /// The snapshot in place: what the Markdown and the history are kept from.
@@ -130,7 +126,8 @@ extension Exporter.Made: HoldsTheNight {
 /// holds let go, the last snapshot kept), or, for a step after the swap, is told at the end.
 struct StepRunner {
     let logger: Logger
-    private(set) var toldAtTheEnd: Error?
+    /// The first failure of a step after the swap: the night's summary carries it to the command.
+    private(set) var failedAfterTheSwap: Error?
 
     init(logger: Logger) { self.logger = logger }
 
@@ -163,7 +160,7 @@ struct StepRunner {
         do {
             return try await step(input)
         } catch {
-            toldAtTheEnd = toldAtTheEnd ?? error
+            failedAfterTheSwap = failedAfterTheSwap ?? error
             return input
         }
     }

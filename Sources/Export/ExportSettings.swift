@@ -2,6 +2,7 @@ import Crawl
 import Enrich
 import Foundation
 import History
+import Publish
 import ReaderAPI
 import Site
 import SnapshotStore
@@ -28,6 +29,9 @@ package struct ExportSettings: Sendable {
     package var vault: Vault?
     /// `--enrich openlibrary`: what Open Library knows, for books with an ISBN.
     package var openLibrary: OpenLibraryOptions?
+    /// `--publish`: the snapshot uploaded, the night's last step, when it published something new
+    /// or the last publish there did not finish.
+    package var publish: Publishing.Options?
 
     package init(server: ServerAddress, credentials: ReaderCredentials, place: SnapshotPlace, site: SiteIdentity,
                  content: ContentPolicy = ContentPolicy(), network: NetworkSettings = NetworkSettings(),
@@ -55,10 +59,6 @@ package struct ExportSettings: Sendable {
         return settings
     }
 
-    /// `--history`'s repository, where the place keeps it.
-    var history: HistoryRepository? {
-        historyAuthor.map { _ in HistoryRepository(gitDirectory: place.gitDirectory) }
-    }
 }
 
 /// How the export talks to the Reader server.

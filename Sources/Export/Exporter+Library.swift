@@ -108,8 +108,9 @@ extension Exporter {
         return last
     }
 
-    /// Walks the library; books unchanged since the last snapshot are taken from it.
-    func crawl(_ loggedIn: consuming LoggedIn) async throws -> Crawled {
+    /// Walks the library; books unchanged since the last snapshot are taken from it. On a night that
+    /// may be a quiet one, `quiet` hears what the crawl says.
+    func crawl(_ loggedIn: consuming LoggedIn, quiet: QuietNightStep?) async throws -> Crawled {
         let loggedIn = loggedIn
         let output = loggedIn.output, client = loggedIn.connections.client, last = loggedIn.last
         let metrics = client.metrics
@@ -122,15 +123,7 @@ extension Exporter {
         crawler.content = settings.content
         crawler.keepsOpenLibrary = settings.openLibrary != nil
         let renderedWith = RenderDigest.digest(settings.site)
-        var quiet: QuietNight?
-        var quietWatch: QuietWatch?
-        if mayBeQuiet(output, last: last, renderedWith: renderedWith) {
-            let watch = QuietWatch(requestsBefore: metrics.reading.requests)
-            quietWatch = watch
-            crawler.logger = watch.recorder.recording(logger)
-            let origin = SnapshotOrigin(server: client.server.description, userID: client.session?.userID)
-            quiet = last.state.quietNight.flatMap { $0.stands(options: quietOptions(origin: origin), now: settings.date.seconds) ? $0 : nil }
-        }
+        if let quiet { crawler.logger = quiet.recorder.recording(logger) }
         // The cards drawn now show the title the pages show: the one the site's identity resolved.
         if settings.site.drawsShareCards { crawler.shareCardTitle = settings.site.title }
         // --full asks for everything, what failed last time included.
@@ -140,7 +133,7 @@ extension Exporter {
             previousIsThisBuild: reusable && !RenderDigest.thisBuild.isEmpty && last.state.writtenBy == RenderDigest.thisBuild,
             library: last.library.standsIn, addresses: last.state.addresses,
             retry: Crawler.Retry(schedule: last.state.retry, now: settings.date.seconds, asksEverything: !settings.content.reuseUnchanged),
-            quiet: quiet)
+            quiet: quiet?.standing)
         var crawl: Crawler.Result
         do {
             crawl = try await crawler.crawl(date: settings.date, writer: output.swap.writer, previousCovers: last.state.covers.value())
@@ -151,8 +144,7 @@ extension Exporter {
         if let memory = MemoryUsage.summary() { logger.debug("After the crawl: \(memory)") }
         crawl.library.frame.title = settings.site.givenTitle
         crawl.library.frame.language = settings.site.templates.language.tag
-        return Crawled(output: output, connections: loggedIn.connections, last: last, crawl: crawl, renderedWith: renderedWith,
-                       quietWatch: quietWatch)
+        return Crawled(output: output, connections: loggedIn.connections, last: last, crawl: crawl, renderedWith: renderedWith)
     }
 
     /// What Open Library answered, and its answers as the night found them.
@@ -204,13 +196,11 @@ extension Exporter {
             try? QuietNight.remove(from: output.place.stateFolder)
             throw SnapshotError(.notWritable(detail: "the night was taken for the last quiet one, and was not: run it again"), path: output.place.stateFolder.path)
         }
-        let quietFound = quietNightFound(crawled.quietWatch, decision: outcome.decision, state: state, last: crawled.last, client: client)
         if outcome.decision != .leaveAsItWas {
             try state.setAside(in: output.place.stateFolder)
             crawled.last.state.addresses = CoverAddresses()
         }
-        return Compared(output: output, connections: crawled.connections, last: crawled.last, state: state, outcome: outcome,
-                        quietFound: quietFound)
+        return Compared(output: output, connections: crawled.connections, last: crawled.last, state: state, outcome: outcome)
     }
 
     /// The connections closed once nothing more is asked of the server; the night's network
@@ -245,8 +235,7 @@ extension Exporter {
             MemoryUsage.release()
         }
         let samePrivacy = try seeingAsTonight(&previous, state: last.state)
-        let lastReport = place.swap.previous.flatMap { try? Data(contentsOf: $0.appendingPathComponent("changes.json")) }
-            .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
+        let lastReport = place.swap.previous.flatMap(ChangeReport.read(in:))
         // Other options than last night's: the snapshot is made again whatever the comparison says
         // (the last one shows what tonight's options leave out).
         guard samePrivacy, let previous, try library.sameContent(as: previous) else {
@@ -268,11 +257,7 @@ extension Exporter {
     private func seeingAsTonight(_ previous: inout LibraryFile?, state: SnapshotState) throws -> Bool {
         let privacy = settings.content.privacy
         if state.privacy == privacy.summary { return true }
-        if privacy.isActive, let read = previous {
-            var library = try read.library()
-            try privacy.apply(to: &library, checking: false)
-            previous = LibraryFile(library)
-        }
+        if let read = previous { previous = try privacy.applied(to: read, checking: false) }
         return false
     }
 
@@ -281,8 +266,7 @@ extension Exporter {
     func render(_ library: LibraryFile, changes: ChangeReport, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
         logger.info("Rendering \(settings.site.formats.sorted().map(\.rawValue).joined(separator: ", "))")
         live?.unwatch()
-        var renderer = SiteRenderer(site: settings.site)
-        renderer.progress = live
+        var renderer = Self.renderer(site: settings.site, live: live)
         renderer.pages = pages
         let ready = renderer
         let rendered = try await EveryCore.onThreadOfItsOwn("render") { try ready.render(library, changes: changes, into: writer) }

@@ -7,17 +7,16 @@ import Support
 
 extension Exporter {
     /// Tonight's pages sealed into a catalog for friends (`--share-password-file`).
-    static func seal<Kept>(_ made: consuming Made<Kept>, logger: Logger) async throws -> Made<Kept> {
+    static func seal<Kept>(_ made: consuming Made<Kept>, with key: CatalogKey, logger: Logger) async throws -> Made<Kept> {
         let made = made
-        try await writePrivateCatalog(site: made.site, into: made.output.swap.writer, place: made.output.place, logger: logger)
+        try await writePrivateCatalog(key: key, site: made.site, into: made.output.swap.writer, place: made.output.place, logger: logger)
         return made
     }
 
     /// `--share-password-file`: the catalog for friends only, sealed from the pages just written
     /// into `writer`'s folder, before it is swapped into place. The salt and the key's check are
     /// kept in the private state, so that the next night seals to the same bytes, or says why not.
-    static func writePrivateCatalog(site: SiteIdentity, into writer: SnapshotWriter, place: SnapshotPlace, logger: Logger) async throws {
-        guard let key = site.privateCatalog else { return }
+    static func writePrivateCatalog(key: CatalogKey, site: SiteIdentity, into writer: SnapshotWriter, place: SnapshotPlace, logger: Logger) async throws {
         let stateFolder = place.stateFolder
         let lastSealed = PrivateCatalogFolder.last(of: writer.previous, root: place.root)
         let door = try SiteRenderer(site: site).doorFiles()

@@ -9,11 +9,24 @@ import Support
 
 /// A quiet night known from its two answers (`QuietNight`): when it may be one, and keeping it.
 extension Exporter {
-    /// What a quiet night's record is watched with: the crawl's words and how many requests went
-    /// out before it.
-    struct QuietWatch {
+    /// The quiet night, a step the night takes or not: planned once the last snapshot is read,
+    /// when tonight may be a quiet one. It watches the crawl (its words, how many requests went out
+    /// before it) and carries the last quiet night's record when it stands for tonight.
+    struct QuietNightStep: Sendable {
         let recorder = LineRecorder()
         let requestsBefore: Int
+        /// The last quiet night's record, when it stands for tonight: given the same two answers,
+        /// the night is that one again.
+        let standing: QuietNight?
+    }
+
+    /// The quiet night's step, when tonight may be a quiet one.
+    func quietNightStep(_ loggedIn: LoggedIn) -> QuietNightStep? {
+        let client = loggedIn.connections.client, last = loggedIn.last
+        guard mayBeQuiet(loggedIn.output, last: last, renderedWith: RenderDigest.digest(settings.site)) else { return nil }
+        let origin = SnapshotOrigin(server: client.server.description, userID: client.session?.userID)
+        let standing = last.state.quietNight.flatMap { $0.stands(options: quietOptions(origin: origin), now: settings.date.seconds) ? $0 : nil }
+        return QuietNightStep(requestsBefore: client.metrics.reading.requests, standing: standing)
     }
 
     /// What decides a night's crawl besides the server's two answers and the state: this build, the
@@ -54,18 +67,23 @@ extension Exporter {
 
     /// What a night that leaves the snapshot as it was (or links it) found, to keep for the next:
     /// when its crawl asked for the two lists alone, both answered 304, no cover came and nothing
-    /// failed anew. Nil for any other night.
-    func quietNightFound(_ watch: QuietWatch?, decision: NightPlan, state: SnapshotState, last: LastSnapshot, client: ReaderClient) -> QuietNight? {
-        guard let watch, !decision.writesNewFiles, let cache = client.cache, let origin = state.origin,
+    /// failed anew. Nil for any other night, and for a night that leaves the snapshot and its state
+    /// as they were and found what is kept already.
+    func quietNightFound(_ step: QuietNightStep, compared: Compared) -> QuietNight? {
+        let client = compared.connections.client, state = compared.state, last = compared.last
+        let decision = compared.outcome.decision
+        guard !decision.writesNewFiles, let cache = client.cache, let origin = state.origin,
               let shelves = cache.notModifiedETag(ReaderClient.shelvesPath), let books = cache.notModifiedETag(ReaderClient.booksPath)
         else { return nil }
         let network = client.metrics.reading
-        guard network.requests == watch.requestsBefore + 2, network.coversDownloaded == 0, network.thumbnailsMade == 0,
+        guard network.requests == step.requestsBefore + 2, network.coversDownloaded == 0, network.thumbnailsMade == 0,
               state.retry == last.state.retry
         else { return nil }
-        return QuietNight(shelves: shelves, books: books, options: quietOptions(origin: origin), until: state.retry.nextDue,
-                          lines: watch.recorder.lines.map { QuietNight.Line(level: $0.level.rawValue, text: $0.text) },
-                          coversReused: network.coversReused, coversFailed: network.coversFailed)
+        let found = QuietNight(shelves: shelves, books: books, options: quietOptions(origin: origin), until: state.retry.nextDue,
+                               lines: step.recorder.lines.map { QuietNight.Line(level: $0.level.rawValue, text: $0.text) },
+                               coversReused: network.coversReused, coversFailed: network.coversFailed)
+        // A linked night writes the state whole again, and the record with it.
+        return decision == .leaveAsItWas && found == last.state.quietNight ? nil : found
     }
 
     /// Keeps what the quiet night found, in the state folder.

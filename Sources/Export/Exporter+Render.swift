@@ -46,16 +46,23 @@ extension Exporter {
             let library = try await EveryCore.onThreadOfItsOwn("render") {
                 try renderNow(read, from: archive, into: writer, site: identity, changesKept: !privacy.isActive, logger: logger, live: live)
             }
-            return Made(output: Output(place: place, swap: swap, target: output, history: nil), site: identity, rendered: true, kept: library)
+            return Made(output: Output(place: place, swap: swap, target: output), site: identity, rendered: true, kept: library)
         } catch {
             swap.discard()
             throw error
         }
     }
 
+    /// The one set-up of the pages' renderer, for the night's render and `render --from`.
+    static func renderer(site: SiteIdentity, live: LiveProgress?) -> SiteRenderer {
+        var renderer = SiteRenderer(site: site)
+        renderer.progress = live
+        return renderer
+    }
+
     private static func readArchive(_ archive: URL, privacy: Privacy) throws -> LibraryFile {
         MemoryUsage.configureAllocator()
-        var file: LibraryFile
+        let file: LibraryFile
         do {
             file = try LibraryFile.read(from: archive)
         } catch let error as SnapshotError {
@@ -66,14 +73,9 @@ extension Exporter {
         } catch {
             throw SnapshotError(.unreadableArchive(detail: error.localizedDescription), path: archive.path)
         }
-        if privacy.isActive {
-            // Whole in memory, once: a copy for friends is made rarely, and the render then reads
-            // the books from memory as it reads them from the file otherwise.
-            var library = try file.library()
-            try privacy.apply(to: &library)
-            file = LibraryFile(library)
-        }
-        return file
+        // Whole in memory, once: a copy for friends is made rarely, and the render then reads
+        // the books from memory as it reads them from the file otherwise.
+        return try privacy.applied(to: file)
     }
 
     private static func renderNow(_ library: LibraryFile, from archive: URL, into writer: SnapshotWriter, site: SiteIdentity, changesKept: Bool,
@@ -93,8 +95,7 @@ extension Exporter {
         }
         if refused > 0 { logger.warning("\(refused) cover paths in library.json are not of the form covers/<hash>.<ext>; those covers are left out") }
         // A report made without tonight's privacy options names what they leave out: it is left out.
-        let changes = !changesKept ? nil : (try? Data(contentsOf: source.appendingPathComponent("changes.json")))
-            .flatMap { try? JSONDecoder().decode(ChangeReport.self, from: $0) }
+        let changes = changesKept ? ChangeReport.read(in: source) : nil
         var missing = 0
         // Paths as strings, and each cover looked at once however many books share it: a URL
         // asks the disk whether each name is a folder, and a 10,000-book library's checks were
@@ -131,9 +132,7 @@ extension Exporter {
             }
         }
         if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-        var renderer = SiteRenderer(site: site)
-        renderer.progress = live
-        try renderer.render(library, changes: changes, into: writer)
+        try renderer(site: site, live: live).render(library, changes: changes, into: writer)
         return library
     }
 }

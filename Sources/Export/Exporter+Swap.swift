@@ -2,6 +2,7 @@ import Foundation
 import LibraryArchive
 import Logging
 import PrivateCatalog
+import Publish
 import SnapshotStore
 
 /// What a made snapshot carries to its swap besides its files, and keeps once it is in place: a
@@ -16,11 +17,9 @@ protocol MadeContents: Sendable {
 extension Exporter.NightMade: MadeContents {
     static var setsStateAside: Bool { true }
 
-    /// The state for the next night, and what a quiet night found (written with the state it was
-    /// found against: a linked night writes it whole again).
+    /// The state for the next night.
     func keep(in output: Exporter.Output, logger: Logger) throws {
         try state.write(to: output.place.stateFolder, library: outcome.library)
-        if let quietFound { try Exporter.keep(quietFound, in: output.place.stateFolder, logger: logger) }
     }
 }
 
@@ -36,8 +35,8 @@ extension Exporter {
     /// a linked night links its sealed files too), then the swap (`swapIntoPlace`).
     static func sealIfAsked<Kept>(_ made: consuming Made<Kept>, steps: inout StepRunner, logger: Logger) async throws -> Made<Kept> {
         let made = made
-        guard made.rendered, made.site.privateCatalog != nil else { return made }
-        return try await steps.run("seal the private catalog", made) { try await seal($0, logger: logger) }
+        guard made.rendered, let key = made.site.privateCatalog else { return made }
+        return try await steps.run("seal the private catalog", made) { try await seal($0, with: key, logger: logger) }
     }
 
     /// The new snapshot put in place, its catalog for friends moved beside it (before the dated
@@ -52,5 +51,18 @@ extension Exporter {
         try output.place.dated?.finish(publishing: output.target)
         try made.kept.keep(in: output, logger: logger)
         return made.kept
+    }
+}
+
+extension Exporter {
+    /// `--publish`, the night's last step: the snapshot in place uploaded, unless the night
+    /// changed nothing and the last publish there finished (a night that changed nothing sends
+    /// nothing). Nil when nothing was sent.
+    func publish(_ swapped: Swapped, with options: Publishing.Options) async throws -> Publishing.Outcome? {
+        if swapped.outcome.unchanged && Publishing.lastPublishFinished(place: options.place, target: options.target) {
+            logger.info("Publish: nothing new since the last publish to \(options.target)")
+            return nil
+        }
+        return try await Publishing(options: options, logger: logger).run()
     }
 }

@@ -45,24 +45,41 @@ package struct Exporter: Sendable {
     }
 
     /// The night, phase by phase (`ExportPhases.swift`): each step takes the phase before it and
-    /// gives the next, and an optional step runs only when its option is given.
+    /// gives the next. An optional step is planned once, here, as a value that carries what it
+    /// needs (`NightHistory`, `QuietNightStep`, the vault, the publish), and runs or not.
     package func run() async throws -> NightSummary {
         let started = ContinuousClock.now
         MemoryUsage.configureAllocator()
         var steps = StepRunner(logger: logger)
+        let history = settings.historyAuthor.map { NightHistory(repository: HistoryRepository(gitDirectory: settings.place.gitDirectory), author: $0) }
         // Each phase is handed on with `consume`: otherwise the local here may keep its value, and with
         // it the last library and the crawl's covers, alive to the end of `run`, through the render.
-        let prepared = try await steps.start("prepare the output") { try await prepare() }
+        var prepared = try await steps.start("prepare the output") { try await prepare() }
+        if let history {
+            prepared = try await steps.run("prepare the history", consume prepared) { try await prepareHistory($0, history) }
+        }
         let loggedIn = try await steps.run("log in (reading the last snapshot meanwhile)", consume prepared, logIn)
-        var crawled = try await steps.run("crawl", consume loggedIn, crawl)
+        // Known once the last snapshot is read: whether tonight may be the last quiet night again.
+        let quiet = quietNightStep(loggedIn)
+        var crawled = try await steps.run("crawl", consume loggedIn) { try await crawl($0, quiet: quiet) }
         if let openLibrary = settings.openLibrary {
             crawled = try await steps.run("ask Open Library", consume crawled) { try await enrich($0, asking: openLibrary) }
         }
         var compared = try await steps.run("compare with the last snapshot", consume crawled, compare)
+        let quietFound = quiet.flatMap { quietNightFound($0, compared: compared) }
         compared = try await steps.run("close the connections", consume compared, closeConnections)
         var made = try await steps.run("make the snapshot", consume compared, make)
         made = try await Self.sealIfAsked(consume made, steps: &steps, logger: logger)
+        if let history {
+            made = try await steps.run("note the history's commit as due", consume made) { try markCommitDue($0, in: history) }
+        }
         var swapped = try await steps.run("swap it into place", consume made, swap)
+        if let quietFound {
+            swapped = await steps.attempt("keep what the quiet night found", swapped) { swapped in
+                try Self.keep(quietFound, in: swapped.output.place.stateFolder, logger: logger)
+                return swapped
+            }
+        }
         var kept: Vault.Report?
         if let vault = settings.vault {
             // The step's report is the run's, not the phase's: the history after it needs none of it.
@@ -72,39 +89,30 @@ package struct Exporter: Sendable {
             }
         }
         // A night whose files are the last night's has nothing to commit: no git is started.
-        if let history = swapped.output.history, let author = settings.historyAuthor,
-           swapped.outcome.decision.writesNewFiles || !history.exists {
-            swapped = await steps.attempt("commit the history", swapped) { try await commitHistory($0, to: history, author: author) }
+        if let history, swapped.outcome.decision.writesNewFiles || !history.repository.exists {
+            swapped = await steps.attempt("commit the history", swapped) { try await commitHistory($0, to: history) }
         }
-        // Held until the run is over: the history's commit is this run's too.
+        // Held until the night's own steps are over: the history's commit is this run's too.
         swapped.output.swap.finish()
-        if let error = steps.toldAtTheEnd { throw error }
-        return NightSummary(swapped.outcome, vault: kept, duration: ContinuousClock.now - started)
+        var summary = NightSummary(swapped.outcome, vault: kept, duration: ContinuousClock.now - started)
+        if let publishing = settings.publish {
+            swapped = await steps.attempt("publish", swapped) { swapped in
+                summary.published = try await publish(swapped, with: publishing)
+                return swapped
+            }
+        }
+        summary.failedAfterTheSwap = steps.failedAfterTheSwap
+        return summary
     }
 }
 
 extension Exporter {
-    /// A history made before it moved beside the snapshot is moved there once, if it is ours: a
-    /// repository of the user's in the folder stays theirs, untouched.
-    func moveHistoryOut(of place: SnapshotPlace, to history: HistoryRepository) async throws {
-        let inside = HistoryRepository(gitDirectory: place.gitDirectoryInside)
-        guard !history.exists, inside.exists, (try? await inside.checkOwned()) != nil else { return }
-        do {
-            try FileManager.default.moveItem(at: inside.gitDirectory, to: history.gitDirectory)
-        } catch {
-            throw SnapshotError(.notWritable(detail: "could not move the history out of the snapshot, to \(history.gitDirectory.path): \(SnapshotWriter.describe(error))"),
-                                path: inside.gitDirectory.path)
-        }
-        logger.info("The history moved beside the snapshot, out of what may be shared: \(history.gitDirectory.path)")
-    }
-
     /// A night that cannot use the last run's state starts over, and says why.
     func startsOver(because why: String) {
         logger.warning("The last run's state cannot be used: \(why). Every book is asked for again, and the pages made anew.")
     }
 
-    /// The output checked and locked, the private state found (moved out of an older snapshot),
-    /// and the history's last commit made if a killed run left it.
+    /// The output checked and locked, and the private state found (moved out of an older snapshot).
     func prepare() async throws -> Prepared {
         let place = settings.place
         // Before the server is asked for anything: a folder the run cannot write in, named with why.
@@ -123,15 +131,7 @@ extension Exporter {
             // A catalog for friends a killed run left in the snapshot moves out; one that is not the snapshot's goes.
             try PrivateCatalogFolder.settle(snapshot: swap.previous ?? target, root: place.root)
         } catch { swap.discard(); swap.finish(); throw error }
-        let history = settings.history
-        if let history {
-            do {
-                try await moveHistoryOut(of: place, to: history)
-                try await history.checkOwned()
-            } catch { swap.discard(); swap.finish(); throw error }
-            await finishLastCommit(history, snapshot: place.dated?.newest ?? swap.previous)
-        }
-        return Prepared(output: Output(place: place, swap: swap, target: target, history: history))
+        return Prepared(output: Output(place: place, swap: swap, target: target))
     }
 
     /// The state this night keeps for the next: the answers (none when privacy options left
@@ -157,13 +157,12 @@ extension Exporter {
         var state = compared.state
         let made = { (state: SnapshotState, rendered: Bool) in
             Made(output: output, site: settings.site, rendered: rendered,
-                 kept: NightMade(outcome: outcome, state: state, quietFound: compared.quietFound))
+                 kept: NightMade(outcome: outcome, state: state))
         }
         switch outcome.decision {
         case .leaveAsItWas:
             // What was asked for again and failed again, or waited its turn, counts all the same.
             if state.retry != last.state.retry { try state.writeAnswers(to: output.place.stateFolder) }
-            if let found = compared.quietFound, found != last.state.quietNight { try Self.keep(found, in: output.place.stateFolder, logger: logger) }
             return made(state, false)
         case .linkLastSnapshot:
             // A new dated folder: yesterday's files, linked.
@@ -193,11 +192,6 @@ extension Exporter {
             output.swap.discard()
             return swapped
         }
-        // Said before the swap: a run killed between the swap and its commit leaves the commit to
-        // the next run, even when that run finds nothing new.
-        if let history = output.history, let author = settings.historyAuthor, history.exists, night.outcome.decision.writesNewFiles {
-            history.markPending(nightCommit(night.outcome, history: history, author: author))
-        }
         _ = try Self.swapIntoPlace(made, linkedFrom: night.outcome.decision == .linkLastSnapshot ? output.swap.previous : nil, logger: logger)
         return swapped
     }
@@ -206,21 +200,5 @@ extension Exporter {
     func keepMarkdown(_ swapped: Swapped, in vault: Vault) throws -> Vault.Report {
         logger.info("Keeping the Markdown in \(vault.root.path)")
         return try vault.sync(from: swapped.output.place.dated?.newest ?? swapped.output.target)
-    }
-
-    /// `--history`: the night's text committed. A commit git could not make (a full disk, a damaged
-    /// repository) is told as the commit's; git gone, or a repository not ours, keeps its own words
-    /// and exit code: what decides the code is not flattened.
-    func commitHistory(_ swapped: Swapped, to history: HistoryRepository, author: HistoryRepository.Author) async throws -> Swapped {
-        var swapped = swapped
-        do {
-            _ = try await commit(swapped.outcome, to: history, snapshot: swapped.output.place.dated?.newest ?? swapped.output.target, author: author)
-        } catch let error as HistoryError {
-            guard case .gitFailed = error.reason else { throw error }
-            throw HistoryError(.commitFailed(detail: error.description), path: history.gitDirectory.path)
-        } catch {
-            throw HistoryError(.commitFailed(detail: SnapshotWriter.describe(error)), path: history.gitDirectory.path)
-        }
-        return swapped
     }
 }

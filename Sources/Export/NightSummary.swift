@@ -1,5 +1,6 @@
 import Crawl
 import LibraryArchive
+import Publish
 import ReaderAPI
 import SnapshotStore
 import Vault
@@ -27,6 +28,11 @@ package struct NightSummary: Sendable {
     package var place: SnapshotPlace
     /// What `--markdown-into` did, when it was asked for.
     package var vault: Vault.Report?
+    /// What `--publish` sent, when it was asked for and sent anything.
+    package var published: Publishing.Outcome?
+    /// The first step after the swap that failed (the Markdown, the history, the publish): the
+    /// snapshot is in place, the command says what the night did, then this.
+    package var failedAfterTheSwap: Error?
 
     package var hasGaps: Bool { booksWithoutDetails + booksWithoutCover + shelfPagesNotFetched > 0 }
 

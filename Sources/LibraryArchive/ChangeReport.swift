@@ -1,3 +1,4 @@
+import Foundation
 import Notes
 import Support
 
@@ -65,6 +66,13 @@ package struct ChangeReport: Codable, Sendable, Equatable {
     /// Tonight's `earlier`: the last report, then the nights it carried, without first snapshots and
     /// nights without changes, up to the bounds above. Without `itsOwnNight` (the report is of a
     /// night tonight's report tells again), only the nights it carried.
+    /// The report a snapshot holds (`changes.json`): nil when it has none, or one this version
+    /// cannot read, which then costs the report of the nights before, never the night.
+    package static func read(in snapshot: URL) -> ChangeReport? {
+        guard let data = try? Data(contentsOf: snapshot.appendingPathComponent("changes.json")) else { return nil }
+        return try? JSONDecoder().decode(ChangeReport.self, from: data)
+    }
+
     package static func earlier(carriedFrom last: ChangeReport?, itsOwnNight: Bool = true) -> [ChangeReport]? {
         guard let last else { return nil }
         var nights: [ChangeReport] = []

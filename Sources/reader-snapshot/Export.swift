@@ -69,46 +69,38 @@ struct Export: AsyncParsableCommand, CheckedCommand {
     }
 
     private func exportAndPublish(logger: Logger, live: LiveProgress?, network: ClientMetrics, metrics: MetricsRecorder?) async throws {
-        let settings = try await resolving(logger: logger) { try await arguments.resolve(logger: logger) }
+        var settings = try await resolving(logger: logger) { try await arguments.resolve(logger: logger) }
+        if let publish {
+            var options = Publishing.Options(place: settings.place, target: try PublishOptions.target(publish, option: "--publish"),
+                                             formats: OutputFormat.files)
+            options.maxDeletes = publishing.maxDeletes
+            options.force = publishing.force
+            options.checkHost = publishing.checkHost
+            settings.publish = options
+        }
         metrics?.resolved(output: settings.place.root.path)
         Interruption.install(logger: logger, live: live) { code in metrics?.finish(exitCode: code, logger: logger) }
         live?.start()
         defer { live?.stop() }
         logger.debug("reader-snapshot \(ReaderSnapshot.version)")
         do {
-            let outcome = try await Exporter(settings: settings, logger: logger, live: live, network: network).run()
-            metrics?.wrote(outcome)
+            let night = try await Exporter(settings: settings, logger: logger, live: live, network: network).run()
+            metrics?.wrote(night)
             // A snapshot written with gaps ends with its own exit code; a complete one returns.
-            let code = report(outcome, formats: settings.site.formats, logger: logger)
-            if let vault = outcome.vault, let folder = settings.vault { reportVault(vault, in: folder, logger: logger) }
-            // The last phase: it takes the snapshot as the night left it in place.
-            if let publish {
-                let begun = ContinuousClock.now
-                try await publishSnapshot(outcome, to: try PublishOptions.target(publish, option: "--publish"), logger: logger,
-                                          metrics: metrics)
-                logger.debug("Time: publish: \(String(format: "%.3f", (ContinuousClock.now - begun).seconds)) s")
+            let code = report(night, formats: settings.site.formats, logger: logger)
+            if let vault = night.vault, let folder = settings.vault { reportVault(vault, in: folder, logger: logger) }
+            if let published = night.published, let target = settings.publish?.target {
+                metrics?.published(published)
+                reportPublish(published, to: target, dryRun: false, logger: logger)
             }
+            // A step after the swap that failed decides the code: a night with gaps whose upload
+            // failed must not end as 2, which the units count as success.
+            if let failure = night.failedAfterTheSwap { throw failure }
             if !code.isSuccess { throw code }
         } catch let code as ExitCode {
             throw code
         } catch {
             throw failureExit(for: error, logger: logger)
         }
-    }
-
-    /// `--publish`: the snapshot goes up when the export published something new, or when the
-    /// last publish to that remote was cut short; a night that changed nothing sends nothing.
-    func publishSnapshot(_ outcome: NightSummary, to target: RemoteTarget, logger: Logger, metrics: MetricsRecorder?) async throws {
-        if outcome.unchanged && Publishing.lastPublishFinished(place: outcome.place, target: target) {
-            logger.info("Publish: nothing new since the last publish to \(target)")
-            return
-        }
-        var options = Publishing.Options(place: outcome.place, target: target, formats: OutputFormat.files)
-        options.maxDeletes = publishing.maxDeletes
-        options.force = publishing.force
-        options.checkHost = publishing.checkHost
-        let published = try await Publishing(options: options, logger: logger).run()
-        metrics?.published(published)
-        reportPublish(published, to: target, dryRun: false, logger: logger)
     }
 }

@@ -83,8 +83,11 @@ struct PublishCommandTests {
 
             let quiet = try await Self.exportBundled(to: output, extra: publish + ["--quiet"], environment: host.environment, server: server)
             #expect(quiet.status == 2 && !quiet.output.contains("Publish"), "\(quiet.output)")
-            let second = try await Self.exportBundled(to: output, extra: publish, environment: host.environment, server: server)
+            let second = try await Self.exportBundled(to: output, extra: publish + ["--verbose"], environment: host.environment, server: server)
             #expect(second.stderr.contains("Publish: nothing new since the last publish"), "\(second.output)")
+            // The night's last step, timed like the others.
+            let steps = SiteInspector.matches(of: #"Time: ([a-z ()']+): [0-9.]+ s"#, in: second.output)
+            #expect(steps.last == "publish" && steps.contains("swap it into place"), "\(steps)")
 
             let before = SiteInspector(root: output).contents()
             server.server.update { library in
