@@ -9,9 +9,10 @@ import Site
 import SnapshotStore
 
 /// A night's phases: each is the value one step hands to the next, holding what the steps so far
-/// found and that a later step needs, and nothing else. A step takes its phase as `consuming`, so
-/// that what it does not hand on is let go when it returns (the last library before the render, the
-/// crawl's covers before the swap).
+/// found and that a later step needs, and nothing else. The phases up to the swap cannot be copied:
+/// a step takes its phase as `consuming`, so that what it does not hand on is let go when it
+/// returns (the last library before the render, the crawl's covers before the swap), and the
+/// compiler holds every step to it.
 ///
 /// `Prepared → LoggedIn → Crawled → Compared → Made → Swapped`; an optional step (the history, Open
 /// Library, the catalog for friends, the quiet night, the Markdown, the publish) takes a phase and
@@ -27,7 +28,7 @@ extension Exporter {
     }
 
     /// The output checked and locked, the private state beside it, a commit a killed run left made.
-    struct Prepared: Sendable {
+    struct Prepared: ~Copyable, Sendable {
         let output: Output
     }
 
@@ -39,14 +40,14 @@ extension Exporter {
     }
 
     /// Logged in, with the last snapshot read meanwhile.
-    struct LoggedIn: Sendable {
+    struct LoggedIn: ~Copyable, Sendable {
         let output: Output
         let connections: Connections
         var last: LastSnapshot
     }
 
     /// The library as the server has it tonight (and, with `--enrich`, as Open Library adds to it).
-    struct Crawled: Sendable {
+    struct Crawled: ~Copyable, Sendable {
         let output: Output
         let connections: Connections
         var last: LastSnapshot
@@ -57,7 +58,7 @@ extension Exporter {
     }
 
     /// What changed since the last snapshot, and what the night does about it: the last library let go.
-    struct Compared: Sendable {
+    struct Compared: ~Copyable, Sendable {
         let output: Output
         let connections: Connections
         /// The last snapshot's state alone (its library and covers are let go by the comparison).
@@ -69,7 +70,7 @@ extension Exporter {
     /// The snapshot made in the staging folder, as the plan says, ready to be swapped into place.
     /// A night's snapshot keeps its state (`NightMade`); `render` enters here from a `library.json`,
     /// with the library it rendered.
-    struct Made<Kept: MadeContents>: Sendable {
+    struct Made<Kept: MadeContents>: ~Copyable, Sendable {
         let output: Output
         let site: SiteIdentity
         /// Whether tonight rendered the pages: only then is a catalog for friends sealed from them (a
@@ -92,7 +93,7 @@ extension Exporter {
 }
 
 /// A phase that holds what must be let go when a step fails: the connections, the staging folder.
-protocol HoldsTheNight {
+protocol HoldsTheNight: ~Copyable {
     var held: Exporter.Held { get }
 }
 
@@ -132,14 +133,14 @@ struct StepRunner {
     init(logger: Logger) { self.logger = logger }
 
     /// The first step: there is nothing to let go before it.
-    mutating func start<Output>(_ name: String, _ step: () async throws -> Output) async throws -> Output {
+    mutating func start<Output: ~Copyable>(_ name: String, _ step: () async throws -> Output) async throws -> Output {
         let begun = begin(name)
         defer { end(name, begun) }
         return try await step()
     }
 
     /// A step whose failure ends the night.
-    mutating func run<Input: HoldsTheNight, Output>(_ name: String, _ input: consuming Input,
+    mutating func run<Input: HoldsTheNight & ~Copyable, Output: ~Copyable>(_ name: String, _ input: consuming Input,
                                                     _ step: (consuming Input) async throws -> Output) async throws -> Output {
         let held = input.held
         let begun = begin(name)

@@ -21,7 +21,7 @@ extension Exporter {
     }
 
     /// The quiet night's step, when tonight may be a quiet one.
-    func quietNightStep(_ loggedIn: LoggedIn) -> QuietNightStep? {
+    func quietNightStep(_ loggedIn: borrowing LoggedIn) -> QuietNightStep? {
         let client = loggedIn.connections.client, last = loggedIn.last
         guard mayBeQuiet(loggedIn.output, last: last, renderedWith: RenderDigest.digest(settings.site)) else { return nil }
         let origin = SnapshotOrigin(server: client.server.description, userID: client.session?.userID)
@@ -69,7 +69,7 @@ extension Exporter {
     /// when its crawl asked for the two lists alone, both answered 304, no cover came and nothing
     /// failed anew. Nil for any other night, and for a night that leaves the snapshot and its state
     /// as they were and found what is kept already.
-    func quietNightFound(_ step: QuietNightStep, compared: Compared) -> QuietNight? {
+    func quietNightFound(_ step: QuietNightStep, compared: borrowing Compared) -> QuietNight? {
         let client = compared.connections.client, state = compared.state, last = compared.last
         let decision = compared.outcome.decision
         guard !decision.writesNewFiles, let cache = client.cache, let origin = state.origin,
