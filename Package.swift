@@ -59,7 +59,7 @@ let package = Package(
         // Swaps the new snapshot into place in one step.
         .target(name: "CFileSwap"),
         // The data goes one way, and each target sees only those it names:
-        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; SnapshotStore ← PrivateCatalog ← Site, Publish; Site, History, Vault, Publish ← Export ← the CLI; Publish ← the CLI.
+        // Support ← ReaderAPI, Notes ← LibraryArchive ← Thumbnails, SnapshotStore ← Covers ← Crawl, Covers ← Enrich; SnapshotStore ← PrivateCatalog ← Site, Publish; LibraryArchive ← Timeline ← Site; Site, History, Vault, Publish ← Export ← the CLI; Publish ← the CLI.
         // Plain helpers every step uses: untrusted text, JSON values, spill files, every core.
         .target(name: "Support", dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The Reader API: client, endpoints, answers, errors, and the one fetch policy.
@@ -120,10 +120,12 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "CryptoExtras", package: "swift-crypto")]
         ),
+        // The reading timeline: every night's events (a move, a note written), kept in the snapshot.
+        .target(name: "Timeline", dependencies: ["LibraryArchive", "Support"]),
         // The HTML site, the Markdown tree, the feed, the CSV and the search index, from templates.
         .target(
             name: "Site",
-            dependencies: ["CICU", "DefaultTemplates", "LibraryArchive", "Notes", "PrivateCatalog", "ShareCards", "SnapshotStore", "Support", "Thumbnails",
+            dependencies: ["CICU", "DefaultTemplates", "LibraryArchive", "Notes", "PrivateCatalog", "ShareCards", "SnapshotStore", "Support", "Thumbnails", "Timeline",
                            .product(name: "Algorithms", package: "swift-algorithms"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Mustache", package: "swift-mustache"),
@@ -132,7 +134,7 @@ let package = Package(
         // One export, step by step: log in, crawl, compare, render, publish.
         .target(
             name: "Export",
-            dependencies: ["Crawl", "Enrich", "History", "LibraryArchive", "PrivateCatalog", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support", "Thumbnails", "Vault",
+            dependencies: ["Crawl", "Enrich", "History", "LibraryArchive", "PrivateCatalog", "Publish", "ReaderAPI", "Site", "SnapshotStore", "Support", "Thumbnails", "Timeline", "Vault",
                            // History's module needs its C shims' module map in sight (in debug builds).
                            .product(name: "Subprocess", package: "swift-subprocess"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -272,6 +274,7 @@ let package = Package(
         .testTarget(name: "RunMetricsTests", dependencies: ["RunMetrics", "TestSupport"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),
         .testTarget(name: "HistoryTests", dependencies: ["History", "LibraryArchive"]),
+        .testTarget(name: "TimelineTests", dependencies: ["Timeline", "LibraryArchive", "Notes", "TestSupport"]),
         .testTarget(name: "EnrichTests", dependencies: ["Enrich"]),
         .testTarget(name: "ShareCardsTests", dependencies: ["ShareCards"]),
         .testTarget(

@@ -9,6 +9,7 @@ import Site
 import SnapshotStore
 import Support
 import Thumbnails
+import Timeline
 
 /// The steps that find the library: the last snapshot read while logging in, the crawl, Open
 /// Library's answers, the comparison with the last snapshot, and the render.
@@ -182,7 +183,8 @@ extension Exporter {
         let compared = try await compare(&crawled.crawl.library, with: &crawled.last, place: output)
         let library = crawled.crawl.library
         var state = stateToKeep(crawled.crawl, client: client, cache: crawled.connections.cache, renderedWith: crawled.renderedWith)
-        var outcome = Outcome(library: library, changes: compared.changes, network: client.metrics.reading,
+        let timeline = timeline(compared.changes, unchanged: compared.unchanged, library: library, last: output.swap.previous)
+        var outcome = Outcome(library: library, changes: compared.changes, timeline: timeline, network: client.metrics.reading,
                               unchanged: compared.unchanged, place: output.place)
         outcome.newGaps = library.frame.problems.filter { !compared.knownGaps.contains($0.gapKey) }.count
         outcome.decision = NightPlan.decide(NightPlan.Facts(
@@ -261,15 +263,31 @@ extension Exporter {
         return false
     }
 
+    /// Tonight's timeline: the last snapshot's with tonight's events (on a night that changed
+    /// nothing, the last one as it was), as tonight's privacy options show it. One that cannot be
+    /// read is said, and begins again from the books there are: nothing else of the night is lost.
+    func timeline(_ report: ChangeReport, unchanged: Bool, library: LibraryFile, last snapshot: URL?) -> Timeline {
+        var last: Timeline?
+        do {
+            last = try snapshot.flatMap(Timeline.read(in:))
+        } catch {
+            logger.warning("\(error): the timeline begins again tonight, from the books there are")
+        }
+        let tonight = unchanged ? last ?? Timeline.tonight(last: nil, report: report, library: library)
+            : Timeline.tonight(last: last, report: report, library: library)
+        return settings.content.privacy.shown(tonight, with: library)
+    }
+
     /// Every page, on a thread of its own: the threads answers resume on are the network's.
     /// Returns the book and shelf pages' digests, for the next run.
-    func render(_ library: LibraryFile, changes: ChangeReport, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
+    func render(_ outcome: Outcome, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
+        let (library, changes, timeline) = (outcome.library, outcome.changes, outcome.timeline)
         logger.info("Rendering \(settings.site.formats.sorted().map(\.rawValue).joined(separator: ", "))")
         live?.unwatch()
         var renderer = Self.renderer(site: settings.site, live: live)
         renderer.pages = pages
         let ready = renderer
-        let rendered = try await EveryCore.onThreadOfItsOwn("render") { try ready.render(library, changes: changes, into: writer) }
+        let rendered = try await EveryCore.onThreadOfItsOwn("render") { try ready.render(library, changes: changes, timeline: timeline, into: writer) }
         if rendered.cardsTakenOut > 0 {
             logger.debug("Share cards drawn during the crawl that no page names, taken out: \(rendered.cardsTakenOut)")
         }

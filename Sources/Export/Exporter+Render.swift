@@ -7,6 +7,7 @@ import PrivateCatalog
 import Site
 import SnapshotStore
 import Support
+import Timeline
 
 extension Exporter {
     /// What the pages of a copy are, resolved by the command from its options once the place and
@@ -44,7 +45,7 @@ extension Exporter {
         let writer = swap.writer
         do {
             let library = try await EveryCore.onThreadOfItsOwn("render") {
-                try renderNow(read, from: archive, into: writer, site: identity, changesKept: !privacy.isActive, logger: logger, live: live)
+                try renderNow(read, from: archive, into: writer, site: identity, privacy: privacy, logger: logger, live: live)
             }
             return Made(output: Output(place: place, swap: swap, target: output), site: identity, rendered: true, kept: library)
         } catch {
@@ -78,7 +79,7 @@ extension Exporter {
         return try privacy.applied(to: file)
     }
 
-    private static func renderNow(_ library: LibraryFile, from archive: URL, into writer: SnapshotWriter, site: SiteIdentity, changesKept: Bool,
+    private static func renderNow(_ library: LibraryFile, from archive: URL, into writer: SnapshotWriter, site: SiteIdentity, privacy: Privacy,
                                   logger: Logger, live: LiveProgress?) throws -> LibraryFile {
         var library = library
         MemoryUsage.release()
@@ -95,7 +96,15 @@ extension Exporter {
         }
         if refused > 0 { logger.warning("\(refused) cover paths in library.json are not of the form covers/<hash>.<ext>; those covers are left out") }
         // A report made without tonight's privacy options names what they leave out: it is left out.
-        let changes = changesKept ? ChangeReport.read(in: source) : nil
+        let changes = privacy.isActive ? nil : ChangeReport.read(in: source)
+        // The timeline beside the archive, as the copy's privacy options show it: every page of it
+        // is made again. One that cannot be read is said, and the copy is made without it.
+        var timeline: Timeline?
+        do {
+            timeline = try Timeline.read(in: source).map { privacy.shown($0, with: library) }
+        } catch {
+            logger.warning("\(error): the copy is made without the timeline")
+        }
         var missing = 0
         // Paths as strings, and each cover looked at once however many books share it: a URL
         // asks the disk whether each name is a folder, and a 10,000-book library's checks were
@@ -132,7 +141,15 @@ extension Exporter {
             }
         }
         if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-        try renderer(site: site, live: live).render(library, changes: changes, into: writer)
+        try renderer(site: site, live: live).render(library, changes: changes, timeline: timeline, into: writer)
         return library
+    }
+}
+
+extension Privacy {
+    /// The timeline as this snapshot's privacy options show it: the same rule for a night and for
+    /// `render --from`.
+    func shown(_ timeline: Timeline, with library: LibraryFile) -> Timeline {
+        timeline.shown(with: library, notes: notes, covers: covers, restricted: !excludedShelves.isEmpty)
     }
 }

@@ -10,6 +10,7 @@ import ReaderAPI
 import Site
 import SnapshotStore
 import Support
+import Timeline
 import Vault
 
 /// One export: prepare → log in → crawl → compare → make → swap, each step a function from one
@@ -20,6 +21,8 @@ package struct Exporter: Sendable {
         /// The library written: its frame, an entry per book.
         var library: LibraryFile
         var changes: ChangeReport
+        /// Every night's events, tonight's with them (`timeline.json`).
+        var timeline: Timeline
         var network: ClientMetrics.Reading
         /// True when the library was the same as in the previous snapshot: no file was rewritten.
         var unchanged: Bool
@@ -174,7 +177,7 @@ extension Exporter {
         case .render(let reusingPages):
             // --full renders every page again; otherwise a page whose inputs are as they were is linked.
             let pages = reusingPages ? PageDigests(previous: last.state.pageDigests.value(), seed: state.renderedWith) : PageDigests()
-            state.pageDigests = ReadWhenNeeded(try await render(outcome.library, changes: outcome.changes, pages: pages, into: output.swap.writer))
+            state.pageDigests = ReadWhenNeeded(try await render(outcome, pages: pages, into: output.swap.writer))
             MemoryUsage.release()
             if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
             return made(state, true)

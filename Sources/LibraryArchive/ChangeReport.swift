@@ -9,6 +9,14 @@ package struct ChangeReport: Codable, Sendable, Equatable {
     package struct Entry: Codable, Sendable, Equatable {
         package var id: Int
         package var title: String
+        /// The shelves the book was on: the timeline names them (nil in reports of older versions).
+        package var shelves: [String]?
+
+        package init(id: Int, title: String, shelves: [String]? = nil) {
+            self.id = id
+            self.title = title
+            self.shelves = shelves
+        }
     }
 
     package struct Move: Codable, Sendable, Equatable {
@@ -25,12 +33,27 @@ package struct ChangeReport: Codable, Sendable, Equatable {
         package var fields: [String]
         /// The title it had, when that changed: a renamed book is known by its old name too.
         package var formerTitle: String?
+        /// The shelves the book is on (nil in reports of older versions).
+        package var shelves: [String]?
+        /// When the note changed: "written" (it had none), "rewritten" or "removed".
+        package var note: String?
+        /// When the cover changed: "added" (it had none), "changed" or "removed".
+        package var cover: String?
 
-        package init(id: Int, title: String, fields: [String], formerTitle: String? = nil) {
+        package init(id: Int, title: String, fields: [String], formerTitle: String? = nil, shelves: [String]? = nil,
+                     note: String? = nil, cover: String? = nil) {
             self.id = id
             self.title = title
             self.fields = fields
             self.formerTitle = formerTitle
+            self.shelves = shelves
+            self.note = note
+            self.cover = cover
+        }
+
+        /// How a value that changed changed: it was added, removed, or is another now.
+        static func change(had: Bool, has: Bool, added: String) -> String {
+            had && has ? (added == "written" ? "rewritten" : "changed") : has ? added : "removed"
         }
     }
 
@@ -135,17 +158,20 @@ package struct ChangeReport: Codable, Sendable, Equatable {
                     // A cover's file is named by its hash.
                     if old.cover?.path != book.cover?.path { fields.append("cover") }
                     if !fields.isEmpty {
-                        report.edited.append(Edit(id: book.id, title: book.title, fields: fields, formerTitle: old.title != book.title ? old.title : nil))
+                        report.edited.append(Edit(
+                            id: book.id, title: book.title, fields: fields, formerTitle: old.title != book.title ? old.title : nil, shelves: to,
+                            note: fields.contains("note") ? Edit.change(had: old.hasNote, has: book.hasNote, added: "written") : nil,
+                            cover: fields.contains("cover") ? Edit.change(had: old.cover != nil, has: book.cover != nil, added: "added") : nil))
                     }
                 }
                 before.next()
                 after.next()
             case (let old?, let new) where new == nil || old < new!:
-                report.removed.append(Entry(id: old, title: previous.entries[before.place!].title))
+                report.removed.append(Entry(id: old, title: previous.entries[before.place!].title, shelves: before.shelfNames()))
                 before.next()
             default:
                 let book = current.entries[after.place!]
-                report.added.append(Entry(id: book.id, title: book.title))
+                report.added.append(Entry(id: book.id, title: book.title, shelves: after.shelfNames()))
                 after.next()
             }
         }

@@ -19,11 +19,11 @@ package struct PrivateCatalogWriter: Sendable {
     /// previews (`cards/`, the site map) would have nothing to show a crawler, `changes.json` is
     /// data, and the site's own worker is replaced by the door's.
     static let leftOutFolders = ["cards/"]
-    static let leftOutFiles: Set<String> = ["changes.json", "sw.js", "sitemap.xml"]
+    static let leftOutFiles: Set<String> = ["changes.json", "timeline.json", "sw.js", "sitemap.xml"]
 
     /// How a message names what is left out of a catalog with these formats.
     package static func leftOutWords(_ formats: [FormatFiles]) -> String {
-        listed(formats.filter { !$0.sealed }.map(\.words) + ["changes.json", "the link previews' cards"])
+        listed(formats.filter { !$0.sealed }.map(\.words) + ["changes.json", "timeline.json", "the link previews' cards"])
     }
 
     /// What a private catalog's writing did.

@@ -226,7 +226,7 @@ protocol MustacheParentValues {
 extension SiteView: MustacheParentValues {
     /// Every name `child(named:)` answers.
     static let names = ["url", "title", "titleMarkdown", "user", "server", "generatedAt", "generator", "bookCount", "shelfCount", "noteCount",
-                        "coverCount", "unshelvedCount", "problemCount", "hasProblems", "hasChanges", "hasFeed", "hasOPDS",
+                        "coverCount", "unshelvedCount", "problemCount", "hasProblems", "hasChanges", "hasTimeline", "hasFeed", "hasOPDS",
                         "language", "totals", "totalsMarkdown", "allBooksLabel", "booksByTitle"]
 }
 

@@ -25,6 +25,7 @@ extension SiteView: MustacheParent {
         case "language": return Text(language.tag)
         case "hasProblems": return self.hasProblems
         case "hasChanges": return self.hasChanges
+        case "hasTimeline": return self.hasTimeline
         case "hasFeed": return self.hasFeed
         case "hasOPDS": return self.hasOPDS
         default: return nil

@@ -85,6 +85,8 @@ final class SiteView: Sendable {
     let problemCount: Int
     let hasProblems: Bool
     let hasChanges: Bool
+    /// The snapshot keeps a timeline (`timeline.html`).
+    let hasTimeline: Bool
     /// The snapshot has `feed.xml` and the shelves' feeds; `opds/`.
     let hasFeed: Bool
     let hasOPDS: Bool
@@ -98,7 +100,7 @@ final class SiteView: Sendable {
     /// "1062 books, by title."
     let booksByTitle: String
 
-    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String? = nil, generatedAt: String?, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool, hasFeed: Bool = true, hasOPDS: Bool = false, language: Language) {
+    init(url: String? = nil, title: String, titleMarkdown: String, user: String? = nil, server: String? = nil, generatedAt: String?, bookCount: Int, shelfCount: Int, noteCount: Int, coverCount: Int, unshelvedCount: Int, problemCount: Int, hasProblems: Bool, hasChanges: Bool, hasTimeline: Bool = false, hasFeed: Bool = true, hasOPDS: Bool = false, language: Language) {
         self.language = language
         let books = language.count("books", bookCount), shelves = language.count("shelvesCount", shelfCount)
         totals = language.text("indexTotals", ["books": books, "shelves": shelves, "notes": language.number(noteCount), "covers": language.number(coverCount)])
@@ -119,6 +121,7 @@ final class SiteView: Sendable {
         self.problemCount = problemCount
         self.hasProblems = hasProblems
         self.hasChanges = hasChanges
+        self.hasTimeline = hasTimeline
         self.hasFeed = hasFeed
         self.hasOPDS = hasOPDS
     }
@@ -223,8 +226,9 @@ final class PagerView: Sendable {
     /// "Books 1–5000 on page 1 of 3; …"
     let summary: String
 
-    init(pages: [PageLinkView], previousHref: String?, nextHref: String?, number: Int, count: Int, first: Int, last: Int, language: Language) {
-        summary = language.text("pagerSummary", ["first": language.number(first), "last": language.number(last),
+    init(pages: [PageLinkView], previousHref: String?, nextHref: String?, number: Int, count: Int, first: Int, last: Int, language: Language,
+         summaryKey: String = "pagerSummary") {
+        summary = language.text(summaryKey, ["first": language.number(first), "last": language.number(last),
                                                  "number": language.number(number), "count": language.number(count)])
         self.pages = pages
         self.previousHref = previousHref

@@ -3,6 +3,7 @@ import LibraryArchive
 import Notes
 import SnapshotStore
 import Support
+import Timeline
 
 /// The library arranged for pages: sorted, linked, with file names chosen once. Books are named
 /// by their place in the library (`Int`); views are made when a page needs them, so that a big
@@ -23,6 +24,8 @@ struct SiteModel {
     /// The site as a book's or a shelf's page sees it: undated.
     let undatedSite: SiteView
     let changesView: ChangesView?
+    /// The timeline as the pages tell it, when the snapshot keeps one.
+    let timelineView: TimelineView?
     let shelves: [ShelfEntry]
     /// Every book's place, sorted by title.
     let books: [Int]
@@ -48,7 +51,7 @@ struct SiteModel {
     /// The language the pages are written and sorted in.
     let language: Language
 
-    init(_ library: LibraryFile, changes: ChangeReport? = nil, siteURL: URL? = nil, formats: Set<OutputFormat> = Set(OutputFormat.allCases), language: Language = .bundledEnglish) {
+    init(_ library: LibraryFile, changes: ChangeReport? = nil, timeline: Timeline? = nil, siteURL: URL? = nil, formats: Set<OutputFormat> = Set(OutputFormat.allCases), language: Language = .bundledEnglish) {
         self.language = language
         self.formats = formats
         self.library = library
@@ -91,11 +94,16 @@ struct SiteModel {
                         coverCount: entries.lazy.filter { $0.cover != nil }.count,
                         unshelvedCount: unshelved.count,
                         problemCount: frame.problems.count, hasProblems: !frame.problems.isEmpty,
-                        hasChanges: changes != nil, hasFeed: formats.contains(.feed), hasOPDS: formats.contains(.opds), language: language)
+                        hasChanges: changes != nil, hasTimeline: timeline != nil, hasFeed: formats.contains(.feed), hasOPDS: formats.contains(.opds),
+                        language: language)
         undatedSite = SiteView(url: site.url, title: site.title, titleMarkdown: site.titleMarkdown, user: site.user, server: site.server,
                                generatedAt: nil, bookCount: site.bookCount, shelfCount: site.shelfCount, noteCount: site.noteCount,
                                coverCount: site.coverCount, unshelvedCount: site.unshelvedCount, problemCount: site.problemCount,
-                               hasProblems: site.hasProblems, hasChanges: site.hasChanges, hasFeed: site.hasFeed, hasOPDS: site.hasOPDS, language: language)
+                               hasProblems: site.hasProblems, hasChanges: site.hasChanges, hasTimeline: site.hasTimeline, hasFeed: site.hasFeed,
+                               hasOPDS: site.hasOPDS, language: language)
+        timelineView = timeline.map { [placeByID, fileNames] timeline in
+            TimelineView(timeline, language: language, fileOf: { placeByID[$0].map { fileNames[$0] } })
+        }
         changesView = changes.map { [placeByID, fileNames] report in
             Self.changesView(of: report, language: language, fileOf: { placeByID[$0].map { fileNames[$0] } })
         }
@@ -355,6 +363,7 @@ struct SiteModel {
         guard let base = site.url else { return nil }
         var pages = ["index.html"] + (1...booksPageCount).map(Self.booksPageFile) + ["stats.html", "lookup.html"]
         if changesView != nil { pages.append("changes.html") }
+        if let timelineView { pages += (1...max(1, timelineView.pages(perPage: booksPerPage).count)).map(TimelineView.pageFile) }
         pages.append("authors.html")
         pages += shelves.map { "shelves/\($0.fileName).html" }
         pages += authors.authors.map { "authors/\($0.fileName).html" }

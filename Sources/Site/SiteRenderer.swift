@@ -3,6 +3,7 @@ import LibraryArchive
 import Notes
 import SnapshotStore
 import Support
+import Timeline
 
 /// Library → files: the HTML site, the Markdown tree and `library.json`, from the templates.
 /// Needs nothing but the Library and the cover files it names.
@@ -68,25 +69,26 @@ package struct SiteRenderer: Sendable {
 
     /// Writes every page into `writer`. The cover files must already be in place (the crawl
     /// writes them; `render --from` copies them). With a change report, `changes.json`,
-    /// `changes.html` and a section of `markdown/index.md` say what changed.
+    /// `changes.html` and a section of `markdown/index.md` say what changed; with a timeline,
+    /// `timeline.json` keeps every night's events.
     @discardableResult
-    package func render(_ library: Library, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
-        try render(LibraryFile(library), changes: changes, into: writer)
+    package func render(_ library: Library, changes: ChangeReport? = nil, timeline: Timeline? = nil, into writer: SnapshotWriter) throws -> Rendered {
+        try render(LibraryFile(library), changes: changes, timeline: timeline, into: writer)
     }
 
     /// The same from a library file: each book is read when its pages are made. Three rounds of jobs on
     /// every core: the books (each note read and parsed once, each book's pages) and what needs
     /// only the model; then what shows the notes or the books' pages' inputs; then the big pages.
     @discardableResult
-    package func render(_ library: LibraryFile, changes: ChangeReport? = nil, into writer: SnapshotWriter) throws -> Rendered {
+    package func render(_ library: LibraryFile, changes: ChangeReport? = nil, timeline: Timeline? = nil, into writer: SnapshotWriter) throws -> Rendered {
         let cards = RenderedCards(writer: writer)
         let gathered = PageDigests.Gathered()
-        var jobs = dataJobs(library, changes: changes, into: writer)
+        var jobs = dataJobs(library, changes: changes, timeline: timeline, into: writer)
         // The pages' model (views, orders, file names) only for the formats that have pages.
         var html: SiteModel?
         var notesParsed = 0
         if formats.contains(where: \.needsModel) {
-            var model = SiteModel(library, changes: changes, siteURL: siteURL, formats: formats, language: templates.language)
+            var model = SiteModel(library, changes: changes, timeline: timeline, siteURL: siteURL, formats: formats, language: templates.language)
             model.booksPerPage = max(1, booksPerPage)
             model.shareCards = shareCards
             if formats.contains(.html) { html = model }
@@ -110,6 +112,11 @@ package struct SiteRenderer: Sendable {
         if formats.contains(.markdown) {
             let templates = self.templates
             jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
+            if let timeline = model.timelineView {
+                // One file: Markdown is read in an editor, not paged.
+                let page = TimelinePage(root: "", site: model.site, began: timeline.began, months: timeline.months, pager: nil)
+                jobs.append { try writer.write(try templates.render(context: page, .markdown, template: "timeline"), to: "markdown/timeline.md") }
+            }
         }
         // A digest for each book's, shelf's, author's and year's page in each format.
         let pageFormats = formats.filter(\.traits.hasPages).count
@@ -161,9 +168,10 @@ package struct SiteRenderer: Sendable {
         try pending.run()
     }
 
-    /// `changes.json` and `library.json`: the snapshot's data, beside its pages.
-    private func dataJobs(_ library: LibraryFile, changes: ChangeReport?, into writer: SnapshotWriter) -> [Job] {
+    /// `changes.json`, `timeline.json` and `library.json`: the snapshot's data, beside its pages.
+    private func dataJobs(_ library: LibraryFile, changes: ChangeReport?, timeline: Timeline?, into writer: SnapshotWriter) -> [Job] {
         var jobs: [Job] = []
+        if let timeline { jobs.append { try writer.write(try timeline.encoded(), to: Timeline.fileName) } }
         if let changes {
             jobs.append {
                 let encoder = JSONEncoder()
@@ -268,6 +276,15 @@ package struct SiteRenderer: Sendable {
                 let preview = model.listPreview("changes.html", title: model.language.text("changes"), description: changes.summary)
                 try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), preview: preview, .html, template: "changes"),
                                  to: "changes.html")
+            }
+        }
+        if let timeline = model.timelineView {
+            for page in model.timelinePages(timeline, root: "") {
+                let file = TimelineView.pageFile(page.pager?.number ?? 1)
+                jobs.append {
+                    let preview = model.listPreview(file, title: model.language.text("timeline"), description: page.began)
+                    try writer.write(try templates.render(page, preview: preview, .html, template: "timeline"), to: file)
+                }
             }
         }
         jobs.append { try WebApp.writeManifest(model, into: writer) }

@@ -19,8 +19,8 @@ package struct TemplateSet: Sendable {
     /// Pages added since templates were first copied: a set without them gets the bundled ones,
     /// which then use its own layout and partials.
     package static let addedTemplates: [OutputFormat: [String]] = [
-        .html: ["authors", "author", "year", "lookup", "unlock", "unlock-elsewhere"],
-        .markdown: ["authors", "author", "year"],
+        .html: ["authors", "author", "year", "lookup", "unlock", "unlock-elsewhere", "timeline"],
+        .markdown: ["authors", "author", "year", "timeline"],
     ]
 
     package let directory: URL

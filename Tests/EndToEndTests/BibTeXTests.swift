@@ -33,7 +33,7 @@ import Testing
         await server.stop()
         #expect(run.status == 2, "\(run.output)")
         #expect(SiteInspector(root: output).files().filter { !$0.hasPrefix(".") && !$0.hasPrefix("covers/") }.sorted()
-                == ["changes.json", "library.bib", "library.json"])
+                == ["changes.json", "library.bib", "library.json", "timeline.json"])
 
         let library = try Library.read(from: output.appendingPathComponent("library.json"))
         let read = try await Self.read(output.appendingPathComponent("library.bib"))

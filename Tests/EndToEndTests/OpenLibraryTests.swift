@@ -232,9 +232,10 @@ struct OpenLibraryTests {
         #expect(clean.server.openLibraryCounters.refused == 0)
         await clean.stop()
         let a = SiteInspector(root: folder.path("clean")), b = SiteInspector(root: output)
-        // The change reports differ (their nights did), and so do the offline copy's list, which
-        // holds their versions, and its id.
-        let reports: Set<String> = ["changes.json", "changes.html", "index.html", "markdown/index.md", "feed.xml", "offline.json", "offline-id.json"]
+        // The change reports and the timelines differ (their nights did), and so do the offline
+        // copy's list, which holds their versions, and its id.
+        let reports: Set<String> = ["changes.json", "changes.html", "index.html", "markdown/index.md", "feed.xml", "offline.json", "offline-id.json",
+                                    "timeline.json", "timeline.html", "markdown/timeline.md"]
         let files = a.files().filter { !$0.hasPrefix(".reader-snapshot/") && !reports.contains($0) }
         #expect(files == b.files().filter { !$0.hasPrefix(".reader-snapshot/") && !reports.contains($0) })
         for file in files where a.data(file) != b.data(file) {

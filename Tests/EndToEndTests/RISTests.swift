@@ -79,7 +79,7 @@ import Testing
         defer { folder.remove() }
         let (run, output) = try await Self.exportRIS(try SampleLibrary.hostile(), into: folder)
         #expect(run.status == 2, "\(run.output)")
-        #expect(SiteInspector(root: output).files().filter { !$0.hasPrefix("covers/") }.sorted() == ["changes.json", "library.json", "library.ris"])
+        #expect(SiteInspector(root: output).files().filter { !$0.hasPrefix("covers/") }.sorted() == ["changes.json", "library.json", "library.ris", "timeline.json"])
         let library = try Library.read(from: output.appendingPathComponent("library.json"))
         Self.expectEveryBook(of: library, in: try await Self.read(output.appendingPathComponent("library.ris")), "hostile")
     }

@@ -25,6 +25,8 @@ package final class Language: Sendable {
     private let dateTimePattern: String
     /// Made only for patterns other than English's ISO forms: a formatter loads ICU's data.
     private let dates: DateForms?
+    /// A month, as the timeline's headings write it ("November 2026").
+    private let months: DateForms
 
     package static let english = "en"
     static let isoDay = "yyyy-MM-dd"
@@ -43,6 +45,7 @@ package final class Language: Sendable {
         static let order = "language.order"
         static let day = "language.day"
         static let dateTime = "language.dateTime"
+        static let month = "language.month"
         static let particles = "language.surnameParticles"
     }
 
@@ -71,6 +74,7 @@ package final class Language: Sendable {
         dateTimePattern = strings[Setting.dateTime] ?? Self.isoDateTime
         dates = dayPattern == Self.isoDay && dateTimePattern == Self.isoDateTime ? nil
             : DateForms(locale: locale, day: dayPattern, dateTime: dateTimePattern)
+        months = DateForms(locale: locale, day: strings[Setting.month] ?? "yyyy-MM", dateTime: Self.isoDateTime)
     }
 
     /// The fixed word or sentence `key`, as the strings file has it.
@@ -118,6 +122,11 @@ package final class Language: Sendable {
     /// "2024-01-03" → "3. Januar 2024" (the strings' `language.day` pattern); other text as it is.
     func day(_ day: String) -> String {
         dayPattern == Self.isoDay ? day : (dates?.day(day) ?? day)
+    }
+
+    /// "2026-11-01" → "November 2026" (the strings' `language.month` pattern); other text as it is.
+    func month(_ day: String) -> String {
+        months.day(day) ?? day
     }
 
     /// "2026-11-21T23:57:00Z" → "2026-11-21 23:57 UTC" in English, "21. November 2026, 23:57 UTC" in German.

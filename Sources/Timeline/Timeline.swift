@@ -1,0 +1,162 @@
+import Foundation
+import LibraryArchive
+
+/// What only a nightly snapshot can know, kept in the snapshot itself (`timeline.json`): every
+/// night's events, each with its night's date, so that `render --from` makes every page of it
+/// again and each of `--keep`'s dated snapshots holds its own. It grows by tonight's change report.
+package struct Timeline: Sendable, Equatable {
+    package static let fileName = "timeline.json"
+    static let schemaVersion = 1
+
+    /// The first night the timeline saw: what it says of the days before is the server's own
+    /// dates (when each book was added).
+    package private(set) var began: String
+    /// The snapshot whose night was added last (its `generated_at`).
+    package private(set) var through: String
+    /// In the timeline's order: by date, then book, then how a story reads.
+    package private(set) var events: [TimelineEvent]
+
+    package init(began: String, through: String, events: [TimelineEvent]) {
+        self.began = began
+        self.through = through
+        self.events = events.sorted(by: TimelineEvent.precedes)
+    }
+
+    /// Tonight's timeline: the last snapshot's with tonight's report added. A first night, or one
+    /// whose last snapshot kept no timeline (an older version's), begins with the books there are,
+    /// each dated by the day the server says it was added.
+    ///
+    /// A run killed between its swap and the keeping of its state leaves a snapshot (and its
+    /// timeline) a night ahead of the library tonight is compared with: the events that night
+    /// added are not added again.
+    package static func tonight(last: Timeline?, report: ChangeReport, library: LibraryFile) -> Timeline {
+        let night = NightDate.day(of: report.generatedAt) ?? "1970-01-01"
+        guard let last, !report.firstRun else {
+            var begun = arrivals(in: library, night: night)
+            // Tonight's additions are among the arrivals already.
+            if !report.firstRun { begun += events(of: report, on: night, library: library).filter { $0.kind != .added } }
+            return Timeline(began: night, through: report.generatedAt, events: begun)
+        }
+        var tonight = events(of: report, on: night, library: library)
+        if let previous = report.previousGeneratedAt, previous < last.through, let ahead = NightDate.day(of: last.through) {
+            let told = last.events.filter { $0.date == ahead }.map(\.withoutDate)
+            tonight.removeAll { told.contains($0.withoutDate) }
+        }
+        return Timeline(began: last.began, through: report.generatedAt, events: last.events + tonight)
+    }
+
+    /// Every book of `library` as arrived: on the day the server says, or tonight.
+    static func arrivals(in library: LibraryFile, night: String) -> [TimelineEvent] {
+        let shelves = ShelfNames(library)
+        return library.entries.indices.map { place in
+            let entry = library.entries[place]
+            return TimelineEvent(date: NightDate.arrival(entry.createdAt, night: night), book: entry.id, kind: .added,
+                                 title: entry.title, shelves: shelves[entry.id])
+        }
+    }
+
+    /// What tonight's report says, as events of tonight (an addition dated as the server dates it).
+    static func events(of report: ChangeReport, on night: String, library: LibraryFile) -> [TimelineEvent] {
+        var events: [TimelineEvent] = []
+        var created: [Int: String?] = [:]
+        if !report.added.isEmpty {
+            for place in library.entries.indices { created[library.entries.id(at: place)] = library.entries[place].createdAt }
+        }
+        for entry in report.added {
+            events.append(TimelineEvent(date: NightDate.arrival(created[entry.id] ?? nil, night: night), book: entry.id, kind: .added,
+                                        title: entry.title, shelves: entry.shelves ?? []))
+        }
+        for entry in report.removed {
+            events.append(TimelineEvent(date: night, book: entry.id, kind: .removed, title: entry.title, shelves: entry.shelves ?? []))
+        }
+        for move in report.moved {
+            events.append(TimelineEvent(date: night, book: move.id, kind: .moved, title: move.title, shelves: move.from, to: move.to))
+        }
+        for edit in report.edited {
+            for kind in kinds(of: edit) {
+                events.append(TimelineEvent(date: night, book: edit.id, kind: kind, title: edit.title, shelves: edit.shelves ?? [],
+                                            formerTitle: kind == .renamed ? edit.formerTitle : nil))
+            }
+        }
+        return events
+    }
+
+    /// The events an edit is: a renamed book, a note written, rewritten or removed, a cover added…
+    static func kinds(of edit: ChangeReport.Edit) -> [TimelineEvent.Kind] {
+        edit.fields.compactMap { field in
+            switch field {
+            case "title": return .renamed
+            case "author": return .authorChanged
+            case "isbn": return .isbnChanged
+            case "note":
+                switch edit.note {
+                case "written": return .noteWritten
+                case "removed": return .noteRemoved
+                default: return .noteRewritten
+                }
+            case "cover":
+                switch edit.cover {
+                case "added": return .coverAdded
+                case "removed": return .coverRemoved
+                default: return .coverChanged
+                }
+            default: return nil
+            }
+        }
+    }
+
+    /// The timeline as a snapshot made with privacy options may show it: without `notes`, no note
+    /// event, without `covers` no cover event; when the options leave shelves out (`restricted`), only the events of books the
+    /// library still holds, and none that names a shelf it does not show. What cannot be told
+    /// apart (a shelf renamed, or left out) is left out: the timeline fails closed.
+    package func shown(with library: LibraryFile, notes: Bool, covers: Bool, restricted: Bool) -> Timeline {
+        guard !notes || !covers || restricted else { return self }
+        var books = Set<Int>(), shelves: Set<String> = [ShelfNames.none]
+        if restricted {
+            for place in library.entries.indices { books.insert(library.entries.id(at: place)) }
+            for shelf in library.frame.shelves { shelves.insert(shelf.name) }
+        }
+        var shown = self
+        shown.events = events.filter { event in
+            if !notes && event.kind.isNote { return false }
+            if !covers && event.kind.isCover { return false }
+            guard restricted else { return true }
+            return books.contains(event.book) && event.shelvesNamed.allSatisfy(shelves.contains)
+        }
+        return shown
+    }
+}
+
+/// A book's shelves by name, as the change report names them ("no shelf" for none).
+struct ShelfNames {
+    static let none = "no shelf"
+    private var names: [Int: [String]] = [:]
+
+    init(_ library: LibraryFile) {
+        for shelf in library.frame.shelves {
+            for id in shelf.bookIDs { names[id, default: []].append(shelf.name) }
+        }
+    }
+
+    subscript(book: Int) -> [String] { names[book].map { $0.sorted() } ?? [Self.none] }
+}
+
+/// The dates the timeline keeps: a day, `2026-11-29`, in UTC, as the snapshot's own dates are.
+enum NightDate {
+    /// The day of an ISO 8601 date from the server or the snapshot, when it is one.
+    static func day(of date: String?) -> String? {
+        guard let date, date.utf8.count >= 10 else { return nil }
+        let day = String(date.prefix(10))
+        let digits = day.utf8.enumerated().allSatisfy { index, byte in
+            index == 4 || index == 7 ? byte == UInt8(ascii: "-") : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        return digits ? day : nil
+    }
+
+    /// When a book arrived: the server's day, unless it has none, or one after tonight (a clock
+    /// that is wrong tells nothing of the book).
+    static func arrival(_ created: String?, night: String) -> String {
+        guard let day = day(of: created), day <= night else { return night }
+        return day
+    }
+}
