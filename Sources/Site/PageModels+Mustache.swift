@@ -221,6 +221,8 @@ extension BookPage: MustacheParent {
         case "jsonLD": return Text(self.jsonLD)
         case "pageURL": return self.pageURL.map(Text.init)
         case "imageURL": return self.imageURL.map(Text.init)
+        case "story": return self.story.map(Text.init)
+        case "storyMarkdown": return self.story.map { Text(Markdown.text($0)) }
         default: return nil
         }
     }

@@ -281,9 +281,12 @@ final class BookPage: Sendable {
     /// Absolute, with --site-url: the page's own URL and its cover's, for Open Graph.
     let pageURL: String?
     let imageURL: String?
+    /// What the timeline tells of the book, in one line.
+    let story: String?
 
     init(root: String, site: SiteView, book: BookView, noteHTML: String, noteMarkdown: String, problems: [ProblemView],
-         detailsUnavailable: String? = nil, jsonLD: String, pageURL: String? = nil, imageURL: String? = nil) {
+         detailsUnavailable: String? = nil, jsonLD: String, pageURL: String? = nil, imageURL: String? = nil, story: String? = nil) {
+        self.story = story
         self.root = root
         self.site = site
         self.book = book

@@ -315,7 +315,8 @@ struct SiteModel {
         }
         return BookPage(root: root, site: undatedSite, book: view, noteHTML: noteHTML, noteMarkdown: noteMarkdown,
                         problems: problemViews(problems), detailsUnavailable: detailsUnavailable,
-                        jsonLD: jsonLD ? Self.jsonLD(view, root: root, pageURL: pageURL, imageURL: imageURL) : "", pageURL: pageURL, imageURL: imageURL)
+                        jsonLD: jsonLD ? Self.jsonLD(view, root: root, pageURL: pageURL, imageURL: imageURL) : "", pageURL: pageURL, imageURL: imageURL,
+                        story: timelineView?.story(of: view.id))
     }
 
     /// schema.org `Book`, keys sorted. Escaped for a script element: no "<", ">" or "&" can end it early.

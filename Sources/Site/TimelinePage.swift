@@ -28,6 +28,9 @@ struct TimelineView: Sendable {
 
     /// Every month, newest first, each with its events newest first.
     let months: [Month]
+    /// Each book's story, by id: its events in one line, oldest first ("added on To Read,
+    /// 17 July 2023 · moved from To Read to Reading, 1 December 2026").
+    private let stories: [Int: String]
     /// "Kept night by night since 1 November 2026 …"
     let began: String
     let eventCount: Int
@@ -51,9 +54,18 @@ struct TimelineView: Sendable {
         }
         close()
         self.months = months
+        var told: [Int: [String]] = [:]
+        for event in timeline.events where event.kind != .removed {
+            told[event.book, default: []].append(language.text("timelineStory", ["what": Self.what(event, language: language),
+                                                                                  "day": language.day(event.date)]))
+        }
+        stories = told.mapValues { $0.joined(separator: " · ") }
         eventCount = timeline.events.count
         began = language.text("timelineBegan", ["day": language.day(timeline.began)])
     }
+
+    /// The book's story, when the timeline tells one.
+    func story(of book: Int) -> String? { stories[book] }
 
     static func event(_ event: TimelineEvent, language: Language, fileOf: (Int) -> String?) -> Event {
         let file = event.kind == .removed ? nil : fileOf(event.book)
