@@ -63,16 +63,17 @@ package struct ChangeReport: Codable, Sendable, Equatable {
     package static let earlierNights = 30
     package static let earlierEntries = 5_000
 
-    /// Tonight's `earlier`: the last report, then the nights it carried, without first snapshots and
-    /// nights without changes, up to the bounds above. Without `itsOwnNight` (the report is of a
-    /// night tonight's report tells again), only the nights it carried.
     /// The report a snapshot holds (`changes.json`): nil when it has none, or one this version
-    /// cannot read, which then costs the report of the nights before, never the night.
+    /// cannot read.
     package static func read(in snapshot: URL) -> ChangeReport? {
+        // One that cannot be read costs the report of the nights before, never the night.
         guard let data = try? Data(contentsOf: snapshot.appendingPathComponent("changes.json")) else { return nil }
         return try? JSONDecoder().decode(ChangeReport.self, from: data)
     }
 
+    /// Tonight's `earlier`: the last report, then the nights it carried, without first snapshots and
+    /// nights without changes, up to the bounds above. Without `itsOwnNight` (the report is of a
+    /// night tonight's report tells again), only the nights it carried.
     package static func earlier(carriedFrom last: ChangeReport?, itsOwnNight: Bool = true) -> [ChangeReport]? {
         guard let last else { return nil }
         var nights: [ChangeReport] = []
