@@ -28,7 +28,11 @@ struct CoverDownload {
         func create() -> Int32 { open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
         var descriptor = create()
         if descriptor < 0, errno == ENOENT {
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw Failure.notWritable("cannot make \(folder.lastPathComponent): \(SnapshotWriter.describe(error))")
+            }
             descriptor = create()
         }
         guard descriptor >= 0 else {
@@ -50,6 +54,8 @@ struct CoverDownload {
             }
             try handle.close()
         } catch {
+            // The error thrown is the download's: a file that cannot be removed after it keeps its
+            // hidden name, which no page names and publish never sends.
             try? handle.close()
             try? FileManager.default.removeItem(at: file)
             throw error
@@ -59,6 +65,8 @@ struct CoverDownload {
     }
 
     func discard() {
+        // A download that cannot be removed keeps its hidden name: no page names it, and publish
+        // never sends it.
         try? FileManager.default.removeItem(at: file)
     }
 }

@@ -22,6 +22,8 @@ extension CoverFetcher {
         }
         record.file.thumbnails = nil
         if defersThumbnails { return record }
+        // A kept cover whose path is not the snapshot's, or whose thumbnails cannot be made, stays
+        // whole, as `addThumbnails` keeps one; the next night makes them.
         guard let source = try? writer.url(for: record.file.path) else { return record }
         record.file.thumbnails = try? await makeThumbnails(of: record.file.path, from: source, with: thumbnails).get()
         return record
@@ -37,18 +39,29 @@ extension CoverFetcher {
             var kept: [Thumbnail] = []
             for box in ThumbnailBox.all {
                 let thumbnail = box.path(forCover: path, png: png)
-                guard let file = writer.previousFile(thumbnail), let handle = try? FileHandle(forReadingFrom: file) else { break }
-                let head = (try? handle.read(upToCount: 16 * 1024)).map { [UInt8]($0) } ?? []
-                let bytes = (try? handle.seekToEnd()).map(Int.init)
-                try? handle.close()
-                guard let format = ImageFormat(sniffing: head), format == (png ? .png : .jpeg),
+                guard let file = writer.previousFile(thumbnail), let (head, bytes) = Self.readHead(of: file),
+                      let format = ImageFormat(sniffing: head), format == (png ? .png : .jpeg),
                       let size = ImageFormat.dimensions(of: head, format: format), size.width > 0, size.height > 0,
-                      let bytes, writer.linkFromPrevious(thumbnail, size: bytes) else { break }
+                      writer.linkFromPrevious(thumbnail, size: bytes) else { break }
                 kept.append(Thumbnail(path: thumbnail, width: size.width, height: size.height, bytes: bytes))
             }
             if kept.count == ThumbnailBox.all.count { return kept }
         }
         return nil
+    }
+
+    /// A kept thumbnail's first 16 KB and its size; nil when it cannot be read, and the
+    /// thumbnails are then made again.
+    static func readHead(of file: URL) -> (head: [UInt8], bytes: Int)? {
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            // Closing a file that was only read loses nothing.
+            defer { try? handle.close() }
+            let head = try handle.read(upToCount: 16 * 1024).map { [UInt8]($0) } ?? []
+            return (head, Int(try handle.seekToEnd()))
+        } catch {
+            return nil
+        }
     }
 
     /// Whether the crawl is to make this cover's thumbnails (`defersThumbnails`).
@@ -60,6 +73,7 @@ extension CoverFetcher {
     /// run that no decoder can read is no cover (its file is taken out again); one kept from the
     /// last snapshot stays, shown whole.
     package func addThumbnails(_ record: CoverRecord, place: String) async -> Result<CoverRecord, CoverProblem> {
+        // Without thumbnails asked for, or with a path that is not the snapshot's, the cover is shown whole.
         guard let thumbnails, let source = try? writer.url(for: record.file.path) else { return .success(record) }
         let path = record.file.path
         if let kept = keptThumbnails(of: path) {
@@ -77,6 +91,7 @@ extension CoverFetcher {
             return .success(record)
         case .failure(let problem):
             guard writer.previousFile(record.file.path) == nil else { return .success(record) }
+            // A file that cannot be taken out stays in the snapshot, named by no page.
             try? FileManager.default.removeItem(at: source)
             return .failure(CoverProblem(message: "\(place): \(problem.message)", refusedImage: problem.unreadable))
         }

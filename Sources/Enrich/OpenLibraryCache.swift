@@ -37,8 +37,9 @@ package struct OpenLibraryCache: Codable, Sendable, Equatable {
         return age >= 0 && age < (entry.found == nil ? Self.notFoundFor : Self.foundFor)
     }
 
-    /// The cache in `folder`, or an empty one: a missing or unreadable cache only costs questions.
+    /// The cache in `folder`, or an empty one.
     package static func read(from folder: URL) -> OpenLibraryCache {
+        // A missing or unreadable cache, or one of another layout, only costs questions.
         guard let data = try? Data(contentsOf: folder.appendingPathComponent(fileName)),
               let cache = try? JSONDecoder().decode(OpenLibraryCache.self, from: data), cache.schemaVersion == schemaVersion
         else { return OpenLibraryCache() }

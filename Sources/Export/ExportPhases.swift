@@ -107,6 +107,8 @@ extension Exporter {
         var keepsState = true
 
         func abandon() async {
+            // The night has failed already, and says why: connections that do not close cleanly
+            // end with the process.
             try? await http?.shutdown()
             output.swap.discard()
             if keepsState { SnapshotState.discardSetAside(in: output.place.stateFolder) }

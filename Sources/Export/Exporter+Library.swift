@@ -60,7 +60,8 @@ extension Exporter {
             let last = try await logIn(client, readingLastSnapshot: state, from: stateFolder, checking: output.swap.previous)
             return LoggedIn(output: output, connections: Connections(http: http, client: client, cache: cache), last: last)
         } catch {
-            // The connections are this step's until it hands them on.
+            // The connections are this step's until it hands them on. The error thrown is the
+            // step's: connections that do not close cleanly end with the process.
             try? await http.shutdown()
             throw error
         }
@@ -194,9 +195,14 @@ extension Exporter {
             dated: output.place.dated != nil))
         if crawled.crawl.again, outcome.decision.writesNewFiles {
             // Cannot be (`mayBeQuiet` asked for a night that leaves or links the snapshot): the
-            // covers were not linked into the new one. Nothing is written; the next night crawls.
-            try? QuietNight.remove(from: output.place.stateFolder)
-            throw SnapshotError(.notWritable(detail: "the night was taken for the last quiet one, and was not: run it again"), path: output.place.stateFolder.path)
+            // covers were not linked into the new one. Nothing is written; the next night crawls,
+            // once the record is removed: one that cannot be is said, with what to remove.
+            var detail = "the night was taken for the last quiet one, and was not: run it again"
+            do { try QuietNight.remove(from: output.place.stateFolder) } catch {
+                detail = "the night was taken for the last quiet one, and was not, and its record could not be removed "
+                    + "(\(SnapshotWriter.describe(error))): remove \(QuietNight.fileName) there, then run it again"
+            }
+            throw SnapshotError(.notWritable(detail: detail), path: output.place.stateFolder.path)
         }
         if outcome.decision != .leaveAsItWas {
             try state.setAside(in: output.place.stateFolder)

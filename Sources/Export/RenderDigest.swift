@@ -25,10 +25,13 @@ enum RenderDigest {
         let root = templates.directory.resolvingSymlinksInPath()
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .map { $0.resolvingSymlinksInPath() }
+            // The templates were read whole as the run began: a file that cannot be told or read
+            // now can only change the digest, and the pages are then made again.
             .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
             .sorted { $0.path < $1.path }
         for file in files {
             add(String(file.path.dropFirst(root.path.count)))
+            // One that cannot be read counts as empty, as above.
             hasher.update(data: (try? Data(contentsOf: file)) ?? Data())
         }
         return hasher.finalize().hexString
@@ -36,6 +39,8 @@ enum RenderDigest {
 
     /// This build of the tool, as far as its file tells: its size and when it was made.
     static let thisBuild: String = {
+        // A tool whose file cannot be looked at is of no known build, "": no state is taken for
+        // this build's (`previousIsThisBuild`, `mayBeQuiet`).
         guard let tool = Bundle.main.executableURL?.resolvingSymlinksInPath(),
               let attributes = try? FileManager.default.attributesOfItem(atPath: tool.path) else { return "" }
         return "\(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"

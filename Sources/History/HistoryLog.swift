@@ -67,6 +67,7 @@ package struct HistoryLog: Sendable {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reader-snapshot-history-\(UUID().uuidString.prefix(8))")
         // The notes of every night pass through it: for the owner alone, as the history is.
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // A scratch folder that cannot be removed stays readable by its owner alone, as made.
         defer { try? FileManager.default.removeItem(at: scratch) }
         let git = Git(gitDirectory: repository.gitDirectory)
         var changes: [BookNight] = []

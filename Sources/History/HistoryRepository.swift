@@ -98,6 +98,8 @@ package struct HistoryRepository: Sendable {
 
     /// The commit a killed or failed run left unmade, if any.
     package var pending: Commit? {
+        // No note, or one that cannot be read: no commit is made for it, and the next commit holds
+        // its changes.
         guard let data = try? Data(contentsOf: pendingFile) else { return nil }
         return try? JSONDecoder().decode(Commit.self, from: data)
     }
@@ -105,6 +107,9 @@ package struct HistoryRepository: Sendable {
     /// Says which commit a run is about to make, before it swaps the snapshot: a run killed between
     /// the two leaves it for the next. Best effort: without it, the next run that changes something commits all.
     package func markPending(_ commit: Commit) {
+        // Encoding plain values does not fail. A note that cannot be written matters only to a run
+        // killed before its commit: one that is not killed writes it again in `record`, which
+        // fails and says why.
         guard exists, let data = try? JSONEncoder().encode(commit) else { return }
         try? data.write(to: pendingFile, options: .atomic)
     }
@@ -127,6 +132,8 @@ package struct HistoryRepository: Sendable {
         let data = try JSONEncoder().encode(commit)
         try data.write(to: pendingFile, options: .atomic)
         let recorded = try await self.commit(snapshot, commit)
+        // A note left behind names a commit already made: the next run finds the same tree, and
+        // makes none.
         try? FileManager.default.removeItem(at: pendingFile)
         return recorded
     }
@@ -135,7 +142,8 @@ package struct HistoryRepository: Sendable {
     func prepare(keeping formats: [FormatFiles]) async throws {
         let manager = FileManager.default
         if !exists {
-            // A history made before, cut short: started again.
+            // A history made before, cut short: started again. What cannot be removed is left to
+            // `git init`, which makes the repository over it or fails and says why.
             try? manager.removeItem(at: gitDirectory)
             try await Git(gitDirectory: gitDirectory).run(["init", "--quiet", "--initial-branch=main"])
             // The notes, every version of them: for the owner alone, as the state folder is.
@@ -150,6 +158,7 @@ package struct HistoryRepository: Sendable {
         try manager.createDirectory(at: info, withIntermediateDirectories: true)
         let excludeFile = info.appendingPathComponent("exclude")
         let exclude = Self.exclude(keeping: formats)
+        // One that is missing or cannot be read is written anew.
         if (try? String(contentsOf: excludeFile, encoding: .utf8)) != exclude {
             try exclude.write(to: excludeFile, atomically: true, encoding: .utf8)
         }
@@ -177,6 +186,7 @@ package struct HistoryRepository: Sendable {
     /// other git command of ours can be running on this repository.
     private func clearStaleLocks() {
         for name in ["index.lock", "HEAD.lock", "refs/heads/main.lock", "packed-refs.lock", "config.lock", "shallow.lock"] {
+            // Most are not there. One that cannot be removed makes git fail on it, and say so.
             try? FileManager.default.removeItem(at: gitDirectory.appendingPathComponent(name))
         }
     }

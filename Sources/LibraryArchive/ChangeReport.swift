@@ -87,8 +87,9 @@ package struct ChangeReport: Codable, Sendable, Equatable {
     package static let earlierEntries = 5_000
 
     /// The report a snapshot holds (`changes.json`): nil when it has none, or one this version
-    /// cannot read, which then costs the report of the nights before, never the night.
+    /// cannot read.
     package static func read(in snapshot: URL) -> ChangeReport? {
+        // One that cannot be read costs the report of the nights before, never the night.
         guard let data = try? Data(contentsOf: snapshot.appendingPathComponent("changes.json")) else { return nil }
         return try? JSONDecoder().decode(ChangeReport.self, from: data)
     }

@@ -25,6 +25,7 @@ extension Library {
     /// or parsed whole. A file laid out in a way the reader does not expect is decoded whole.
     package static func read(from url: URL) throws -> Library {
         let handle = try FileHandle(forReadingFrom: url)
+        // Closing a file that was only read loses nothing.
         defer { try? handle.close() }
         var split = BooksArraySplitter()
         var books: [Book] = []

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import SnapshotStore
 import Support
 
 /// The keys of a private catalog, from its share password and a salt of its own, and what a
@@ -43,7 +44,15 @@ package struct CatalogKey: Sendable, CustomStringConvertible, Encodable {
     /// random one (kept by `keep(in:)` once the catalog is written).
     package static func make(password: SharePassword, stateFolder: URL) throws -> CatalogKey {
         let file = stateFolder.appendingPathComponent(lockFile)
-        if let data = try? Data(contentsOf: file) {
+        // One that is there but cannot be read is not replaced by a new salt: every file would be
+        // sealed anew, without a word.
+        if FileManager.default.fileExists(atPath: file.path) {
+            let data: Data
+            do { data = try Data(contentsOf: file) } catch {
+                throw SharePasswordError("The private catalog's state \(file.path) could not be read (\(SnapshotWriter.describe(error))): "
+                    + "make it readable, or delete it to encrypt the catalog anew under a new salt.")
+            }
+            // One that is not the JSON this tool writes is damaged, and said so.
             guard let kept = try? JSONDecoder().decode(Kept.self, from: data), let salt = Data(base64Encoded: kept.salt), salt.count >= 16 else {
                 throw SharePasswordError("The private catalog's state \(file.path) is damaged: delete it to encrypt the catalog anew under a new salt.")
             }
@@ -64,6 +73,7 @@ package struct CatalogKey: Sendable, CustomStringConvertible, Encodable {
 
     /// The check of the key the catalog was last sealed with, as the private state keeps it.
     package static func lastCheck(in stateFolder: URL) -> String? {
+        // `make` has read this file already, or found none: nil is a first catalog, whose key cannot have changed.
         (try? Data(contentsOf: stateFolder.appendingPathComponent(lockFile))).flatMap { try? JSONDecoder().decode(Kept.self, from: $0) }?.check
     }
 

@@ -41,7 +41,9 @@ package enum PrivateCatalogFolder {
     private struct Source: Codable { var folder: String }
 
     static func source(_ root: URL) -> String? {
-        guard let data = try? Data(contentsOf: sourceFile(root)) else { return nil } // none: no copy is anyone's
+        // No note, or one that cannot be read, makes the copy beside no snapshot's: `publish`
+        // refuses it, and the next night's `settle` replaces or removes it.
+        guard let data = try? Data(contentsOf: sourceFile(root)) else { return nil }
         return (try? JSONDecoder().decode(Source.self, from: data))?.folder
     }
 
@@ -88,7 +90,8 @@ package enum PrivateCatalogFolder {
                 return
             }
             try setAside(beside)
-            try? FileManager.default.removeItem(at: sourceFile(root)) // without a copy beside, the note says nothing
+            // Without a copy beside, a note left behind names nothing, and the next copy's note replaces it.
+            try? FileManager.default.removeItem(at: sourceFile(root))
         } catch let error as SnapshotError {
             throw error
         } catch {
@@ -110,15 +113,17 @@ package enum PrivateCatalogFolder {
         guard exists(beside) else { return }
         let leftover = beside.deletingLastPathComponent().appendingPathComponent(beside.lastPathComponent + ".old-\(UUID().uuidString.prefix(8))")
         try FileManager.default.moveItem(at: beside, to: leftover)
-        try? FileManager.default.removeItem(at: leftover) // a leftover is cleared by the next run
+        // A leftover that cannot be removed now is cleared by the next run (`removeLeftovers`).
+        try? FileManager.default.removeItem(at: leftover)
     }
 
     private static func removeLeftovers(_ beside: URL) {
         let parent = beside.deletingLastPathComponent()
         let prefix = beside.lastPathComponent + ".old-"
-        // Unreadable parent: there is nothing to clear that this run could see.
+        // A parent that cannot be listed shows no leftover to clear, and a leftover that cannot be
+        // removed is tried again by the next run: either only takes room meanwhile.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] where name.hasPrefix(prefix) {
-            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name)) // tried again by the next run
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
         }
     }
 

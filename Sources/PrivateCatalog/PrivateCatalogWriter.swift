@@ -59,6 +59,7 @@ package struct PrivateCatalogWriter: Sendable {
         let paths = try Self.visitorFiles(base).filter { !Self.isLeftOut($0, formats: formats) }
         let out = SnapshotWriter(root: root.appendingPathComponent(Self.folder), previous: lastSealed)
         let last = lastSealed.map { $0.standardizedFileURL.path }
+        // A last copy whose lock cannot be read is taken for another key's: every file is sealed anew.
         let sameKey = last.flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0 + "/lock.json")) }.map { $0 == key.lock } ?? false
         var written = Written()
         written.files = paths.count
@@ -104,12 +105,18 @@ package struct PrivateCatalogWriter: Sendable {
         return lstat(one, &first) == 0 && lstat(other, &second) == 0 && first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 
-    /// Whether the file at `path` has `size` bytes and begins with `prefix`.
+    /// Whether the file at `path` has `size` bytes and begins with `prefix`. One that cannot be
+    /// read does not: it is sealed anew.
     static func begins(_ path: String, with prefix: [UInt8], size: Int) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        // Closing a file that was only read loses nothing.
         defer { try? handle.close() }
-        guard let end = try? handle.seekToEnd(), end == UInt64(size) else { return false }
-        try? handle.seek(toOffset: 0)
-        return (try? handle.read(upToCount: prefix.count)).map { Array($0) == prefix } ?? false
+        do {
+            guard try handle.seekToEnd() == UInt64(size) else { return false }
+            try handle.seek(toOffset: 0)
+            return try handle.read(upToCount: prefix.count).map { Array($0) == prefix } ?? false
+        } catch {
+            return false
+        }
     }
 }

@@ -45,9 +45,10 @@ package struct PublishRecord: Sendable {
         return state.appendingPathComponent("published").appendingPathComponent("\(digest).tsv")
     }
 
-    /// Reads the record; a missing or damaged one is empty (everything is compared with the host).
+    /// Reads the record.
     package static func read(_ file: URL) -> PublishRecord {
         var record = PublishRecord(file: file)
+        // A missing or damaged record is empty: everything is compared with the host.
         guard let text = try? String(contentsOf: file, encoding: .utf8) else { return record }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         guard let first = lines.first else { return record }

@@ -177,6 +177,7 @@ package struct Publishing: Sendable {
         guard let handle = FileHandle(forReadingAtPath: file.path) else {
             throw PublishError(.unreadable(detail: String(cString: strerror(errno))), path: file.path)
         }
+        // Closing a file that was only read loses nothing.
         defer { try? handle.close() }
         var hash = Insecure.MD5()
         while true {

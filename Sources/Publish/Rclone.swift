@@ -35,6 +35,8 @@ package struct Rclone: Sendable {
     package func keepsMD5(_ target: RemoteTarget) async throws -> Bool {
         let printed = try await run(["backend", "features", target.backend], step: "asking what the remote keeps", target: target.description)
         struct Features: Decodable { var Hashes: [String]? }
+        // Features not as this build reads them are taken for no MD5: the record of the last
+        // publish then vouches for a file's bytes, or the file goes up again.
         let features = try? JSONDecoder().decode(Features.self, from: Data(printed.utf8))
         return features?.Hashes?.contains { $0.lowercased() == "md5" } ?? false
     }
@@ -88,6 +90,7 @@ package struct Rclone: Sendable {
                                              attributes: [.posixPermissions: 0o600]) else {
             throw PublishError(.unreadable(detail: "cannot write a list of files in \(FileManager.default.temporaryDirectory.path)"), path: list.path)
         }
+        // A list that cannot be removed holds only the snapshot's paths, readable by its owner alone.
         defer { try? FileManager.default.removeItem(at: list) }
         try await body(list)
     }

@@ -29,6 +29,7 @@ struct FlexibleInt: Decodable, Sendable {
     var value: Int
     init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Each form in turn: what is neither is said below.
         if let value = try? container.decode(Int.self) {
             self.value = value
         } else if let text = try? container.decode(String.self), let value = Int(text) {

@@ -105,6 +105,7 @@ extension ReaderClient {
                 metrics.record { $0.retries += 1 }
                 let wait = retry.delay(beforeRetry: tries, retryAfter: retryAfter)
                 logger?.debug("Retry \(tries) of \(retry.retries) in \(wait.formatted(.units(allowed: [.seconds, .milliseconds]))): \(failure)")
+                // A cancelled wait ends early: the next attempt finds its task cancelled.
                 try? await Task.sleep(for: wait)
             }
         }

@@ -289,7 +289,7 @@ package final class ReaderClient: Sendable {
             break
         }
         // The server's words: redacted (it echoes keys) and stripped of control characters (they
-        // would reach a terminal or a cron mail).
+        // would reach a terminal or a cron mail). An answer without them is told by its status.
         let message = isJSON ? UntrustedText.displayable(redactor.redact((try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error ?? "")) : ""
         switch status {
         case 401: return failed(.unauthorized(message: message.isEmpty ? "no reason given" : message))

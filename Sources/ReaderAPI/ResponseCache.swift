@@ -27,6 +27,8 @@ package final class ResponseCache: Sendable {
 
     /// The body of a 304: the previous answer, now also this run's.
     func reuse(_ key: String) -> Data? {
+        // A kept body that cannot be read now (it was checked as the state was read) leaves the
+        // 304 without its answer: the request fails on its status.
         guard let entry = previous[key], let data = try? entry.body.data() else { return nil }
         seen.withLockedValue { seen in
             seen.current[key] = entry
@@ -38,6 +40,7 @@ package final class ResponseCache: Sendable {
     func store(_ key: String, etag: String, body: Data) {
         guard UntrustedText.isValidUTF8(body) else { return }
         let kept: KeptAnswer.Body
+        // A body the spill file cannot take is kept in memory instead.
         if let spill, let range = try? spill.append(body) {
             kept = .spilled(spill, range)
         } else {

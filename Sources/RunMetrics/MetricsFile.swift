@@ -13,6 +13,7 @@ package struct MetricsFile: Sendable {
         // A metrics file is a few kilobytes: anything much larger is not ours and is not read.
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
               let size = attributes[.size] as? Int, size < 1 << 20,
+              // None, or one that cannot be read: the counters start from nothing, as on a first run.
               let data = try? Data(contentsOf: url) else { return RunMetrics.Previous() }
         return RunMetrics.Previous(text: String(decoding: data, as: UTF8.self))
     }
@@ -33,6 +34,7 @@ package struct MetricsFile: Sendable {
             try handle.close()
             guard rename(temporary.path, url.path) == 0 else { throw MetricsFileError(url: url, code: errno) }
         } catch {
+            // The error thrown is the write's; the temporary file is unlinked whatever the close says.
             try? handle.close()
             unlink(temporary.path)
             throw error

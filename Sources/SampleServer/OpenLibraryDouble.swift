@@ -241,6 +241,7 @@ final class OpenLibraryRoutes: Sendable {
     static let bomb: Data = PNGBomb.make(width: 60_000, height: 60_000)
 
     private func json(_ object: [String: Any], status: HTTPResponse.Status) -> Response {
+        // The routes' own objects, of JSON's types: encoding them does not fail.
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         // As openlibrary.org's API answers: any page may ask it from a browser.
         return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .accessControlAllowOrigin: "*"],

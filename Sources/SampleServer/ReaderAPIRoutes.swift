@@ -14,6 +14,7 @@ struct ReaderAPIRoutes: Sendable {
         var email: String?
         var password: String?
         if contentType.contains("json") {
+            // A body that is not a JSON object is malformed, as Rails takes it.
             guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
                 // Rails answers a malformed JSON body with 400 and an empty HTML body.
                 return Response(status: .badRequest, headers: [.contentType: "text/html"])
@@ -189,6 +190,7 @@ struct ReaderAPIRoutes: Sendable {
 
 /// JSON as Rails sends it.
 public func json(_ object: Any, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+    // The routes' own objects, of JSON's types: encoding them does not fail.
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
     var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
     headers.append(contentsOf: extra)
@@ -207,6 +209,7 @@ extension ReaderAPIRoutes {
 
 /// The body of a JSON answer and its weak ETag.
 func encodeAnswer(_ object: Any) -> (Data, String) {
+    // The routes' own objects, of JSON's types: encoding them does not fail.
     var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     // Hostile libraries: a marker in a name stands for bytes that are not UTF-8.
     while let range = data.range(of: Data(SampleLibrary.invalidUTF8Marker.utf8)) {

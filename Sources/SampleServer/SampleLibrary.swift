@@ -150,6 +150,7 @@ public struct SampleLibrary: Sendable {
         do { data = try Data(contentsOf: url) } catch {
             throw SampleLibraryError(message: "\(url.path): \(error.localizedDescription)")
         }
+        // Not JSON, or not of the sample's shape: one message says both.
         guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let user = root["user"] as? [String: Any],
               let shelves = root["shelves"] as? [[String: Any]],
@@ -177,6 +178,7 @@ public struct SampleLibrary: Sendable {
                 default: cover = nil
                 }
                 if !file.isEmpty, coverFiles[file] == nil {
+                    // A cover file the sample lacks is served as Active Storage serves one gone: a 404.
                     coverFiles[file] = try? Data(contentsOf: coversDirectory.appendingPathComponent(file))
                 }
             }

@@ -158,6 +158,7 @@ public struct RunningSampleServer: Sendable {
     public func stop() async {
         server.state.setStopping()
         await group.triggerGracefulShutdown()
+        // How the server ended is nothing to a caller that stopped it.
         _ = try? await task.value
     }
 }

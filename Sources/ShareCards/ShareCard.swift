@@ -87,9 +87,11 @@ package struct ShareCard: Sendable, Hashable {
     /// The same, its `path` worked out already.
     package func write(into writer: SnapshotWriter, at path: String) throws {
         if writer.linkFromPrevious(path) { return }
-        // Two pages can share a card (two empty shelves of one name): drawn once.
+        // Two pages can share a card (two empty shelves of one name): drawn once. A path that
+        // cannot be written is refused by `writeOnce` below, which says why.
         if let url = try? writer.url(for: path), FileManager.default.fileExists(atPath: url.path) { return }
         func read(_ cover: String) -> Data? {
+            // Nil draws the stand-in.
             guard let url = try? writer.url(for: cover) else { return nil }
             return try? Data(contentsOf: url)
         }

@@ -123,6 +123,7 @@ struct PageInputs: Sendable {
             let folder = templates.directory.appendingPathComponent(format.rawValue)
             var pending = ["book", "shelf", "author", "year"], seen = Set<String>()
             while let name = pending.popLast() {
+                // A page or partial that is not there adds no names: the render says it is missing.
                 guard seen.insert(name).inserted,
                       let text = try? String(contentsOf: folder.appendingPathComponent(name + ".mustache"), encoding: .utf8) else { continue }
                 for tag in Self.tags(in: text) {

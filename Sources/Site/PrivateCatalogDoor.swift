@@ -11,6 +11,8 @@ extension SiteRenderer {
         func asset(_ name: String) throws -> Data {
             guard let source = templates.assets.first(where: { $0.path == name })?.source ?? TemplateSet.bundledDirectory?
                 .appendingPathComponent("assets").appendingPathComponent(name),
+                // An asset that is not there or cannot be read is a template set that is not
+                // whole: so it is said, with the templates' exit code.
                 let data = try? Data(contentsOf: source) else { throw SnapshotError(.templatesMissing, path: "assets/" + name) }
             return data
         }

@@ -28,12 +28,14 @@ final class RenderedCards: Sendable {
     /// Takes out the cards no page names; returns how many (cards drawn for nothing).
     @discardableResult
     func removeOthers() -> Int {
+        // No cards folder, or one that cannot be listed: no card to take out.
         guard let folder = try? writer.url(for: ShareCard.folder),
               let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
         var kept = 0, removed = 0
         let named = self.named.withLockedValue { $0 }
         for name in names {
             if named.contains(FNV1a.hash(ShareCard.folder + "/" + name)) { kept += 1; continue }
+            // A card that cannot be taken out stays, named by no page.
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
             removed += 1
         }

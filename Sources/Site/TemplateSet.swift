@@ -107,6 +107,7 @@ package struct TemplateSet: Sendable {
             // The pages added since, which a set copied before them lacks: the bundled ones.
             var added: [(name: String, text: String)] = []
             for name in addedTemplates[format] ?? [] where library.getTemplate(named: name) == nil {
+                // A bundled page that cannot be read is as missing: an install that is not whole.
                 guard let bundled = bundledDirectory?.appendingPathComponent(format.rawValue).appendingPathComponent(name + ".mustache"),
                       let text = try? String(contentsOf: bundled, encoding: .utf8) else {
                     throw SnapshotError(.templateNotFound(name: format.rawValue + "/" + name), path: path)

@@ -63,6 +63,7 @@ extension WebApp {
         /// its own (`["path","version"…],`), where a line break cannot be inside a JSON string.
         init?(list: URL) {
             guard let file = try? FileHandle(forReadingFrom: list) else { return nil }
+            // Closing a list that was only read loses nothing.
             defer { try? file.close() }
             var lines = Data("[".utf8), pending = 0
             do {

@@ -94,11 +94,13 @@ package final class CoverRecords: Sendable {
         var pending = Data()
         var offset = 0
         while offset < store.size {
+            // A piece of the file that cannot be read makes every cover fetched again (nil).
             guard let chunk = try? store.read(offset..<min(store.size, offset + (1 << 20))) else { return nil }
             offset += chunk.count
             pending.append(chunk)
             var lineStart = pending.startIndex
             while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
+                // So does a line that is no record.
                 guard let line = try? decoder.decode(Address.self, from: pending[lineStart..<newline]) else { return nil }
                 let length = newline - lineStart + 1
                 index.place(line.url, at: start..<start + length)
@@ -132,6 +134,7 @@ package final class CoverRecords: Sendable {
     }
 
     private func read(_ url: String, at range: Range<Int>) -> (record: CoverRecord, line: Data)? {
+        // A record that cannot be read is no record: its cover is fetched again.
         guard let bytes = try? store.read(range),
               let line = try? JSONDecoder().decode(Line.self, from: bytes), line.url == url
         else { return nil }

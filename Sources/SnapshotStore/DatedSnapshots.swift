@@ -24,6 +24,7 @@ package struct DatedSnapshots: Sendable {
 
     /// The newest snapshot, if there is one.
     package var newest: URL? {
+        // No `latest` link: no dated snapshot has been made here yet.
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: latest.path) else { return nil }
         let url = root.appendingPathComponent(target).standardizedFileURL
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
@@ -34,7 +35,15 @@ package struct DatedSnapshots: Sendable {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: root.path, isDirectory: &isDirectory) {
-            let contents = ((try? manager.contentsOfDirectory(atPath: root.path)) ?? []).filter { $0 != ".DS_Store" }
+            var contents: [String] = []
+            // A folder whose names cannot be listed may hold anything: it is not taken for an empty one.
+            if isDirectory.boolValue {
+                do {
+                    contents = try manager.contentsOfDirectory(atPath: root.path).filter { $0 != ".DS_Store" }
+                } catch {
+                    throw SnapshotError(.notWritable(detail: "what it holds cannot be listed (\(SnapshotWriter.describe(error))), so it cannot be told to be empty or to hold dated snapshots; make it readable, or choose another folder"), path: root.path)
+                }
+            }
             // A snapshot made without --keep would be buried under snapshots/ and never replaced again.
             if isDirectory.boolValue, !Self.holdsDatedSnapshots(root), Self.holdsPlainSnapshot(root) {
                 throw SnapshotError(.notWritable(detail: "it holds a snapshot made without --keep; run without --keep to replace it, or choose another folder"), path: root.path)
@@ -59,6 +68,7 @@ package struct DatedSnapshots: Sendable {
         var isDirectory: ObjCBool = false
         let snapshots = folder.appendingPathComponent("snapshots")
         if FileManager.default.fileExists(atPath: snapshots.path, isDirectory: &isDirectory), isDirectory.boolValue { return true }
+        // A `latest` that is no link, or none, does not make the layout.
         return (try? FileManager.default.destinationOfSymbolicLink(atPath: folder.appendingPathComponent("latest").path)) != nil
     }
 
@@ -78,13 +88,17 @@ package struct DatedSnapshots: Sendable {
             try manager.createSymbolicLink(atPath: temporary.path, withDestinationPath: "snapshots/" + folder.lastPathComponent)
             guard rename(temporary.path, latest.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
         } catch {
+            // The error said is the link's: a temporary link left behind has a hidden name no run reads.
             try? manager.removeItem(at: temporary)
             throw SnapshotError(.notWritable(detail: "could not point latest at the new snapshot"), path: latest.path)
         }
+        // A folder of snapshots that cannot be listed prunes nothing tonight: the next night's
+        // `finish` tries again.
         let dated = ((try? manager.contentsOfDirectory(atPath: snapshots.path)) ?? [])
             .filter { $0.count == 10 && !$0.hasPrefix(".") }
             .sorted()
         for old in dated.dropLast(keep) where old != folder.lastPathComponent {
+            // One that cannot be removed is among the next night's old ones, and removed then.
             try? manager.removeItem(at: snapshots.appendingPathComponent(old))
         }
     }

@@ -55,9 +55,10 @@ package struct QuietNight: Codable, Sendable, Equatable {
         options == self.options && until.map { now < $0 } ?? true
     }
 
-    /// The record in the state folder; nil when there is none or it cannot be read (the night
-    /// then crawls as any other).
+    /// The record in the state folder; nil when there is none or it cannot be read.
     package static func read(from folder: URL) -> QuietNight? {
+        // Without a record the night crawls as any other: one that cannot be read costs that crawl
+        // and nothing more.
         guard let data = try? Data(contentsOf: folder.appendingPathComponent(fileName)) else { return nil }
         return try? JSONDecoder().decode(QuietNight.self, from: data)
     }

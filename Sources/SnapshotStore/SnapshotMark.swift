@@ -36,6 +36,7 @@ package enum SnapshotMark {
         if FileManager.default.fileExists(atPath: folder.appendingPathComponent(folderInside).path, isDirectory: &isDirectory), isDirectory.boolValue {
             return true
         }
+        // A mark that cannot be read marks nothing: the folder is then refused, never replaced.
         guard let identity = identity(of: folder), let data = try? Data(contentsOf: file(for: folder)),
               let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.folders.contains(identity) else { return false }
         return !Set(stored.names).isDisjoint(with: names(in: folder))
@@ -57,6 +58,8 @@ package enum SnapshotMark {
     /// a night that leaves the snapshot as it was leaves nothing of the tool's in it either.
     package static func moveOut(of output: URL) {
         let inside = output.standardizedFileURL.appendingPathComponent(folderInside)
+        // Not marked beside, the snapshot keeps the folder inside, which still marks it, and the
+        // next run tries again.
         guard FileManager.default.fileExists(atPath: inside.path), (try? mark(output, swappingIn: output)) != nil else { return }
         // rmdir: only an empty folder goes; one that still holds a state is left as it is.
         rmdir(inside.path)
@@ -70,6 +73,7 @@ package enum SnapshotMark {
     }
 
     static func names(in folder: URL) -> Set<String> {
-        Set(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { !$0.hasPrefix(".") })
+        // A folder whose names cannot be listed shares none with a mark: it is not taken for the snapshot.
+        return Set(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { !$0.hasPrefix(".") })
     }
 }

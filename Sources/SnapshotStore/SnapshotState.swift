@@ -119,13 +119,24 @@ package struct SnapshotState: Sendable {
         state.origin = stored.origin
         state.privacy = stored.privacy
         state.quietNight = QuietNight.read(from: folder)
-        if let data = try? Data(contentsOf: folder.appendingPathComponent(addressesFile)),
-           let addresses = try? CoverAddresses(json: data) {
-            state.addresses = addresses
+        // Without their addresses, the books taken unchanged would lose their covers: a file of
+        // them that is there but cannot be used costs a full run, as `state.json` does.
+        let addresses = folder.appendingPathComponent(addressesFile)
+        if FileManager.default.fileExists(atPath: addresses.path) {
+            do {
+                state.addresses = try CoverAddresses(json: Data(contentsOf: addresses))
+            } catch is DecodingError {
+                startingOver("\(addresses.path) is damaged (not the JSON this tool writes)")
+                return SnapshotState()
+            } catch {
+                startingOver("\(addresses.path) could not be read (\(SnapshotWriter.describe(error)))")
+                return SnapshotState()
+            }
         }
         let bodies = folder.appendingPathComponent(responsesFolder)
         for (key, response) in stored.responses {
-            // Only names this tool writes: a state folder is input like any other.
+            // Only names this tool writes: a state folder is input like any other. An answer whose
+            // body is missing, or is not the one named, is not kept: it is asked for again in full.
             guard response.file.count == 37, response.file.hasSuffix(".json"), !response.file.contains("/"),
                   let body = try? Data(contentsOf: bodies.appendingPathComponent(response.file)),
                   String(data: body, encoding: .utf8) != nil, bodyFile(body) == response.file
@@ -164,9 +175,7 @@ package struct SnapshotState: Sendable {
             }
             // Last night's digests, on a night that linked its pages, are read here as they are written.
             try Self.writePrivately(to: folder.appendingPathComponent(Self.pagesFile)) { try pageDigests.value().write(to: $0) }
-            let kept = folder.appendingPathComponent(Self.libraryFile)
-            try? FileManager.default.removeItem(at: kept)
-            try Self.writePrivately(to: kept) { try library.writeJSON(to: $0) }
+            try Self.writePrivately(to: folder.appendingPathComponent(Self.libraryFile)) { try library.writeJSON(to: $0) }
         } catch {
             throw SnapshotError(.notWritable(detail: SnapshotWriter.describe(error)), path: folder.path)
         }
@@ -206,6 +215,7 @@ package struct SnapshotState: Sendable {
 
     /// Removes what `setAside(in:)` wrote (the run swapped nothing in, or failed).
     package static func discardSetAside(in folder: URL) {
+        // A file that cannot be removed is under a name no run reads, and the next `setAside` writes over it.
         for name in filesSetAside { try? FileManager.default.removeItem(at: folder.appendingPathComponent(setAsideName(name))) }
     }
 
@@ -230,8 +240,9 @@ package struct SnapshotState: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try Self.writePrivately(try encoder.encode(stored), to: folder.appendingPathComponent(Self.stateFile))
-            // Bodies no answer names any more (a kept --cache-dir): the new state.json is in place.
             let named = Set(stored.responses.values.map(\.file))
+            // Bodies no answer names any more (a kept --cache-dir) go, now that the new state.json
+            // is in place. One that cannot be listed or removed only takes room until the next run.
             for file in (try? FileManager.default.contentsOfDirectory(atPath: bodies.path)) ?? [] where !named.contains(file) {
                 try? FileManager.default.removeItem(at: bodies.appendingPathComponent(file))
             }
@@ -257,11 +268,14 @@ package struct SnapshotState: Sendable {
             try produce { try handle.write(contentsOf: $0) }
             try handle.close()
         } catch {
+            // The error thrown is the write's. A temporary file that cannot be removed stays in the
+            // private folder, under a name no run reads.
             try? handle.close()
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
         if rename(temporary.path, file.path) != 0 {
+            // As above, a temporary file that cannot be removed stays in the private folder.
             try? FileManager.default.removeItem(at: temporary)
             throw CocoaError(.fileWriteUnknown)
         }

@@ -45,7 +45,7 @@ package final class SnapshotSwap: Sendable {
         }
         lock = NIOLockedValueBox(descriptor)
         do {
-            Self.recover(output: self.output)
+            try Self.recover(output: self.output)
             try Self.checkReplaceable(self.output, marked: marked)
             try StagingFolders.shared.create(staging, for: self.output)
         } catch {
@@ -68,21 +68,29 @@ package final class SnapshotSwap: Sendable {
 
     /// Clears what an interrupted run left beside the output: its staging folder, and a previous
     /// snapshot set aside by a swap that was cut between its two renames (put back first). A
-    /// history that was on its way into the new snapshot goes back into the output.
-    static func recover(output: URL) {
+    /// history that was on its way into the new snapshot goes back into the output. A snapshot
+    /// set aside that cannot be put back is the last one: it stays where it is, and the run stops.
+    static func recover(output: URL) throws {
         let manager = FileManager.default
         let parent = output.deletingLastPathComponent()
         let name = output.lastPathComponent
+        // The run holds its lock on this folder, so it can be read: a listing that fails still
+        // finds no leftover, and the next run clears them.
         let leftovers = ((try? manager.contentsOfDirectory(atPath: parent.path)) ?? []).filter {
             $0.hasPrefix(".\(name).staging-") || $0.hasPrefix(".\(name).previous-")
         }
         if !manager.fileExists(atPath: output.path),
            let setAside = leftovers.filter({ $0.hasPrefix(".\(name).previous-") }).sorted().last {
-            try? manager.moveItem(at: parent.appendingPathComponent(setAside), to: output)
+            do {
+                try manager.moveItem(at: parent.appendingPathComponent(setAside), to: output)
+            } catch {
+                throw SnapshotError(.notWritable(detail: "the last snapshot, set aside by a run cut short during its swap, could not be put back (\(SnapshotWriter.describe(error))); it is kept in \(parent.appendingPathComponent(setAside).path)"), path: output.path)
+            }
         }
         let history = output.appendingPathComponent(carried)
         for leftover in leftovers where !manager.fileExists(atPath: history.path) && manager.fileExists(atPath: output.path) {
             let held = parent.appendingPathComponent(leftover).appendingPathComponent(carried)
+            // A history that cannot be moved back keeps its leftover from being removed (below).
             if manager.fileExists(atPath: held.path) { try? manager.moveItem(at: held, to: history) }
         }
         // A leftover that still holds a history (it could not be moved back) is kept: never deleted with it.
@@ -105,7 +113,13 @@ package final class SnapshotSwap: Sendable {
         if DatedSnapshots.holdsDatedSnapshots(output) {
             throw SnapshotError(.notWritable(detail: "it holds dated snapshots (made with --keep); run with --keep N to add to them, or choose another folder"), path: output.path)
         }
-        let contents = (try? manager.contentsOfDirectory(atPath: output.path)) ?? []
+        let contents: [String]
+        do {
+            contents = try manager.contentsOfDirectory(atPath: output.path)
+        } catch {
+            // A folder whose names cannot be listed may hold anything: it is not taken for an empty one.
+            throw SnapshotError(.notWritable(detail: "what it holds cannot be listed (\(SnapshotWriter.describe(error))), so it cannot be told to be empty or an earlier snapshot; make it readable, or choose another folder"), path: output.path)
+        }
         let visible = contents.filter { $0 != ".DS_Store" }
         if marked && !visible.isEmpty && !SnapshotMark.marks(output) {
             throw SnapshotError(.notWritable(detail: "the folder is not empty and holds no earlier snapshot; choose an empty or new folder"), path: output.path)
@@ -150,6 +164,8 @@ package final class SnapshotSwap: Sendable {
                 do {
                     try manager.moveItem(at: staging, to: output)
                 } catch {
+                    // The error thrown is the one that stopped the swap: a snapshot that cannot be
+                    // put back now is put back by the next run's `recover`, or the run says why.
                     try? manager.moveItem(at: setAside, to: output)
                     Self.putHistoryBack(from: staging, into: output)
                     throw error
@@ -185,6 +201,8 @@ package final class SnapshotSwap: Sendable {
         if !FileManager.default.fileExists(atPath: history.path) {
             // The staging folder may have been given a read-only output's mode for the swap.
             openUp(staging)
+            // A history that cannot be moved back keeps the staging folder from being removed
+            // (`discard`), and the next run's `recover` moves it.
             try? FileManager.default.moveItem(at: staging.appendingPathComponent(carried), to: history)
         }
     }
@@ -211,6 +229,8 @@ package final class SnapshotSwap: Sendable {
 
     static func removeFolder(_ folder: URL) {
         openUp(folder)
+        // Every folder removed here has a leftover's name: one that cannot be removed now, the
+        // next run's `recover` removes.
         try? FileManager.default.removeItem(at: folder)
     }
 

@@ -78,10 +78,12 @@ package struct SnapshotWriter: Sendable {
 
     private func write(bytes data: UnsafeRawBufferPointer, to relativePath: String) throws {
         let destination = try path(for: relativePath)
-        // Same size first: most changed pages are told apart without reading the old file.
+        // Same size first: most changed pages are told apart without reading the old file. An old
+        // file that cannot be read costs the link alone: the page is written below.
         if let (old, size) = previousFileAndSize(relativePath), size == data.count,
            let oldBytes = try? Data(contentsOf: old), oldBytes.withUnsafeBytes({ $0.elementsEqual(data) }) {
             if Self.hardLink(old.path, destination) { return }
+            // A folder that cannot be made for the link is made again below, and there it is said why not.
             if errno == ENOENT, (try? makeParent(ofPath: destination)) != nil, Self.hardLink(old.path, destination) { return }
         }
         // Pages are many and small: one open, write and close each; folders are made when missing.
@@ -146,15 +148,20 @@ package struct SnapshotWriter: Sendable {
         return 0
     }
 
-    /// Two files' bytes compared a piece at a time.
+    /// Two files' bytes compared a piece at a time. Files that cannot be opened or read are told
+    /// apart: the new file then stays as written, which costs a link and nothing more.
     static func sameBytes(_ a: URL, _ b: URL) -> Bool {
         guard let first = try? FileHandle(forReadingFrom: a), let second = try? FileHandle(forReadingFrom: b) else { return false }
+        // Closing a file that was only read loses nothing.
         defer { try? first.close(); try? second.close() }
-        while true {
-            let x = (try? first.read(upToCount: 1 << 20)) ?? nil
-            let y = (try? second.read(upToCount: 1 << 20)) ?? nil
-            if x != y { return false }
-            if x == nil || x!.isEmpty { return true }
+        do {
+            while true {
+                let x = try first.read(upToCount: 1 << 20), y = try second.read(upToCount: 1 << 20)
+                if x != y { return false }
+                if x == nil || x!.isEmpty { return true }
+            }
+        } catch {
+            return false
         }
     }
 
@@ -173,17 +180,25 @@ package struct SnapshotWriter: Sendable {
         let destination = try url(for: relativePath)
         guard !FileManager.default.fileExists(atPath: destination.path) else { return }
         try makeParent(of: destination)
-        // The last snapshot's file only if it is these bytes: one changed by hand is made again.
+        // The last snapshot's file only if it is these bytes: one changed by hand, or that cannot
+        // be read, is made again.
         if let (old, size) = previousFileAndSize(relativePath), size == data.count, (try? Data(contentsOf: old)) == data,
            Self.hardLink(old, destination) { return }
         // Two covers with the same bytes may arrive at once: write aside, then rename into place.
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString)")
         do {
             try data.write(to: temporary)
-            if rename(temporary.path, destination.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
         } catch {
+            // The error said is the write's: a temporary file that cannot be removed after it keeps
+            // a hidden name, which no page names and publish never sends.
             try? FileManager.default.removeItem(at: temporary)
             throw SnapshotError(.notWritable(detail: Self.describe(error)), path: destination.path)
+        }
+        if rename(temporary.path, destination.path) != 0 {
+            let failure = errno
+            // The error said is the rename's, as above: the file is not in the snapshot.
+            try? FileManager.default.removeItem(at: temporary)
+            throw SnapshotError(.notWritable(detail: String(cString: strerror(failure))), path: destination.path)
         }
     }
 
@@ -191,16 +206,17 @@ package struct SnapshotWriter: Sendable {
     /// previous snapshot, to be linked), the download is dropped.
     package func place(_ download: URL, at relativePath: String) throws {
         let destination = try url(for: relativePath)
-        if FileManager.default.fileExists(atPath: destination.path) {
-            try? FileManager.default.removeItem(at: download)
-            return
-        }
-        if let old = previousFile(relativePath), Self.hardLink(old, destination) {
+        let there = FileManager.default.fileExists(atPath: destination.path)
+            || previousFile(relativePath).map { Self.hardLink($0, destination) } == true
+        if there {
+            // A download that cannot be removed keeps its hidden name: no page names it, and
+            // publish never sends it.
             try? FileManager.default.removeItem(at: download)
             return
         }
         if rename(download.path, destination.path) != 0 {
             let failure = errno
+            // The error said is the rename's; the download goes if it can, as above.
             try? FileManager.default.removeItem(at: download)
             throw SnapshotError(.notWritable(detail: String(cString: strerror(failure))), path: destination.path)
         }
@@ -213,6 +229,8 @@ package struct SnapshotWriter: Sendable {
     }
 
     private func previousFileAndSize(_ relativePath: String) -> (url: URL, size: Int)? {
+        // A path that would leave the snapshot has no file in the previous one: writing it is
+        // refused, and says why.
         guard let previous, (try? path(for: relativePath)) != nil else { return nil }
         var current = previous.path
         var info = stat()
@@ -226,15 +244,19 @@ package struct SnapshotWriter: Sendable {
     }
 
     /// Links the previous snapshot's file at `relativePath` into this one; false if there is none
-    /// (or, given `size`, if it is not of that size: a file changed by hand is made again).
+    /// (or, given `size`, if it is not of that size: a file changed by hand is made again). False
+    /// costs the link alone: the caller then makes the file itself, and a write that fails says why.
     package func linkFromPrevious(_ relativePath: String, size: Int? = nil) -> Bool {
+        // A path that would leave the snapshot is refused when the caller writes it.
         guard let (old, oldSize) = previousFileAndSize(relativePath), oldSize == size ?? oldSize,
               let destination = try? path(for: relativePath) else { return false }
         // The link first: it fails only when the file is there already or its folder is not yet.
         if Foundation.link(old.path, destination) == 0 || errno == EEXIST { return true }
+        // A folder that cannot be made is the caller's to make again, and to say why it cannot.
         guard (try? makeParent(ofPath: destination)) != nil else { return false }
-        return Self.hardLink(old.path, destination) || FileManager.default.fileExists(atPath: destination)
-            || (try? FileManager.default.copyItem(atPath: old.path, toPath: destination)) != nil
+        if Self.hardLink(old.path, destination) || FileManager.default.fileExists(atPath: destination) { return true }
+        // So is a copy that fails.
+        return (try? FileManager.default.copyItem(atPath: old.path, toPath: destination)) != nil
     }
 
     /// Links every plain file of `source` (the previous snapshot) into this one, folders made as
@@ -305,7 +327,10 @@ package struct SnapshotWriter: Sendable {
 
     package static func describe(_ error: Error) -> String {
         let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        // The system's word, where Foundation keeps its error beside its own: on Linux as a Swift
+        // error, which `as? NSError` does not find ("Is a directory" was said as "error 256").
+        if let underlying = (nsError.userInfo[NSUnderlyingErrorKey] as? any Error).map({ $0 as NSError }),
+           underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code)))
         }
         if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }

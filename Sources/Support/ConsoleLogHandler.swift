@@ -33,6 +33,7 @@ package struct ConsoleLogHandler: LogHandler {
         if let live {
             live.print(line)
         } else {
+            // A line standard error cannot take has nowhere else to go.
             try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
         }
     }

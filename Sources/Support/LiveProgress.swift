@@ -79,6 +79,7 @@ package final class LiveProgress: Sendable {
     package func print(_ text: String) {
         state.withLockedValue { state in
             Self.erase(&state)
+            // A line standard error cannot take has nowhere else to go.
             try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
             draw(&state)
         }
@@ -92,6 +93,7 @@ package final class LiveProgress: Sendable {
     }
 
     private static func erase(_ state: inout State) {
+        // The progress line is a help on a terminal: one that cannot be drawn or erased stops nothing.
         if state.shown { try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[2K".utf8)) }
         state.shown = false
     }
@@ -110,6 +112,7 @@ package final class LiveProgress: Sendable {
             let remaining = inPhase / Double(state.done) * Double(state.total - state.done)
             parts.append(String(format: "ETA %.0fs", remaining.rounded(.up)))
         }
+        // As in `erase`: a progress line that cannot be drawn stops nothing.
         try? FileHandle.standardError.write(contentsOf: Data(("\r\u{1B}[2K" + parts.joined(separator: " · ")).utf8))
         state.shown = true
     }

@@ -12,6 +12,7 @@ package actor Pace {
         let now = ContinuousClock.now
         let turn = max(now, next ?? now)
         next = turn + interval
+        // A cancelled wait ends early: the request that follows finds its task cancelled.
         if turn > now { try? await Task.sleep(until: turn, clock: .continuous) }
     }
 }

@@ -14,8 +14,14 @@ package enum SecretFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Refusal(description: "Cannot read the \(named) \(path).")
         }
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-           let permissions = attributes[.posixPermissions] as? Int, !isPrivate(path: path, permissions: permissions) {
+        // Who may read it is known, or the secret is not taken. It was read just now: only a file
+        // gone or replaced since cannot be looked at.
+        let permissions: Int?
+        do { permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int } catch {
+            throw Refusal(description: "Cannot tell who may read the \(named) \(path): \(error.localizedDescription)")
+        }
+        guard let permissions else { throw Refusal(description: "Cannot tell who may read the \(named) \(path).") }
+        guard isPrivate(path: path, permissions: permissions) else {
             throw Refusal(description: "The \(named) \(path) can be read by others; run: chmod 600 \(path)")
         }
         let line = firstLine(String(decoding: data, as: UTF8.self))

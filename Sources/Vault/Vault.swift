@@ -107,7 +107,7 @@ package struct Vault: Sendable {
             let digest = Vault.digest(content)
             guard var entry = manifest.files[key] else {
                 // New here. A file of the user's by that name stays theirs.
-                if let theirs = read(path) {
+                if let theirs = try read(path) {
                     if Vault.digest(theirs) == digest { report.unchanged += 1 } else { try conflict(at: path, content) }
                 } else {
                     try vault.write(content, to: path)
@@ -117,7 +117,7 @@ package struct Vault: Sendable {
                 return
             }
             if !exists(entry.path) {
-                if let renamed = findRenamed(key: key, entry: entry) {
+                if let renamed = try findRenamed(key: key, entry: entry) {
                     entry.path = renamed
                     report.followed.append(renamed)
                 } else if vault.restore {
@@ -135,7 +135,7 @@ package struct Vault: Sendable {
                 }
             }
             entry.deleted = false
-            let mine = Vault.digest(read(entry.path) ?? Data())
+            let mine = Vault.digest(try read(entry.path) ?? Data())
             if mine == entry.written || mine == digest {
                 // Not edited here (or edited to what the server now has): it follows the server.
                 // Renamed on the server: the file follows, unless a file of the user's has that name.
@@ -170,7 +170,7 @@ package struct Vault: Sendable {
 
         private mutating func goneFromServer(_ key: String, _ entry: VaultManifest.File) throws {
             manifest.files[key] = nil
-            guard !entry.deleted, let mine = read(entry.path) else { return }
+            guard !entry.deleted, let mine = try read(entry.path) else { return }
             if Vault.digest(mine) == entry.written {
                 try FileManager.default.removeItem(at: vault.root.appendingPathComponent(entry.path))
                 report.removed.append(entry.path)
@@ -181,7 +181,7 @@ package struct Vault: Sendable {
 
         /// A file the user renamed: a Markdown file no entry names, with the content last written,
         /// or (a book's or shelf's) with its id in the front matter.
-        private mutating func findRenamed(key: String, entry: VaultManifest.File) -> String? {
+        private mutating func findRenamed(key: String, entry: VaultManifest.File) throws -> String? {
             if strays == nil {
                 let named = Set(manifest.files.values.map(\.path))
                 strays = Vault.files(under: vault.root, in: "markdown").filter {
@@ -191,7 +191,7 @@ package struct Vault: Sendable {
             let id = key.split(separator: ":").count == 2 && !key.hasPrefix("markdown/") ? key.split(separator: ":")[1] : nil
             let kind = key.hasPrefix("book:") ? "books" : "shelves"
             for stray in strays! {
-                guard let data = read(stray) else { continue }
+                guard let data = try read(stray) else { continue }
                 let sameContent = Vault.digest(data) == entry.written
                 let sameID = id.map { Vault.frontMatterID(of: data) == String($0) && stray.hasPrefix("markdown/\(kind)/") } ?? false
                 if sameContent || sameID {
@@ -206,8 +206,14 @@ package struct Vault: Sendable {
             FileManager.default.fileExists(atPath: vault.root.appendingPathComponent(path).path)
         }
 
-        private func read(_ path: String) -> Data? {
-            try? Data(contentsOf: vault.root.appendingPathComponent(path))
+        /// The file at `path`; nil when there is none. One that is there but cannot be read stops the
+        /// sync, and says which: taken for none, it would be written over.
+        private func read(_ path: String) throws -> Data? {
+            let file = vault.root.appendingPathComponent(path)
+            guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+            do { return try Data(contentsOf: file) } catch {
+                throw SnapshotError(.notWritable(detail: "--markdown-into: \(path) could not be read: \(error.localizedDescription)"), path: vault.root.path)
+            }
         }
     }
 
@@ -225,6 +231,7 @@ package struct Vault: Sendable {
                                                           options: [.skipsHiddenFiles]) else { return [] }
         let prefix = base.standardizedFileURL.path + "/"
         var paths: [String] = []
+        // A file whose kind cannot be told is left out, as a folder is.
         for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
             let full = url.standardizedFileURL.path
             guard full.hasPrefix(prefix) else { continue }

@@ -30,6 +30,9 @@ struct VaultManifest: Codable, Equatable {
     }
 
     static func read(from url: URL) -> VaultManifest? {
+        // None, or one that cannot be read, starts the record anew and loses none of the user's
+        // files: one already there stays theirs (the server's version goes beside it), and only
+        // what they deleted comes back.
         guard let data = try? Data(contentsOf: url) else { return nil }
         return try? JSONDecoder().decode(VaultManifest.self, from: data)
     }

@@ -46,6 +46,7 @@ extension ReaderSnapshot {
             // Its own usage errors in the tool's words: "error:", as every other error is told.
             var text = fullMessage(for: error)
             if text.hasPrefix("Error: ") { text = "error: " + text.dropFirst("Error: ".count) }
+            // Standard error is where it is said; when it cannot be written, the exit code alone tells.
             if !text.isEmpty { try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8)) }
             Foundation.exit(exitCode(for: error).rawValue)
         }
@@ -68,6 +69,7 @@ extension ReaderSnapshot {
         let top = configuration.commandName ?? "reader-snapshot"
         let name = command == Self.self ? top : "\(top) \(command.configuration.commandName ?? "")"
         let usage = usageString(for: command).replacingOccurrences(of: "\n", with: "\n       ")
+        // Standard error is where it is said; when it cannot be written, the exit code alone tells.
         try? FileHandle.standardError.write(contentsOf: Data("""
             error: \(message)
             Usage: \(usage)

@@ -76,6 +76,7 @@ struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
     }
 
     private func failure(_ error: HistoryError) -> ExitCode {
+        // Standard error is where it is said; when it cannot be written, the exit code alone tells.
         try? FileHandle.standardError.write(contentsOf: Data("error: \(error)\n".utf8))
         return ExitCode(error.exitCode)
     }

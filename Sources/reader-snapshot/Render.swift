@@ -128,7 +128,8 @@ struct CopyTemplates: ParsableCommand, CheckedCommand {
     func run() throws {
         let destination = destination ?? ""
         guard let source = TemplateSet.bundledDirectory else {
-            // As export and render say it, with their exit code.
+            // As export and render say it, with their exit code, which alone tells when standard
+            // error cannot take it.
             try? FileHandle.standardError.write(contentsOf: Data("error: \(SnapshotError(.templatesMissing, path: "the bundled templates"))\n".utf8))
             throw ExitCode(ExitCodes.templatesBroken)
         }

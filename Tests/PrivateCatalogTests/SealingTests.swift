@@ -24,6 +24,23 @@ import Testing
         #expect(!"\(key)".contains("correct") && !"\(password)".contains("correct"))
     }
 
+    /// The salt kept between nights is read, or the night stops and says why: one that is there
+    /// but cannot be read is not replaced by a new one, which would seal every file anew.
+    @Test func aKeptSaltThatCannotBeReadIsNotReplaced() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let password = try SharePassword("correct horse battery")
+        let file = folder.path(CatalogKey.lockFile)
+        // A folder where the file should be: there, and nothing to read.
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+        let error = #expect(throws: SharePasswordError.self) { try CatalogKey.make(password: password, stateFolder: folder.url) }
+        #expect(error?.description == "The private catalog's state \(file.path) could not be read (Is a directory): "
+            + "make it readable, or delete it to encrypt the catalog anew under a new salt.")
+        try FileManager.default.removeItem(at: file)
+        try Data("{\"salt\": 1}".utf8).write(to: file)
+        #expect(throws: SharePasswordError.self) { try CatalogKey.make(password: password, stateFolder: folder.url) }
+    }
+
     @Test func aPasswordIsItsFirstLineComposedAndNeitherShortNorOpenToOthers() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -67,4 +67,30 @@ import Testing
         #expect(written?["schema_version"] as? Int == 4)
         #expect((written?["origin"] as? [String: Any])?["server"] as? String == "https://reader.example")
     }
+
+    /// The covers' addresses are kept beside `state.json`: without them, every book taken
+    /// unchanged would lose its cover. A file of them that is there but cannot be used costs a
+    /// full run too, and says why; none at all is a state written by a night that left the
+    /// snapshot as it was, and says nothing.
+    @Test func coverAddressesThatCannotBeUsedCostAFullRun() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let state = folder.path("state")
+        var kept = SnapshotState()
+        kept.noteLimit = 50_000
+        try kept.writeAnswers(to: state)
+        var said: [String] = []
+        #expect(SnapshotState.read(from: state) { said.append($0) }.noteLimit == 50_000)
+        #expect(said.isEmpty)
+        let file = state.appendingPathComponent("cover-addresses.json")
+        try Data("{\"12\": ".utf8).write(to: file)
+        #expect(SnapshotState.read(from: state) { said.append($0) }.noteLimit == nil)
+        #expect(said == ["\(file.path) is damaged (not the JSON this tool writes)"])
+        // A folder where the file should be: there, and nothing to read.
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+        said = []
+        #expect(SnapshotState.read(from: state) { said.append($0) }.noteLimit == nil)
+        #expect(said == ["\(file.path) could not be read (Is a directory)"])
+    }
 }

@@ -34,7 +34,7 @@ import Testing
         // The first rename done (the last snapshot set aside), the second not: no output at all.
         try snapshot(folder.path(".library.previous-1a2b3c4d"), "last night")
         try snapshot(folder.path(".library.staging-5e6f7a8b"), "tonight, unfinished")
-        SnapshotSwap.recover(output: output)
+        try SnapshotSwap.recover(output: output)
         #expect(text(output) == "last night")
         #expect(beside().isEmpty, "\(beside())")
     }
@@ -43,7 +43,7 @@ import Testing
         defer { folder.remove() }
         try snapshot(output, "tonight")
         try snapshot(folder.path(".library.previous-1a2b3c4d"), "last night")
-        SnapshotSwap.recover(output: output)
+        try SnapshotSwap.recover(output: output)
         #expect(text(output) == "tonight")
         #expect(beside().isEmpty, "\(beside())")
     }
@@ -56,7 +56,7 @@ import Testing
         try snapshot(staging, "tonight, unfinished")
         try FileManager.default.createDirectory(at: staging.appendingPathComponent(".git/objects"), withIntermediateDirectories: true)
         try Data("ref: refs/heads/main\n".utf8).write(to: staging.appendingPathComponent(".git/HEAD"))
-        SnapshotSwap.recover(output: output)
+        try SnapshotSwap.recover(output: output)
         #expect(try String(contentsOf: output.appendingPathComponent(".git/HEAD"), encoding: .utf8) == "ref: refs/heads/main\n")
         #expect(beside().isEmpty, "\(beside())")
     }
@@ -80,5 +80,33 @@ import Testing
         #expect(text(output) == "tonight")
         #expect(try FileManager.default.attributesOfItem(atPath: output.path)[.posixPermissions] as? Int == 0o750)
         #expect(beside().filter { !$0.hasSuffix(".reader-snapshot") }.isEmpty, "\(beside())")
+    }
+
+    @Test func aLastSnapshotThatCannotBePutBackStaysAsideAndTheRunStops() throws {
+        defer { folder.remove() }
+        // Cut between the two renames, and the output's name since taken by a link to nowhere: the
+        // snapshot set aside is the only copy of the last night, and must not go with the leftovers.
+        let setAside = folder.path(".library.previous-1a2b3c4d")
+        try snapshot(setAside, "last night")
+        try FileManager.default.createSymbolicLink(atPath: output.path, withDestinationPath: folder.path("gone").path)
+        let error = #expect(throws: (any Error).self) { try SnapshotSwap.recover(output: output) }
+        #expect(error.map { "\($0)" }?.contains("could not be put back") == true, "\(String(describing: error))")
+        #expect(text(setAside) == "last night")
+    }
+
+    /// Only a user other than root sees it: root lists every folder.
+    @Test(.enabled(if: getuid() != 0, "root may list any folder"))
+    func aFolderWhoseNamesCannotBeListedIsNotReplaced() throws {
+        defer {
+            chmod(output.path, 0o755)
+            folder.remove()
+        }
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: output.appendingPathComponent("notes.txt"))
+        #expect(chmod(output.path, 0o300) == 0)
+        #expect(throws: (any Error).self) { try SnapshotSwap.checkReplaceable(output) }
+        #expect(throws: (any Error).self) { try SnapshotSwap(output: output) }
+        #expect(chmod(output.path, 0o755) == 0)
+        #expect(text(output) == nil && FileManager.default.fileExists(atPath: output.appendingPathComponent("notes.txt").path))
     }
 }

@@ -43,6 +43,25 @@ struct VaultTests {
         }
     }
 
+    /// A file of the user's that cannot be read is never taken for none, and so never written
+    /// over: the sync stops and says which. Only a user other than root sees it: root reads every file.
+    @Test(.enabled(if: getuid() != 0, "root may read any file"))
+    func aFileThatCannotBeReadStopsTheSyncAndIsKept() throws {
+        let setup = try Setup()
+        let theirs = setup.vault.root.appendingPathComponent("markdown/books/1-dune.md")
+        defer {
+            chmod(theirs.path, 0o644)
+            setup.folder.remove()
+        }
+        try FileManager.default.createDirectory(at: theirs.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("my own Dune".utf8).write(to: theirs)
+        #expect(chmod(theirs.path, 0o000) == 0)
+        let error = #expect(throws: (any Error).self) { try setup.sync() }
+        #expect(error.map { "\($0)" }?.contains("markdown/books/1-dune.md could not be read") == true, "\(String(describing: error))")
+        #expect(chmod(theirs.path, 0o644) == 0)
+        #expect(setup.read("markdown/books/1-dune.md") == "my own Dune")
+    }
+
     @Test func theFirstSyncWritesTheTreeAndTheNextOneNothing() throws {
         let setup = try Setup()
         defer { setup.folder.remove() }

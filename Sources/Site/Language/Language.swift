@@ -34,6 +34,8 @@ package final class Language: Sendable {
 
     /// English from the bundled strings: what pages are written in when no language is asked for.
     package static let bundledEnglish: Language = {
+        // Without the bundled strings (an install that is not whole, which loading the templates
+        // says), the words are shown as their keys.
         if let folder = TemplateSet.bundledDirectory?.appendingPathComponent(StringsFiles.folder),
            let language = try? StringsFiles.language(english, in: [folder]) {
             return language

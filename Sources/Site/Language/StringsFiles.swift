@@ -33,6 +33,7 @@ enum StringsFiles {
     static func available(in folders: [URL]) -> [String] {
         var tags = Set<String>()
         for folder in folders {
+            // A folder that cannot be listed offers no language to the message that lists them.
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             for name in names where name.hasSuffix("." + fileExtension) { tags.insert(String(name.dropLast(fileExtension.count + 1))) }
         }
