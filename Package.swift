@@ -248,7 +248,7 @@ let package = Package(
         .testTarget(name: "SnapshotStoreTests", dependencies: ["SnapshotStore", "LibraryArchive", "Notes", "TestSupport"]),
         .testTarget(
             name: "SiteTests",
-            dependencies: ["Site", "LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport", "Thumbnails",
+            dependencies: ["Site", "LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport", "Thumbnails", "Timeline",
                            // PreviewTests names its covers by their hash, as the crawl does.
                            .product(name: "Crypto", package: "swift-crypto"),
                            // TemplateNamesTests asks the page views what swift-mustache asks them.

@@ -5,6 +5,7 @@ import Testing
 @testable import LibraryArchive
 @testable import Notes
 @testable import Site
+import Timeline
 
 /// The names a template can use are kept by hand in three places: the views' properties, each
 /// view's `child(named:)` (what swift-mustache asks), and `SiteView.names` and `ShelfView.names`
@@ -49,8 +50,11 @@ import Testing
         previous.books = [Book(id: 1, title: "Alpha", author: "Ann Author", shelfID: 2), Book(id: 2, title: "Beta, before", shelfID: 1),
                           Book(id: 7, title: "Gone", shelfID: 1)]
         previous.shelves = [Shelf(id: 1, name: "Fiction", bookCount: 2, bookIDs: [2, 7]), Shelf(id: 2, name: "Poetry", bookCount: 1, bookIDs: [1])]
-        var model = SiteModel(LibraryFile(library), changes: ChangeReport.compare(previous: previous, current: library),
-                              siteURL: URL(string: "https://books.example.org/"))
+        let changes = ChangeReport.compare(previous: previous, current: library)
+        // Every kind of event, over the two nights: arrivals, a move, a rename, a note, a removal.
+        let began = Timeline.tonight(last: nil, report: ChangeReport.compare(previous: nil, current: previous), library: LibraryFile(previous))
+        let timeline = Timeline.tonight(last: began, report: changes, library: LibraryFile(library))
+        var model = SiteModel(LibraryFile(library), changes: changes, timeline: timeline, siteURL: URL(string: "https://books.example.org/"))
         model.booksPerPage = 2
         return model
     }
@@ -65,6 +69,7 @@ import Testing
         pages += model.authors.authors.map { model.authorPage($0, root: "../") }
         pages += model.years.years.indices.map { model.yearPage($0, root: "../") }
         if let changes = model.changesView { pages.append(ChangesPage(root: "", site: model.site, changes: changes)) }
+        if let timeline = model.timelineView { pages += model.timelinePages(timeline, root: "") }
         // lookup.html as `--lookup-online` makes it.
         pages.append(PlainPage(root: "", site: model.site, online: "https://openlibrary.org/", connectSource: "https://openlibrary.org"))
         // Link previews (with --site-url, as here), as the layout sees them on every kind of page.
@@ -100,7 +105,11 @@ import Testing
             }
             guard !(value is Text) else { return }
             guard let parent = value as? any MustacheParent else {
-                if mirror.displayStyle == .struct { plainNames.formUnion(mirror.children.compactMap(\.label)) }
+                // And the values they hold (the timeline's months hold their events).
+                if mirror.displayStyle == .struct {
+                    plainNames.formUnion(mirror.children.compactMap(\.label))
+                    for child in mirror.children { visit(child.value) }
+                }
                 return
             }
             if mirror.displayStyle == .class {
