@@ -21,26 +21,18 @@ enum BibTeX {
     /// An entry at a time, in the order of the books' ids, so that a night that changes one book
     /// changes one entry.
     static func write(_ model: SiteModel, notes: NoteTexts, to sink: (Data) throws -> Void) throws {
-        let entries = model.library.entries
-        let base = model.formats.contains(.html) ? model.site.url : nil
-        for place in entries.indices.sorted(by: { entries.id(at: $0) < entries.id(at: $1) }) {
-            let book = entries[place]
-            var fields: [(String, String)] = [("title", text(book.shownTitle))]
-            if let author = book.author.map(UntrustedText.displayable), !author.isEmpty { fields.append(("author", text(author))) }
-            if let isbn = ISBN.forms(book.isbn).isbn13 ?? book.isbn.map(UntrustedText.displayable), !isbn.isEmpty {
-                fields.append(("isbn", text(isbn)))
-            }
-            if let year = book.openLibrary?.year { fields.append(("year", String(year))) }
-            if let publisher = book.openLibrary?.publisher.map(UntrustedText.displayable), !publisher.isEmpty {
-                fields.append(("publisher", text(publisher)))
-            }
-            if let shelf = model.shelfName(of: place).map(UntrustedText.displayable), !shelf.isEmpty { fields.append(("keywords", text(shelf))) }
-            if let base { fields.append(("url", text(base + "books/\(model.fileNames[place]).html"))) }
-            // The note's last line break would put the closing brace on a line of its own.
-            let note = try notes.markdown(of: place).trimmingCharacters(in: .newlines)
-            if !note.isEmpty { fields.append(("annote", text(note, keepingLines: true))) }
+        try model.forEachReferenceBook(notes: notes) { book in
+            var fields: [(String, String)] = [("title", text(book.entry.shownTitle))]
+            if let author = book.author { fields.append(("author", text(author))) }
+            if let isbn = book.isbn { fields.append(("isbn", text(isbn))) }
+            if let year = book.year { fields.append(("year", String(year))) }
+            if let publisher = book.publisher { fields.append(("publisher", text(publisher))) }
+            if let shelf = book.shelf { fields.append(("keywords", text(shelf))) }
+            if let page = book.page { fields.append(("url", text(page))) }
+            // The note without its last line break, which would put the closing brace on a line of its own.
+            if !book.note.isEmpty { fields.append(("annote", text(book.note, keepingLines: true))) }
             let body = fields.map { "  \($0.0) = {\($0.1)}" }.joined(separator: ",\n")
-            try sink(Data("@book{\(key(book)),\n\(body)\n}\n\n".utf8))
+            try sink(Data("@book{\(key(book.entry)),\n\(body)\n}\n\n".utf8))
         }
     }
 

@@ -21,23 +21,15 @@ enum RIS {
     /// A record at a time, in the order of the books' ids, so that a night that changes one book
     /// changes one record. Lines end in CR LF, as the format's own description has them.
     static func write(_ model: SiteModel, notes: NoteTexts, to sink: (Data) throws -> Void) throws {
-        let entries = model.library.entries
-        let base = model.formats.contains(.html) ? model.site.url : nil
-        for place in entries.indices.sorted(by: { entries.id(at: $0) < entries.id(at: $1) }) {
-            let book = entries[place]
-            var lines = [line("TY", "BOOK"), line("TI", book.shownTitle)]
-            if let author = book.author.map(UntrustedText.displayable), !author.isEmpty { lines.append(line("AU", author)) }
-            if let isbn = ISBN.forms(book.isbn).isbn13 ?? book.isbn.map(UntrustedText.displayable), !isbn.isEmpty {
-                lines.append(line("SN", isbn))
-            }
-            if let year = book.openLibrary?.year { lines.append(line("PY", String(year))) }
-            if let publisher = book.openLibrary?.publisher.map(UntrustedText.displayable), !publisher.isEmpty {
-                lines.append(line("PB", publisher))
-            }
-            if let shelf = model.shelfName(of: place).map(UntrustedText.displayable), !shelf.isEmpty { lines.append(line("KW", shelf)) }
-            if let base { lines.append(line("UR", base + "books/\(model.fileNames[place]).html")) }
-            let note = try notes.markdown(of: place).trimmingCharacters(in: .newlines)
-            if !note.isEmpty { lines.append(noteLines(note)) }
+        try model.forEachReferenceBook(notes: notes) { book in
+            var lines = [line("TY", "BOOK"), line("TI", book.entry.shownTitle)]
+            if let author = book.author { lines.append(line("AU", author)) }
+            if let isbn = book.isbn { lines.append(line("SN", isbn)) }
+            if let year = book.year { lines.append(line("PY", String(year))) }
+            if let publisher = book.publisher { lines.append(line("PB", publisher)) }
+            if let shelf = book.shelf { lines.append(line("KW", shelf)) }
+            if let page = book.page { lines.append(line("UR", page)) }
+            if !book.note.isEmpty { lines.append(noteLines(book.note)) }
             lines.append("ER  - ")
             try sink(Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
         }
