@@ -121,9 +121,13 @@ struct PublishCommandTests {
             // Killed as a power cut would: the tool and its rclone, once the book pages are going up.
             let (process, pipe, said) = try Self.startPublish(output, to: "\(host.remote):site", host: host, in: folder)
             try await Self.waitForTheBookPages(of: process, in: folder)
-            let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
+            // Every thread's children: rclone is started from a thread of the concurrency pool, not the main one.
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")) ?? []
+            let children = tasks.compactMap { try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\($0)/children", encoding: .utf8) }
+                .joined(separator: " ").split(separator: " ").compactMap { Int32($0) }
+            #expect(!children.isEmpty, "no rclone was found to kill with the tool")
             kill(process.processIdentifier, SIGKILL)
-            for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGKILL) }
+            for child in children { kill(child, SIGKILL) }
             await ToolRunner.wait(for: process)
             pipe.fileHandleForReading.readabilityHandler = nil
             #expect(process.terminationReason == .uncaughtSignal, "the publish ended before it was killed: \(said.text)")
