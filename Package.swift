@@ -245,7 +245,7 @@ let package = Package(
                                                        .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "NotesTests", dependencies: ["Notes", "TestSupport"]),
         .testTarget(name: "LibraryArchiveTests", dependencies: ["LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport"]),
-        .testTarget(name: "SnapshotStoreTests", dependencies: ["SnapshotStore", "LibraryArchive", "Notes", "TestSupport"]),
+        .testTarget(name: "SnapshotStoreTests", dependencies: ["SnapshotStore", "LibraryArchive", "Notes", "Support", "TestSupport"]),
         .testTarget(
             name: "SiteTests",
             dependencies: ["Site", "LibraryArchive", "Notes", "SampleServer", "SnapshotStore", "Support", "TestSupport", "Thumbnails", "Timeline",
@@ -273,9 +273,14 @@ let package = Package(
         .testTarget(name: "VaultTests", dependencies: ["Vault", "SampleServer", "TestSupport"]),
         .testTarget(name: "RunMetricsTests", dependencies: ["RunMetrics", "TestSupport"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "TestSupport"]),
-        .testTarget(name: "HistoryTests", dependencies: ["History", "LibraryArchive"]),
+        .testTarget(name: "HistoryTests", dependencies: ["History", "LibraryArchive", "Notes", "Support", "TestSupport"]),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline", "LibraryArchive", "Notes", "TestSupport"]),
-        .testTarget(name: "EnrichTests", dependencies: ["Enrich"]),
+        // OpenLibraryEnricherTests asks a Books API of its own on loopback (Hummingbird) through AsyncHTTPClient.
+        .testTarget(name: "EnrichTests", dependencies: ["Enrich", "LibraryArchive", "Support", "TestSupport",
+                                                        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                        .product(name: "Hummingbird", package: "hummingbird"),
+                                                        .product(name: "Logging", package: "swift-log"),
+                                                        .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "ShareCardsTests", dependencies: ["ShareCards"]),
         .testTarget(
             name: "EndToEndTests",
