@@ -63,7 +63,8 @@ package final class SnapshotSwap: Sendable {
 
     package var writer: SnapshotWriter { SnapshotWriter(root: staging, previous: previous) }
 
-    /// What the output keeps across swaps: its history (`--history`), which no run rebuilds.
+    /// What the output keeps across swaps: a `.git` in it, which no run rebuilds — a repository of
+    /// the user's, or a history an older version kept inside before it moved beside the snapshot.
     static let carried = ".git"
 
     /// Clears what an interrupted run left beside the output: its staging folder, and a previous
