@@ -93,9 +93,9 @@ package enum OutputFormat: String, CaseIterable, Codable, Sendable, Comparable {
         return parts.count > 2 && parts[1] == "books" ? .bookPages : .collectionPages
     }
 
-    /// The catalog's feed and each shelf's, beside the shelf's page (`SiteModel.shelfFeedFile`).
+    /// The catalog's feed, each shelf's, beside the shelf's page (`SiteModel.shelfFeedFile`), and the timeline's.
     @Sendable static func isFeed(_ path: String) -> Bool {
-        path == "feed.xml" || (path.hasPrefix("shelves/") && path.hasSuffix(".xml"))
+        path == "feed.xml" || path == TimelineFeed.file || (path.hasPrefix("shelves/") && path.hasSuffix(".xml"))
     }
 
     /// Whether the site's model is made for this format: all but `library.json`, which is the

@@ -28,6 +28,15 @@ struct TimelineView: Sendable {
 
     /// Every month, newest first, each with its events newest first.
     let months: [Month]
+    /// The nights since the timeline began that changed something, newest first: its feed's entries.
+    let nights: [Night]
+
+    struct Night: Sendable {
+        /// `2026-11-29`
+        var date: String
+        var summary: String
+        var events: [Event]
+    }
     /// Each book's story, by id: its events in one line, oldest first ("added on To Read,
     /// 17 July 2023 · moved from To Read to Reading, 1 December 2026").
     private let stories: [Int: String]
@@ -54,6 +63,17 @@ struct TimelineView: Sendable {
         }
         close()
         self.months = months
+        var nights: [Night] = []
+        for event in timeline.events.reversed() where event.date >= timeline.began {
+            if nights.last?.date != event.date {
+                guard nights.count < TimelineFeed.nights else { break }
+                nights.append(Night(date: event.date, summary: "", events: []))
+            }
+            nights[nights.count - 1].events.append(Self.event(event, language: language, fileOf: fileOf))
+        }
+        let byDate = Dictionary(grouping: timeline.events.filter { $0.date >= timeline.began }, by: \.date)
+        for index in nights.indices { nights[index].summary = Self.summary(of: byDate[nights[index].date] ?? [], in: language) }
+        self.nights = nights
         var told: [Int: [String]] = [:]
         for event in timeline.events where event.kind != .removed {
             told[event.book, default: []].append(language.text("timelineStory", ["what": Self.what(event, language: language),

@@ -20,7 +20,7 @@ struct CatalogExportTests {
         let site = SiteInspector(root: output)
         // With the site's feed, a feed for each shelf beside where its page would be.
         #expect(site.files().filter { !$0.hasPrefix(".reader-snapshot/") && !$0.hasPrefix("covers/") && !$0.hasPrefix("shelves/") }.sorted()
-                == ["changes.json", "feed.xml", "library.csv", "timeline.json"])
+                == ["changes.json", "feed.xml", "library.csv", "timeline.json", "timeline.xml"])
         #expect(site.files().filter { $0.hasPrefix("shelves/") }.allSatisfy { $0.hasSuffix(".xml") })
         #expect(site.files().filter { $0.hasPrefix("shelves/") }.count == 6)
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import SampleServer
 import TestSupport
 import Testing
@@ -84,12 +87,21 @@ struct TimelineNightsTests {
         let markdown = try #require(site.text("markdown/timeline.md"))
         #expect(markdown.contains("# Timeline") && markdown.contains("(books/103-frankenstein-or-the-modern-prometheus.md): moved from"), "\(markdown)")
 
+        // Its feed: an entry for each night that changed something, newest first, dated by the night.
+        let feed = try #require(site.data("timeline.xml"))
+        let parser = XMLParser(data: feed)
+        #expect(parser.parse(), "timeline.xml is not well-formed XML: \(String(describing: parser.parserError))")
+        let entries = SiteInspector.matches(of: #"<id>tag:reader-snapshot,2024:[^<]*:timeline:([0-9-]+)</id>"#, in: String(decoding: feed, as: UTF8.self))
+        #expect(entries == ["2025-11-27", "2025-11-26", "2025-11-25"], "\(entries)")
+        #expect(String(decoding: feed, as: UTF8.self).contains("moved from Currently Reading 📖 to To Read"))
+        #expect(page.contains("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"Timeline\" href=\"timeline.xml\">"))
+
         // render --from the last snapshot: the same timeline, the same pages of it.
         let copy = folder.path("copy")
         let render = try await ToolRunner.run(["render", "--from", output.appendingPathComponent("library.json").path, "--output", copy.path],
                                               environment: Self.night(4))
         #expect(render.status == 0, "\(render.output)")
-        for file in ["timeline.json", "timeline.html", "markdown/timeline.md"] {
+        for file in ["timeline.json", "timeline.html", "markdown/timeline.md", "timeline.xml"] {
             #expect(SiteInspector(root: copy).data(file) == site.data(file), "\(file) differs in the copy render --from made")
         }
     }
@@ -129,7 +141,7 @@ struct TimelineNightsTests {
         }
         await server.stop()
         #expect(try Self.lines(noNotes, kinds: ["note_written", "note_rewritten", "note_removed"]).isEmpty)
-        for file in ["timeline.json", "timeline.html", "markdown/timeline.md"] {
+        for file in ["timeline.json", "timeline.html", "markdown/timeline.md", "timeline.xml"] {
             let text = try #require(SiteInspector(root: noNotes).text(file))
             #expect(!text.contains("note_rewritten") && !text.contains("note rewritten"), "\(file) tells of a note")
             let shelfText = try #require(SiteInspector(root: noShelf).text(file))
