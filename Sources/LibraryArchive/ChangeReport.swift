@@ -37,7 +37,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
         package var shelves: [String]?
         /// When the note changed: "written" (it had none), "rewritten" or "removed".
         package var note: String?
-        /// When the cover changed: "added" (it had none), "changed" or "removed".
+        /// When the cover changed: "added" (it had none), "changed", "removed", or "enriched" (Open Library's).
         package var cover: String?
 
         package init(id: Int, title: String, fields: [String], formerTitle: String? = nil, shelves: [String]? = nil,
@@ -49,6 +49,13 @@ package struct ChangeReport: Codable, Sendable, Equatable {
             self.shelves = shelves
             self.note = note
             self.cover = cover
+        }
+
+        /// How a cover changed: "enriched" when Open Library's is on either side (the server's book
+        /// did not change: the timeline tells no event of it), else as `change` says.
+        package static func coverChange(_ old: CoverCard?, _ new: CoverCard?) -> String {
+            if old?.fromOpenLibrary == true || new?.fromOpenLibrary == true { return "enriched" }
+            return change(had: old != nil, has: new != nil, added: "added")
         }
 
         /// How a value that changed changed: it was added, removed, or is another now.
@@ -162,7 +169,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
                         report.edited.append(Edit(
                             id: book.id, title: book.title, fields: fields, formerTitle: old.title != book.title ? old.title : nil, shelves: to,
                             note: fields.contains("note") ? Edit.change(had: old.hasNote, has: book.hasNote, added: "written") : nil,
-                            cover: fields.contains("cover") ? Edit.change(had: old.cover != nil, has: book.cover != nil, added: "added") : nil))
+                            cover: fields.contains("cover") ? Edit.coverChange(old.cover, book.cover) : nil))
                     }
                 }
                 before.next()

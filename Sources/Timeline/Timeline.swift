@@ -98,6 +98,8 @@ package struct Timeline: Sendable, Equatable {
                 switch edit.cover {
                 case "added": return .coverAdded
                 case "removed": return .coverRemoved
+                // Open Library's cover came or went: the server's book did not change.
+                case "enriched": return nil
                 default: return .coverChanged
                 }
             default: return nil

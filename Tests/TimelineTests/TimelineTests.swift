@@ -95,6 +95,15 @@ import Testing
         #expect(again.events.filter { $0.kind == .moved }.count == 1)
     }
 
+    /// Open Library's cover coming or going is no event: the server's book did not change.
+    @Test func aCoverFromOpenLibraryIsNoEvent() {
+        let edit = { (cover: String) in ChangeReport.Edit(id: 1, title: "A", fields: ["cover", "title"], formerTitle: "B", cover: cover) }
+        #expect(Timeline.kinds(of: edit("enriched")) == [.renamed])
+        #expect(Timeline.kinds(of: edit("added")) == [.coverAdded, .renamed])
+        #expect(ChangeReport.Edit.coverChange(nil, CoverCard(path: "covers/a.jpg", width: nil, height: nil, fromOpenLibrary: true)) == "enriched")
+        #expect(ChangeReport.Edit.coverChange(nil, CoverCard(path: "covers/a.jpg", width: nil, height: nil)) == "added")
+    }
+
     /// A server date that is not a date, or is after the night, tells nothing: the night dates it.
     @Test func anArrivalIsDatedByTheServerOnlyWhenItsDateIsADayNoLaterThanTheNight() throws {
         let books = [Book(id: 1, title: "A", createdAt: "yesterday"), Book(id: 2, title: "B", createdAt: "2099-01-01T00:00:00Z"),
