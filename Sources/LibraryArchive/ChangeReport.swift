@@ -55,12 +55,12 @@ package struct ChangeReport: Codable, Sendable, Equatable {
         /// did not change: the timeline tells no event of it), else as `change` says.
         package static func coverChange(_ old: CoverCard?, _ new: CoverCard?) -> String {
             if old?.fromOpenLibrary == true || new?.fromOpenLibrary == true { return "enriched" }
-            return change(had: old != nil, has: new != nil, added: "added")
+            return change(had: old != nil, has: new != nil, words: ("added", "changed"))
         }
 
-        /// How a value that changed changed: it was added, removed, or is another now.
-        static func change(had: Bool, has: Bool, added: String) -> String {
-            had && has ? (added == "written" ? "rewritten" : "changed") : has ? added : "removed"
+        /// How a value that changed changed, in its own words: added (it had none), another now, or "removed".
+        static func change(had: Bool, has: Bool, words: (added: String, another: String)) -> String {
+            had && has ? words.another : has ? words.added : "removed"
         }
     }
 
@@ -168,7 +168,7 @@ package struct ChangeReport: Codable, Sendable, Equatable {
                     if !fields.isEmpty {
                         report.edited.append(Edit(
                             id: book.id, title: book.title, fields: fields, formerTitle: old.title != book.title ? old.title : nil, shelves: to,
-                            note: fields.contains("note") ? Edit.change(had: old.hasNote, has: book.hasNote, added: "written") : nil,
+                            note: fields.contains("note") ? Edit.change(had: old.hasNote, has: book.hasNote, words: ("written", "rewritten")) : nil,
                             cover: fields.contains("cover") ? Edit.coverChange(old.cover, book.cover) : nil))
                     }
                 }

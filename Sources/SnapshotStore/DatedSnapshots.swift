@@ -80,16 +80,6 @@ package struct DatedSnapshots: Sendable {
         }
     }
 
-    /// Whether a folder in `snapshots/` is named as this tool names a day's ("2026-11-22"): only
-    /// those are counted and pruned. Anything else there is not ours to delete.
-    static func isDay(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard bytes.count == 10 else { return false }
-        return bytes.enumerated().allSatisfy { index, byte in
-            index == 4 || index == 7 ? byte == UInt8(ascii: "-") : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        }
-    }
-
     /// Points `latest` at `folder` in one step, then removes all but the newest `keep` snapshots.
     package func finish(publishing folder: URL) throws {
         let manager = FileManager.default
@@ -105,7 +95,8 @@ package struct DatedSnapshots: Sendable {
         // A folder of snapshots that cannot be listed prunes nothing tonight: the next night's
         // `finish` tries again.
         let dated = ((try? manager.contentsOfDirectory(atPath: snapshots.path)) ?? [])
-            .filter(Self.isDay)
+            // Only folders named as this tool names a day's: anything else there is not ours to delete.
+            .filter { SnapshotDate.isDay($0) }
             .sorted()
         for old in dated.dropLast(keep) where old != folder.lastPathComponent {
             // One that cannot be removed is among the next night's old ones, and removed then.

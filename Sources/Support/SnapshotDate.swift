@@ -33,6 +33,15 @@ package struct SnapshotDate: Sendable, Equatable, CustomStringConvertible {
     /// "2026-11-22": the day, which names a dated snapshot's folder.
     package var day: String { String(text.prefix(10)) }
 
+    /// Whether `text` is written as `day` is ("2026-11-22"): four digits, a dash, two, a dash, two.
+    package static func isDay(_ text: some StringProtocol) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10 else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            index == 4 || index == 7 ? byte == UInt8(ascii: "-") : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+    }
+
     package var description: String { text }
 
     /// Made from the C library's calendar fields: Foundation's date formatter loads ICU's data,

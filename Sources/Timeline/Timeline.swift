@@ -1,5 +1,6 @@
 import Foundation
 import LibraryArchive
+import Support
 
 /// What only a nightly snapshot can know, kept in the snapshot itself (`timeline.json`): every
 /// night's events, each with its night's date, so that `render --from` makes every page of it
@@ -147,12 +148,8 @@ struct ShelfNames {
 enum NightDate {
     /// The day of an ISO 8601 date from the server or the snapshot, when it is one.
     static func day(of date: String?) -> String? {
-        guard let date, date.utf8.count >= 10 else { return nil }
-        let day = String(date.prefix(10))
-        let digits = day.utf8.enumerated().allSatisfy { index, byte in
-            index == 4 || index == 7 ? byte == UInt8(ascii: "-") : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        }
-        return digits ? day : nil
+        guard let day = date?.prefix(10), SnapshotDate.isDay(day) else { return nil }
+        return String(day)
     }
 
     /// When a book arrived: the server's day, unless it has none, or one after tonight (a clock

@@ -59,6 +59,16 @@ struct LanguageTests {
             #expect(en.number(value) == value.formatted(.number.locale(Locale(identifier: "en"))), "\(value)")
         }
         #expect(en.dateTime("2026-11-25T21:05:00Z") == "2026-11-25 21:05 UTC")
+        // English's months too, without ICU, as ICU writes them; other languages' through ICU.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let icu = DateFormatter()
+        (icu.locale, icu.calendar, icu.timeZone, icu.dateFormat) = (Locale(identifier: "en"), calendar, calendar.timeZone, "MMMM y")
+        for month in 1...12 {
+            let day = String(format: "2026-%02d-01", month)
+            #expect(en.month(day) == icu.string(from: calendar.date(from: DateComponents(year: 2026, month: month, day: 1))!), "\(day)")
+        }
+        #expect(de.month("2026-03-01") == "März 2026" && es.month("2026-11-01") == "noviembre de 2026" && en.month("not a day") == "not a day")
         #expect(de.number(1062) == "1.062" && de.count("books", 1062) == "1.062 Bücher")
         #expect(fr.number(1062).unicodeScalars.map(\.value) == [0x31, 0x202F, 0x30, 0x36, 0x32])
         #expect(es.number(1062000) == "1.062.000")

@@ -25,8 +25,9 @@ package final class Language: Sendable {
     private let dateTimePattern: String
     /// Made only for patterns other than English's ISO forms: a formatter loads ICU's data.
     private let dates: DateForms?
-    /// A month, as the timeline's headings write it ("November 2026").
-    private let months: DateForms
+    /// A month, as the timeline's headings write it ("November 2026"): nil for English's own
+    /// pattern, written out here (`englishMonth`) so that English pages load no ICU data for it.
+    private let months: DateForms?
 
     package static let english = "en"
     static let isoDay = "yyyy-MM-dd"
@@ -76,7 +77,9 @@ package final class Language: Sendable {
         dateTimePattern = strings[Setting.dateTime] ?? Self.isoDateTime
         dates = dayPattern == Self.isoDay && dateTimePattern == Self.isoDateTime ? nil
             : DateForms(locale: locale, day: dayPattern, dateTime: dateTimePattern)
-        months = DateForms(locale: locale, day: strings[Setting.month] ?? "yyyy-MM", dateTime: Self.isoDateTime)
+        let monthPattern = strings[Setting.month] ?? "yyyy-MM"
+        months = tag == Self.english && monthPattern == Self.englishMonthPattern ? nil
+            : DateForms(locale: locale, day: monthPattern, dateTime: Self.isoDateTime)
     }
 
     /// The fixed word or sentence `key`, as the strings file has it.
@@ -128,7 +131,19 @@ package final class Language: Sendable {
 
     /// "2026-11-01" → "November 2026" (the strings' `language.month` pattern); other text as it is.
     func month(_ day: String) -> String {
-        months.day(day) ?? day
+        guard let months else { return Self.englishMonth(day) ?? day }
+        return months.day(day) ?? day
+    }
+
+    static let englishMonthPattern = "MMMM y"
+    static let englishMonths = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                                "November", "December"]
+
+    /// "2026-11-01" → "November 2026", as ICU writes `MMMM y` in English (`LanguageTests` holds it to ICU's own).
+    static func englishMonth(_ day: String) -> String? {
+        guard SnapshotDate.isDay(day), let year = Int(day.prefix(4)), let month = Int(day.dropFirst(5).prefix(2)), (1...12).contains(month)
+        else { return nil }
+        return "\(englishMonths[month - 1]) \(year)"
     }
 
     /// "2026-11-21T23:57:00Z" → "2026-11-21 23:57 UTC" in English, "21. November 2026, 23:57 UTC" in German.
