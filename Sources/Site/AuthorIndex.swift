@@ -119,8 +119,11 @@ struct YearIndex {
     /// Oldest first.
     let years: [Year]
 
-    init(entries: EntryList) {
+    /// `alsoYears`: the years the timeline tells of, which have a page even when no book of the
+    /// library was added in them.
+    init(entries: EntryList, alsoYears: [String] = []) {
         var byYear: [String: [(added: String, id: Int, place: Int)]] = [:]
+        for year in alsoYears { byYear[year] = [] }
         for place in entries.indices {
             guard let added = entries[place].createdAt, let day = SiteModel.day(added) else { continue }
             let year = String(day.prefix(4))

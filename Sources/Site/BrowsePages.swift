@@ -91,19 +91,25 @@ final class YearPage: Sendable {
     let site: SiteView
     let year: String
     let countLabel: String
-    /// "Added in 2024"
+    /// "2024 in books" when the timeline tells the year, else "Added in 2024".
     let heading: String
+    /// "Added in 2024", over the list of the books added when the year is told above it.
+    let addedHeading: String
+    /// What the timeline tells of the year.
+    let inBooks: YearInBooksView?
     /// Newest first.
     let books: [BookView]
     let previous: YearLinkView?
     let next: YearLinkView?
 
-    init(root: String, site: SiteView, year: String, books: [BookView], previous: YearLinkView?, next: YearLinkView?) {
+    init(root: String, site: SiteView, year: String, inBooks: YearInBooksView? = nil, books: [BookView], previous: YearLinkView?, next: YearLinkView?) {
         self.root = root
         self.site = site
         self.year = year
         countLabel = site.language.count("books", books.count)
-        heading = site.language.text("addedInYear", ["year": year])
+        addedHeading = site.language.text("addedInYear", ["year": year])
+        heading = inBooks?.heading ?? addedHeading
+        self.inBooks = inBooks
         self.books = books
         self.previous = previous
         self.next = next
@@ -185,6 +191,8 @@ extension YearPage: MustacheParent {
         case "year": return Text(year)
         case "countLabel": return Text(countLabel)
         case "heading": return Text(heading)
+        case "addedHeading": return Text(addedHeading)
+        case "inBooks": return inBooks.map(Ref.init)
         case "books": return books.map(Ref.init)
         case "previous": return previous.map(Ref.init)
         case "next": return next.map(Ref.init)

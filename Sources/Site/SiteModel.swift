@@ -41,6 +41,8 @@ struct SiteModel {
     let problemsByBook: [Int: [Problem]]
     let authors: AuthorIndex
     let years: YearIndex
+    /// What the timeline tells of each year and month, when the snapshot keeps one.
+    let timelineYears: TimelineYears?
     /// The most recently added books, newest first (`recentCount` of them): the feed, the index, the OPDS catalog.
     let recent: [Int]
     static let recentCount = 50
@@ -83,7 +85,9 @@ struct SiteModel {
         self.listingShelf = listingShelf
         unshelved = books.filter { listingShelf[$0] == Self.noShelf }
         authors = AuthorIndex(books: books, count: entries.count, language: language) { entries[$0].author }
-        years = YearIndex(entries: entries)
+        let timelineYears = timeline.map(TimelineYears.init)
+        self.timelineYears = timelineYears
+        years = YearIndex(entries: entries, alsoYears: timelineYears?.yearKeys ?? [])
         recent = Self.newestFirst(entries.indices, in: entries)
         let title = Self.title(of: frame, in: language)
         let base = siteURL.map { $0.absoluteString.hasSuffix("/") ? $0.absoluteString : $0.absoluteString + "/" }
@@ -279,7 +283,8 @@ struct SiteModel {
         func link(_ other: Int) -> YearLinkView? {
             years.years.indices.contains(other) ? YearLinkView(year: years.years[other].year, count: years.years[other].books.count) : nil
         }
-        return YearPage(root: root, site: undatedSite, year: year.year, books: year.books.map(bookView), previous: link(index - 1), next: link(index + 1))
+        return YearPage(root: root, site: undatedSite, year: year.year, inBooks: yearInBooks(year.year), books: year.books.map(bookView),
+                        previous: link(index - 1), next: link(index + 1))
     }
 
     /// Books per page of the list of all books (`SiteRenderer.booksPerPage`).

@@ -82,7 +82,8 @@ extension SiteRenderer {
             let job: Job = {
                 // The links to the years before and after are on the page too.
                 let around = [index - 1, index + 1].map { years.indices.contains($0) ? years[$0].year : "" }.joined(separator: ",")
-                let digest = inputs.list("year", key: years[index].year + "\u{0}" + around, books: books(years[index].books))
+                let told = model.yearInBooks(years[index].year)?.digestKey ?? ""
+                let digest = inputs.list("year", key: years[index].year + "\u{0}" + around + "\u{0}" + told, books: books(years[index].books))
                 var made: YearPage?
                 for format in kinds {
                     try page(path(format, "years/\(years[index].year)"), digest: digest, gathered: gathered, into: writer) {

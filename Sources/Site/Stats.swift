@@ -23,6 +23,18 @@ struct StatsPage {
         var labelY: Int
         var countX: Int
         var countY: Int
+        /// Under a month's number, its year: on the first month of a chart and on each January.
+        var yearLabel: String? = nil
+        var yearLabelY = 0
+    }
+
+    /// One chart of the timeline's months: the moves into a shelf, or the notes written.
+    struct MonthChart {
+        var heading: String
+        /// What the chart shows, for a screen reader: "Moved to Read, per month: November 2025, 3; …"
+        var label: String
+        var bars: [Bar]
+        var width: Int
     }
 
     struct Author {
@@ -49,6 +61,8 @@ struct StatsPage {
     var yearBars: [Bar]
     var yearChartWidth: Int
     var hasYears: Bool
+    /// With a timeline: the moves into each shelf and the notes written, month by month.
+    var monthCharts: [MonthChart]
     var topAuthors: [Author]
     /// Open Library's subjects (`--enrich openlibrary`), the most common first.
     var topSubjects: [Subject]
@@ -99,6 +113,7 @@ struct StatsPage {
         yearChartWidth = max(1, years.count * columnWidth + 16)
         hasYears = !years.isEmpty
 
+        monthCharts = model.timelineYears.map { Self.monthCharts($0.months, language: language) } ?? []
         topAuthors = model.authors.authors.filter { $0.name != nil }
             .sorted { ($1.books.count, $0.displayName) < ($0.books.count, $1.displayName) }.prefix(10)
             .map { Author(name: $0.displayName, count: $0.books.count, countText: language.number($0.books.count), href: "authors/\($0.fileName).html") }
@@ -117,6 +132,41 @@ struct StatsPage {
     }
 }
 
+extension StatsPage {
+    static let monthPlotHeight = 100, monthColumnWidth = 40
+
+    /// A chart for each shelf books moved to in these months, the shelf with most moves first, then
+    /// one of the notes written; every month keeps its place on the axis, those without an event too.
+    static func monthCharts(_ months: [TimelineYears.Month], language: Language) -> [MonthChart] {
+        var totals: [String: Int] = [:]
+        for month in months { for (shelf, count) in month.movedTo { totals[shelf, default: 0] += count } }
+        let shelves = totals.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map(\.key)
+        var charts = shelves.map { shelf in
+            chart(language.text("movedToPerMonth", ["shelf": shelf]), months.map { ($0.key, $0.movedTo[shelf] ?? 0) }, language: language)
+        }
+        if months.contains(where: { $0.notesWritten > 0 }) {
+            charts.append(chart(language.text("notesWrittenPerMonth"), months.map { ($0.key, $0.notesWritten) }, language: language))
+        }
+        return charts
+    }
+
+    private static func chart(_ heading: String, _ counts: [(month: String, count: Int)], language: Language) -> MonthChart {
+        let most = max(1, counts.map(\.count).max() ?? 1)
+        let plot = monthPlotHeight, column = monthColumnWidth
+        let bars = counts.enumerated().map { index, item in
+            let height = item.count == 0 ? 0 : max(2, item.count * plot / most)
+            let x = index * column + 8, middle = index * column + 8 + (column - 10) / 2
+            let year = item.month.prefix(4), number = item.month.suffix(2)
+            return Bar(label: String(number), count: item.count, countText: language.number(item.count),
+                       x: x, y: plot - height + 20, width: column - 10, height: height,
+                       labelX: middle, labelY: plot + 36, countX: middle, countY: plot - height + 14,
+                       yearLabel: index == 0 || number == "01" ? String(year) : nil, yearLabelY: plot + 52)
+        }
+        let said = counts.map { language.month($0.month + "-01") + ", " + language.number($0.count) }.joined(separator: "; ")
+        return MonthChart(heading: heading, label: heading + ": " + said, bars: bars, width: max(1, counts.count * column + 16))
+    }
+}
+
 extension StatsPage: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
@@ -128,6 +178,8 @@ extension StatsPage: MustacheParent {
         case "yearBars": return yearBars
         case "yearChartWidth": return yearChartWidth
         case "hasYears": return hasYears
+        case "monthCharts": return monthCharts
+        case "hasMonthCharts": return !monthCharts.isEmpty
         case "topAuthors": return topAuthors
         case "topSubjects": return topSubjects
         case "hasSubjects": return !topSubjects.isEmpty

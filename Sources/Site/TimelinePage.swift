@@ -74,10 +74,17 @@ struct TimelineView: Sendable {
         let byDate = Dictionary(grouping: timeline.events.filter { $0.date >= timeline.began }, by: \.date)
         for index in nights.indices { nights[index].summary = Self.summary(of: byDate[nights[index].date] ?? [], in: language) }
         self.nights = nights
-        var told: [Int: [String]] = [:]
+        // A note rewritten night after night is one part of the story: "note rewritten 3 times, last 9 December 2026".
+        var told: [Int: [String]] = [:], rewrites: [Int: Int] = [:]
         for event in timeline.events where event.kind != .removed {
-            told[event.book, default: []].append(language.text("timelineStory", ["what": Self.what(event, language: language),
-                                                                                  "day": language.day(event.date)]))
+            let day = language.day(event.date)
+            if event.kind == .noteRewritten, let count = rewrites[event.book] {
+                rewrites[event.book] = count + 1
+                told[event.book]![told[event.book]!.count - 1] = language.count("timelineRewritten", count + 1, ["day": day])
+                continue
+            }
+            rewrites[event.book] = event.kind == .noteRewritten ? 1 : nil
+            told[event.book, default: []].append(language.text("timelineStory", ["what": Self.what(event, language: language), "day": day]))
         }
         stories = told.mapValues { $0.joined(separator: " · ") }
         eventCount = timeline.events.count

@@ -57,6 +57,7 @@ struct TimelineNightsTests {
         server.server.update { library in
             library.books.removeAll { $0.id == 105 }
             library.updateBook(id: 106) { $0.comments = "<div class=\"trix-content\">\n  <div>Written at last.</div>\n</div>\n" }
+            library.updateBook(id: 101) { $0.comments = "<div class=\"trix-content\">\n  <div>Read again in spring.</div>\n</div>\n" }
             var added = library.books[0]
             added.id = 9_001
             added.title = "The Waves"
@@ -69,7 +70,8 @@ struct TimelineNightsTests {
         let nights = try Self.lines(output).filter { $0 >= "2025-11-25" }
         // In the timeline's order: by date, then book.
         #expect(nights == ["2025-11-25 moved 103", "2025-11-26 note_rewritten 101", "2025-11-26 renamed 104", "2025-11-26 note_removed 106",
-                           "2025-11-26 added 9001", "2025-11-27 removed 105", "2025-11-27 note_written 106"], "\(nights)")
+                           "2025-11-26 added 9001", "2025-11-27 note_rewritten 101", "2025-11-27 removed 105",
+                           "2025-11-27 note_written 106"], "\(nights)")
         let moved = try #require(try Self.events(output).first { $0["kind"] as? String == "moved" })
         #expect(moved["shelves"] as? [String] == ["Currently Reading 📖"] && moved["to"] as? [String] == ["To Read"])
 
@@ -93,12 +95,31 @@ struct TimelineNightsTests {
         #expect(String(decoding: feed, as: UTF8.self).contains("moved from Currently Reading 📖 to To Read"))
         #expect(page.contains("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"Timeline\" href=\"timeline.xml\">"))
 
+        // The book's story: a note rewritten on two nights is one part of it.
+        let bookFile = try #require(site.files().first { $0.hasPrefix("books/101-") && $0.hasSuffix(".html") })
+        let story = try #require(site.text(bookFile))
+        #expect(story.contains("note rewritten 2 times, last 2025-11-27"), "\(story)")
+
+        // The year's page tells the year: the books that reached each shelf (a move, or an addition
+        // on a night the timeline saw), the notes written, the books added, the longest wait.
+        let year = try #require(site.text("years/2025.html"))
+        #expect(year.contains("<h1>2025 in books</h1>") && year.contains("<h2 id=\"added\">Added in 2025</h2>"), "\(year)")
+        #expect(year.contains("<div><dt>Notes written</dt><dd>1</dd></div>"), "\(year)")
+        #expect(year.contains("<span dir=\"auto\">To Read</span> <span class=\"count\">(1 book)</span>"), "\(year)")
+        #expect(year.contains("frankenstein-or-the-modern-prometheus.html\" dir=\"auto\">Frankenstein") && year.contains("days from being added (2022-02-02) to To Read (2025-11-25)"), "\(year)")
+        let yearMarkdown = try #require(site.text("markdown/years/2025.md"))
+        #expect(yearMarkdown.contains("# 2025 in books") && yearMarkdown.contains("- Notes written: 1"), "\(yearMarkdown)")
+        // The stats chart the moves and the notes month by month, each chart named with its figures.
+        let stats = try #require(site.text("stats.html"))
+        #expect(stats.contains("aria-label=\"Moved to To Read, per month: November 2025, 1\""), "\(stats)")
+        #expect(stats.contains("aria-label=\"Notes written, per month: November 2025, 1\""), "\(stats)")
+
         // render --from the last snapshot: the same timeline, the same pages of it.
         let copy = folder.path("copy")
         let render = try await ToolRunner.run(["render", "--from", output.appendingPathComponent("library.json").path, "--output", copy.path],
                                               environment: Self.night(4))
         #expect(render.status == 0, "\(render.output)")
-        for file in ["timeline.json", "timeline.html", "markdown/timeline.md", "timeline.xml"] {
+        for file in ["timeline.json", "timeline.html", "markdown/timeline.md", "timeline.xml", "years/2025.html", "markdown/years/2025.md", "stats.html"] {
             #expect(SiteInspector(root: copy).data(file) == site.data(file), "\(file) differs in the copy render --from made")
         }
     }
@@ -138,10 +159,11 @@ struct TimelineNightsTests {
         }
         await server.stop()
         #expect(try Self.lines(noNotes, kinds: ["note_written", "note_rewritten", "note_removed"]).isEmpty)
-        for file in ["timeline.json", "timeline.html", "markdown/timeline.md", "timeline.xml"] {
+        for file in ["timeline.json", "timeline.html", "markdown/timeline.md", "timeline.xml", "years/2025.html", "stats.html"] {
             let text = try #require(SiteInspector(root: noNotes).text(file))
             #expect(!text.contains("note_rewritten") && !text.contains("note rewritten"), "\(file) tells of a note")
-            let shelfText = try #require(SiteInspector(root: noShelf).text(file))
+            // With the shelf left out, 2025 is told of nowhere: it has no year's page.
+            let shelfText = try #require(SiteInspector(root: noShelf).text(file) ?? (file.hasPrefix("years/") ? "" : nil))
             #expect(!shelfText.contains("Favourites"), "\(file) names the shelf left out")
             #expect(!shelfText.contains("Moby-Dick"), "\(file) tells of a book now on the shelf left out")
             let still = try #require(server.server.library.books.first { $0.id == favourites[1] }).title
