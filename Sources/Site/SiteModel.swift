@@ -283,7 +283,7 @@ struct SiteModel {
         func link(_ other: Int) -> YearLinkView? {
             years.years.indices.contains(other) ? YearLinkView(year: years.years[other].year, count: years.years[other].books.count) : nil
         }
-        return YearPage(root: root, site: undatedSite, year: year.year, inBooks: yearInBooks(year.year), books: year.books.map(bookView),
+        return YearPage(root: root, site: undatedSite, year: year.year, inBooks: yearInBooks(year), books: year.books.map(bookView),
                         previous: link(index - 1), next: link(index + 1))
     }
 

@@ -82,7 +82,7 @@ extension SiteRenderer {
             let job: Job = {
                 // The links to the years before and after are on the page too.
                 let around = [index - 1, index + 1].map { years.indices.contains($0) ? years[$0].year : "" }.joined(separator: ",")
-                let told = model.yearInBooks(years[index].year)?.digestKey ?? ""
+                let told = model.yearInBooks(years[index])?.digestKey ?? ""
                 let digest = inputs.list("year", key: years[index].year + "\u{0}" + around + "\u{0}" + told, books: books(years[index].books))
                 var made: YearPage?
                 for format in kinds {

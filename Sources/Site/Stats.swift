@@ -95,9 +95,10 @@ struct StatsPage {
             if let day = book.createdAt.flatMap(SiteModel.day) { perYear[String(day.prefix(4)), default: 0] += 1 }
         }
         // Every year from the first to the last, those without a book too: a chart that skipped
-        // them would put 2024 next to 2026 as if they followed each other. An empty year has no
-        // page to open, and no bar.
-        let known = perYear.keys.compactMap { Int($0) }
+        // them would put 2024 next to 2026 as if they followed each other. An empty year has no bar.
+        // A year the timeline tells of has its page though no book was added in it.
+        let pages = Set(model.years.years.map(\.year))
+        let known = pages.compactMap { Int($0) }
         let years = known.isEmpty ? [] : (known.min()!...known.max()!).map(String.init)
         let mostInYear = max(1, perYear.values.max() ?? 1)
         let plotHeight = 160, columnWidth = 44
@@ -105,7 +106,7 @@ struct StatsPage {
             let count = perYear[year] ?? 0
             let height = count == 0 ? 0 : max(2, count * plotHeight / mostInYear)
             let x = index * columnWidth + 8
-            return Bar(label: year, count: count, countText: language.number(count), href: count == 0 ? nil : "years/\(year).html",
+            return Bar(label: year, count: count, countText: language.number(count), href: pages.contains(year) ? "years/\(year).html" : nil,
                        x: x, y: plotHeight - height + 20, width: columnWidth - 12, height: height,
                        labelX: x + (columnWidth - 12) / 2, labelY: plotHeight + 38, countX: x + (columnWidth - 12) / 2,
                        countY: plotHeight - height + 14)

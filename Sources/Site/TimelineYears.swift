@@ -24,7 +24,6 @@ struct TimelineYears: Sendable {
             var shelf: String
         }
 
-        var added = 0
         var notesWritten = 0
         /// The books that reached each shelf: moved to it, or added on it on a night the timeline
         /// saw. A book added before the timeline began was on its shelf when the timeline first saw
@@ -62,7 +61,6 @@ struct TimelineYears: Sendable {
             let seen = event.date >= timeline.began
             switch event.kind {
             case .added:
-                years[year, default: Year()].added += 1
                 if arrival[event.book] == nil { arrival[event.book] = event.date }
                 if seen {
                     for shelf in event.shelves where shelf != ShelfName.none { years[year, default: Year()].reached[shelf, default: []].insert(event.book) }
@@ -160,9 +158,10 @@ final class YearInBooksView: Sendable {
     /// Said on the years the timeline did not watch whole: before it began, only the books added are known.
     let partly: String?
 
-    init(year: String, _ counted: TimelineYears.Year?, began: String, showsNotes: Bool, language: Language, fileOf: (Int) -> String?) {
+    /// `added`: the books of the library added in the year, as the list under it counts them.
+    init(year: String, _ counted: TimelineYears.Year?, added: Int, began: String, showsNotes: Bool, language: Language, fileOf: (Int) -> String?) {
         heading = language.text("yearInBooks", ["year": year])
-        addedText = language.number(counted?.added ?? 0)
+        addedText = language.number(added)
         notesText = showsNotes || counted?.notesWritten ?? 0 > 0 ? language.number(counted?.notesWritten ?? 0) : nil
         func shelfName(_ name: String) -> String { name == ShelfName.none ? language.text("noShelfLower") : name }
         reached = (counted?.reached ?? [:]).map { ($0.key, $0.value.count) }.sorted { ($1.1, $0.0) < ($0.1, $1.0) }.map { shelf, count in
@@ -202,9 +201,9 @@ extension YearInBooksView: MustacheParent {
 
 extension SiteModel {
     /// What the timeline tells of `year`, for its page.
-    func yearInBooks(_ year: String) -> YearInBooksView? {
+    func yearInBooks(_ year: YearIndex.Year) -> YearInBooksView? {
         timelineYears.map { years in
-            YearInBooksView(year: year, years.years[year], began: years.began, showsNotes: site.noteCount > 0, language: language,
+            YearInBooksView(year: year.year, years.years[year.year], added: year.books.count, began: years.began, showsNotes: site.noteCount > 0, language: language,
                             fileOf: { [placeByID, fileNames] in placeByID[$0].map { fileNames[$0] } })
         }
     }

@@ -122,6 +122,11 @@ struct TimelineNightsTests {
         for file in ["timeline.json", "timeline.html", "markdown/timeline.md", "timeline.xml", "years/2025.html", "markdown/years/2025.md", "stats.html"] {
             #expect(SiteInspector(root: copy).data(file) == site.data(file), "\(file) differs in the copy render --from made")
         }
+
+        // The pages of four nights, the timeline's, the year's and the stats' charts among them: valid
+        // HTML, and in Chromium no error and no serious accessibility problem (axe-core), light and dark.
+        try await HostileInputTests.validateHTML(output)
+        try await HostileInputTests.checkInBrowser(output)
     }
 
     /// Privacy fails closed, for what a timeline carries from nights before the options too:

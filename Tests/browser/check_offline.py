@@ -210,7 +210,12 @@ def main():
         driver.execute_cdp_cmd("Network.enable", {})
         driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
         shelves = [entry[0] for entry in listed["pages"] if entry[0].startswith("shelves/")]
-        for path in ["index.html", "books.html", "authors.html", "stats.html"] + shelves[:1] + books[:20]:
+        # The timeline's first page and the newest year's, as a phone carries them.
+        told = [entry[0] for entry in listed["shell"] if entry[0] == "timeline.html"] + \
+            sorted(entry[0] for entry in listed["pages"] if entry[0].startswith("years/"))[-1:]
+        if len(told) != 2:
+            problems.append(f"offline.json does not list the timeline's page and a year's: {told}")
+        for path in ["index.html", "books.html", "authors.html", "stats.html"] + told + shelves[:1] + books[:20]:
             driver.get(base + path)
             heading = driver.execute_script("const h = document.querySelector('h1'); return h ? h.textContent : document.body.textContent.slice(0, 80)")
             if "not kept for offline" in heading or not driver.execute_script("return !!document.querySelector('main')"):

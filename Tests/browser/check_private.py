@@ -303,7 +303,12 @@ def main():
         host.stop()
         driver.execute_cdp_cmd("Network.enable", {})
         driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        for path in ["index.html", "books.html"] + books[:10]:
+        # The timeline's pages and a year's, sealed like every page, open from what was kept too.
+        told = [entry[0] for entry in listed["shell"] + listed["pages"]
+                if entry[0] in ("timeline.html", "stats.html") or entry[0].startswith("years/")]
+        if "timeline.html" not in told:
+            problems.append("the catalog keeps no timeline.html")
+        for path in ["index.html", "books.html"] + told[:4] + books[:10]:
             driver.get(base + path)
             if heading(driver) != plain_heading(plain, path):
                 problems.append(f"offline: {path} did not open ({heading(driver)!r})")
