@@ -12,7 +12,7 @@ package struct Timeline: Sendable, Equatable {
     /// The first night the timeline saw: what it says of the days before is the server's own
     /// dates (when each book was added).
     package private(set) var began: String
-    /// The snapshot whose night was added last (its `generated_at`).
+    /// The snapshot of the last night that added an event (its `generated_at`).
     package private(set) var through: String
     /// In the timeline's order: by date, then book, then how a story reads.
     package private(set) var events: [TimelineEvent]
@@ -43,6 +43,9 @@ package struct Timeline: Sendable, Equatable {
             let told = last.events.filter { $0.date == ahead }.map(\.withoutDate)
             tonight.removeAll { told.contains($0.withoutDate) }
         }
+        // A quiet night adds nothing, and leaves the timeline as it was, `through` too: its file
+        // and its feed keep their bytes, and a publish has nothing of it to send.
+        guard !tonight.isEmpty else { return last }
         return Timeline(began: last.began, through: report.generatedAt, events: last.events + tonight)
     }
 
