@@ -106,6 +106,21 @@ struct MonthOfNightsTests {
         #expect(plan.contains { !$0.failing.isEmpty } && plan.contains { $0.edit } && plan.contains { !$0.edit && $0.failing.isEmpty })
         let snapshots = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("snapshots").path)
         #expect(snapshots.filter { !$0.hasPrefix(".") }.count == 7, "\(snapshots)")
+        // Each dated snapshot holds the timeline of its night: the one before it, with what that
+        // night changed added, dated by the night.
+        var told: [String] = []
+        var renamed = 0
+        for day in snapshots.filter({ !$0.hasPrefix(".") }).sorted() {
+            let data = try #require(SiteInspector(root: output.appendingPathComponent("snapshots").appendingPathComponent(day)).data("timeline.json"), "\(day)")
+            let timeline = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let events = (timeline["events"] as? [[String: Any]] ?? []).map { "\($0["date"] as? String ?? "") \($0["kind"] as? String ?? "") \($0["book"] as? Int ?? 0)" }
+            #expect(Array(events.prefix(told.count)) == told, "\(day): the nights before are not as the snapshot before told them")
+            let tonight = events.dropFirst(told.count)
+            #expect(told.isEmpty || tonight.allSatisfy { $0.hasPrefix(day + " ") }, "\(day): \(tonight)")
+            renamed += told.isEmpty ? 0 : tonight.filter { $0.contains(" renamed ") }.count
+            told = events
+        }
+        #expect(renamed > 0, "the kept nights tell no rename: the test would prove nothing")
         #expect(try FileManager.default.attributesOfItem(atPath: output.path)[.posixPermissions] as? Int == 0o750)
         let leaks = TrustTests.filesHolding(TrustTests.privateNeedles(server), under: output)
         #expect(leaks.isEmpty, "\(leaks.prefix(20))")
