@@ -75,7 +75,8 @@ package struct Exporter: Sendable {
         var compared = try await steps.run("compare with the last snapshot", consume crawled, compare)
         let quietFound = quiet.flatMap { quietNightFound($0, compared: compared) }
         compared = try await steps.run("close the connections", consume compared, closeConnections)
-        if let history, compared.outcome.timelineBegan {
+        // Only a night that renders writes a timeline: another leaves or links the last snapshot's files.
+        if let history, compared.outcome.timelineBegan, compared.outcome.decision.writesNewFiles {
             compared = try await steps.run("fill in the timeline from the history", consume compared) { await fillInTimeline($0, from: history) }
         }
         var made = try await steps.run("make the snapshot", consume compared, make)
