@@ -184,9 +184,10 @@ extension Exporter {
         let compared = try await compare(&crawled.crawl.library, with: &crawled.last, place: output)
         let library = crawled.crawl.library
         var state = stateToKeep(crawled.crawl, client: client, cache: crawled.connections.cache, renderedWith: crawled.renderedWith)
-        let timeline = timeline(compared.changes, unchanged: compared.unchanged, library: library, last: output.swap.previous)
+        let (timeline, began) = timeline(compared.changes, unchanged: compared.unchanged, library: library, last: output.swap.previous)
         var outcome = Outcome(library: library, changes: compared.changes, timeline: timeline, network: client.metrics.reading,
                               unchanged: compared.unchanged, place: output.place)
+        outcome.timelineBegan = began && !compared.changes.firstRun
         outcome.newGaps = library.frame.problems.filter { !compared.knownGaps.contains($0.gapKey) }.count
         outcome.decision = NightPlan.decide(NightPlan.Facts(
             libraryUnchanged: compared.unchanged, reuseUnchanged: settings.content.reuseUnchanged, hasLastSnapshot: output.swap.previous != nil,
@@ -272,7 +273,8 @@ extension Exporter {
     /// Tonight's timeline: the last snapshot's with tonight's events (on a night that changed
     /// nothing, the last one as it was), as tonight's privacy options show it. One that cannot be
     /// read is said, and begins again from the books there are: nothing else of the night is lost.
-    func timeline(_ report: ChangeReport, unchanged: Bool, library: LibraryFile, last snapshot: URL?) -> Timeline {
+    /// Says too whether it began tonight (no timeline could be read from the last snapshot).
+    func timeline(_ report: ChangeReport, unchanged: Bool, library: LibraryFile, last snapshot: URL?) -> (Timeline, began: Bool) {
         var last: Timeline?
         do {
             last = try snapshot.flatMap(Timeline.read(in:))
@@ -281,7 +283,7 @@ extension Exporter {
         }
         let tonight = unchanged ? last ?? Timeline.tonight(last: nil, report: report, library: library)
             : Timeline.tonight(last: last, report: report, library: library)
-        return settings.content.privacy.shown(tonight, with: library)
+        return (settings.content.privacy.shown(tonight, with: library), last == nil)
     }
 
     /// Every page, on a thread of its own: the threads answers resume on are the network's.

@@ -23,6 +23,10 @@ package struct Exporter: Sendable {
         var changes: ChangeReport
         /// Every night's events, tonight's with them (`timeline.json`).
         var timeline: Timeline
+        /// True when tonight's timeline began tonight, though earlier nights were kept: the last
+        /// snapshot had none (an older version's) or one that could not be read. `--history` then
+        /// fills in the nights before from its commits.
+        var timelineBegan = false
         var network: ClientMetrics.Reading
         /// True when the library was the same as in the previous snapshot: no file was rewritten.
         var unchanged: Bool
@@ -71,6 +75,10 @@ package struct Exporter: Sendable {
         var compared = try await steps.run("compare with the last snapshot", consume crawled, compare)
         let quietFound = quiet.flatMap { quietNightFound($0, compared: compared) }
         compared = try await steps.run("close the connections", consume compared, closeConnections)
+        // Only a night that renders writes a timeline: another leaves or links the last snapshot's files.
+        if let history, compared.outcome.timelineBegan, compared.outcome.decision.writesNewFiles {
+            compared = try await steps.run("fill in the timeline from the history", consume compared) { await fillInTimeline($0, from: history) }
+        }
         var made = try await steps.run("make the snapshot", consume compared, make)
         made = try await Self.sealIfAsked(consume made, steps: &steps, logger: logger)
         if let history {

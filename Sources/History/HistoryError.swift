@@ -13,6 +13,10 @@ package struct HistoryError: Error, Sendable, CustomStringConvertible {
         /// The history was kept without library.json (`--format` without json).
         case noLibrary
         case bookNotFound(id: Int)
+        /// `history --book` on a snapshot whose timeline tells nothing of that book.
+        case bookNotInTimeline(id: Int)
+        /// The snapshot's `timeline.json` is there, and cannot be read.
+        case unreadableTimeline(detail: String)
         case badDate(String)
     }
 
@@ -41,6 +45,10 @@ package struct HistoryError: Error, Sendable, CustomStringConvertible {
             return "\(path): this history holds no library.json (it was kept without the json format), so it cannot tell one book's story"
         case .bookNotFound(let id):
             return "book \(id) is in no night of the history \(path): no snapshot it kept held a book of that id (a book's id begins its page's name: books/ID-title.html)"
+        case .bookNotInTimeline(let id):
+            return "book \(id) is in no night of the timeline \(path): no night it kept told of a book of that id (a book's id begins its page's name: books/ID-title.html)"
+        case .unreadableTimeline(let detail):
+            return detail
         case .badDate(let text):
             return "--since \(text): not a date (use YYYY-MM-DD)"
         }

@@ -23,7 +23,7 @@ package struct HistoryLog: Sendable {
         try await commits(newestFirst: true).filter { since == nil || $0.date >= since! }
     }
 
-    private func commits(newestFirst: Bool, touching path: String? = nil) async throws -> [Night] {
+    func commits(newestFirst: Bool, touching path: String? = nil) async throws -> [Night] {
         let git = Git(gitDirectory: repository.gitDirectory)
         guard try await git.verify(HistoryRepository.branch) != nil else { return [] }
         var arguments = ["log", "--format=%x1e%H%x1f%at%x1f%B"]
@@ -64,9 +64,7 @@ package struct HistoryLog: Sendable {
     package func book(_ id: Int, since: Int? = nil) async throws -> [BookNight] {
         let nights = try await commits(newestFirst: false, touching: "library.json")
         guard !nights.isEmpty else { throw HistoryError(.noLibrary, path: repository.gitDirectory.path) }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reader-snapshot-history-\(UUID().uuidString.prefix(8))")
-        // The notes of every night pass through it: for the owner alone, as the history is.
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let scratch = try Self.scratchFolder()
         // A scratch folder that cannot be removed stays readable by its owner alone, as made.
         defer { try? FileManager.default.removeItem(at: scratch) }
         let git = Git(gitDirectory: repository.gitDirectory)
@@ -91,6 +89,14 @@ package struct HistoryLog: Sendable {
         }
         guard seen else { throw HistoryError(.bookNotFound(id: id), path: repository.gitDirectory.path) }
         return changes
+    }
+
+    /// A folder of its own for the nights' files read out of git. The notes of every night pass
+    /// through it: for the owner alone, as the history is.
+    static func scratchFolder() throws -> URL {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reader-snapshot-history-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return scratch
     }
 
     static func version(of id: Int, in file: URL) throws -> BookVersion? {

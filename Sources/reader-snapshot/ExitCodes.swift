@@ -9,7 +9,7 @@ enum ExitCodes {
     static let badUsage: Int32 = 64
     /// Publishing would delete more files on the host than --max-deletes allows: nothing was sent.
     static let tooManyDeletions: Int32 = 65
-    /// `history --book ID`: no night of the history holds that book. A question answered "none",
+    /// `history --book ID`: no night of the timeline or the history holds that book. A question answered "none",
     /// not a command misused: a script can tell it from a mistyped option (64).
     static let bookNotInHistory: Int32 = 66
     /// Publishing is not set up: rclone is missing, or has no remote of that name.
@@ -42,7 +42,7 @@ enum ExitCodes {
         (writtenWithGaps, "written with gaps (some book details or covers could not be fetched)", [.export]),
         (badUsage, "bad usage", Set(Command.allCases)),
         (tooManyDeletions, "publishing would delete more than --max-deletes files on the host (nothing sent)", [.export, .publish]),
-        (bookNotInHistory, "history --book: no night of the history holds that book", [.history]),
+        (bookNotInHistory, "history --book: no night of the timeline or history has the book", [.history]),
         (publishNotSetUp, "publishing not set up: rclone missing, no such remote, or no such folder on this machine", [.export, .publish]),
         (serverUnavailable, "server unreachable, failing, or stopped answering during the crawl (nothing published)", [.export]),
         (outputNotWritable, "output not writable", [.export, .render, .demo]),

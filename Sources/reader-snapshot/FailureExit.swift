@@ -58,9 +58,9 @@ extension HistoryError: ExitingError {
         switch reason {
         // A commit git could not make (a full disk, a damaged repository): the history not written.
         case .commitFailed: return ExitCodes.outputNotWritable
-        case .bookNotFound: return ExitCodes.bookNotInHistory
+        case .bookNotFound, .bookNotInTimeline: return ExitCodes.bookNotInHistory
         case .noHistory, .noLibrary, .badDate, .notOurs: return ExitCodes.badUsage
-        case .gitMissing, .gitFailed: return 1
+        case .gitMissing, .gitFailed, .unreadableTimeline: return 1
         }
     }
 

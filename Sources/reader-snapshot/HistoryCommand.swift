@@ -3,18 +3,23 @@ import Foundation
 import History
 import Support
 
-/// `reader-snapshot history DIR`: what an export with --history kept, night by night.
+/// `reader-snapshot history DIR`: the snapshot's timeline, night by night, in the pages' words;
+/// or, for a snapshot without one, what an export with --history kept.
 struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "Tell what changed, night by night, from the history 'export --history' keeps.",
+        abstract: "Tell what changed, night by night: the snapshot's timeline, and the history 'export --history' keeps.",
         // Written out: <dir> is checked by check(), not declared required (see CommandLineChecks).
         usage: "reader-snapshot history <dir> [--book <id>] [--since <YYYY-MM-DD>]",
         discussion: """
-        DIR is the export's --output folder. Without --book: each night's commit, newest first, \
-        with the books added, removed, edited and moved. With --book ID: that book's nights, oldest \
-        first: when it came, what of its title, author, ISBN and shelf changed, its note's changes \
-        as a diff, and when it left (a book's id begins its page's name: books/ID-title.html). \
+        DIR is the export's --output folder (with --keep, its newest snapshot is read). Without \
+        --book: the snapshot's timeline (timeline.json), each day newest first with its counts, \
+        then its events in the words of the timeline's pages. With --book ID: that book's story, \
+        oldest first, and with --history its note's changes as a diff under each note's event (a \
+        book's id begins its page's name: books/ID-title.html). No --history is needed for the \
+        timeline. A snapshot an older version made has none: then each night's commit of the \
+        history is told, with the books added, removed, edited and moved, and a book's nights \
+        from the library each night kept. \
         The history is a git repository kept beside the folder, never in it: \
         PARENT/.NAME.history.git for the folder PARENT/NAME (with --keep, beside the folder of \
         the dated snapshots). git reads it too: \
@@ -37,7 +42,7 @@ struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
         let folder = try CommandLineChecks.required(folder, "<dir>", "the export's --output folder")
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw ValidationError("\(folder): no such folder; give the --output folder of an export made with --history.")
+            throw ValidationError("\(folder): no such folder; give the --output folder of an export.")
         }
         if let since, Self.day(since) == nil { throw ValidationError("--since \(since): not a date (use YYYY-MM-DD).") }
     }
@@ -56,13 +61,16 @@ struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
     }
 
     func run() async throws {
-        let folder = folder ?? ""
-        guard let repository = HistoryRepository.find(from: URL(fileURLWithPath: folder)) else {
-            throw failure(HistoryError(.noHistory, path: folder))
-        }
-        let log = HistoryLog(repository)
+        let folder = URL(fileURLWithPath: folder ?? "")
+        let repository = HistoryRepository.find(from: folder)
         let from = since.flatMap(Self.day)
         do {
+            if let timeline = try Self.timeline(in: folder, besideHistory: repository != nil) {
+                try await tell(timeline.text, of: timeline.snapshot, repository: repository)
+                return
+            }
+            guard let repository else { throw HistoryError(.noHistory, path: folder.path) }
+            let log = HistoryLog(repository)
             if let book {
                 print(Self.describe(book: book, try await log.book(book, since: from)), terminator: "")
             } else {
@@ -75,7 +83,7 @@ struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
         }
     }
 
-    private func failure(_ error: HistoryError) -> ExitCode {
+    func failure(_ error: HistoryError) -> ExitCode {
         // Standard error is where it is said; when it cannot be written, the exit code alone tells.
         try? FileHandle.standardError.write(contentsOf: Data("error: \(error)\n".utf8))
         return ExitCode(error.exitCode)
@@ -127,7 +135,7 @@ struct HistoryCommand: AsyncParsableCommand, CheckedCommand {
         return out.isEmpty ? "Book \(id) did not change in these nights.\n" : out
     }
 
-    private static func shown(_ text: String) -> String { UntrustedText.displayable(text) }
+    static func shown(_ text: String) -> String { UntrustedText.displayable(text) }
 
     private static func shelves(_ names: [String]) -> String {
         names.isEmpty ? "no shelf" : names.map(shown).joined(separator: ", ")

@@ -232,7 +232,7 @@ struct CommandLineErrorTests {
         #expect(text.contains("PARENT/.NAME.history.git for the folder PARENT/NAME"), "\(help.stdout)")
         #expect(text.contains("git --git-dir PARENT/.NAME.history.git --work-tree PARENT/NAME log -p"), "\(help.stdout)")
         #expect(!text.contains("DIR/.git") && !text.contains("DIR/history.git"), "\(help.stdout)")
-        #expect(text.contains("66  history --book: no night of the history holds that book"), "\(help.stdout)")
+        #expect(text.contains("66  history --book: no night of the timeline or history has the book"), "\(help.stdout)")
     }
 
     @Test func eachHelpListsOnlyTheExitCodesItsCommandCanReturn() async throws {

@@ -103,7 +103,9 @@ struct HistoryTests {
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("covers").path)
             .filter { CoverFile.isWellFormed(path: "covers/" + $0) }
         #expect(covers.count == onDisk.count && !onDisk.isEmpty)
-        // The history command reads it back.
+        // The history command reads it back: its commits, for a snapshot without a timeline (an
+        // older version's).
+        try FileManager.default.removeItem(at: output.appendingPathComponent("timeline.json"))
         let history = try await ToolRunner.run(["history", output.path])
         #expect(history.status == 0 && history.stdout.split(separator: "\n").filter { $0.first?.isNumber == true }.count == expected.count,
                 "\(history.output)")
@@ -174,6 +176,8 @@ struct HistoryTests {
         let everything = try await Self.git(output, ["log", "-p", "--all", "--format=%B"]).output
         #expect(!everything.contains(SampleLibrary.demoPassword) && !everything.contains(server.server.apiKey) && everything.contains("Frankenstein"))
 
+        // Told from the commits, as for a snapshot an older version made: without a timeline.
+        try FileManager.default.removeItem(at: output.appendingPathComponent("timeline.json"))
         let story = try await ToolRunner.run(["history", output.path, "--book", "103"])
         #expect(story.status == 0, "\(story.output)")
         let lines = story.stdout.split(separator: "\n").map(String.init)
@@ -215,8 +219,12 @@ struct HistoryTests {
         #expect(try await Self.git(repository, ["log", "--format=%an <%ae>"]).output.split(separator: "\n") == Array(repeating: "Ada <ada@example.org>", count: 3))
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("snapshots").path).count == 2, "--keep 2")
         #expect(try await Self.git(repository, ["fsck", "--strict"]).status == 0)
+        // The newest dated snapshot's timeline tells the story, the shared history the note's diffs.
         let story = try await ToolRunner.run(["history", output.path, "--book", "101"])
-        #expect(story.stdout.split(separator: "\n").filter { $0.contains("note:") }.count == 2, "\(story.output)")
+        let lines = story.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.hasSuffix("Pride and Prejudice: note rewritten") }.count == 2, "\(story.output)")
+        let added = lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("+") }
+        #expect(added.contains { $0.contains("Night 1.") } && added.contains { $0.contains("Night 2.") }, "\(story.output)")
     }
 
     /// A run killed in its commit (with its git), half of them as the commit's first git starts and

@@ -125,4 +125,26 @@ import Testing
         guard case .bookNotFound(let id)? = error?.reason else { Issue.record("not bookNotFound: \(String(describing: error))"); return }
         #expect(id == 99)
     }
+
+    /// Each night's `library.json`, oldest first: a night kept without it is not handed, and a
+    /// library kept from an earlier night still reads its books once later nights were read.
+    @Test func eachNightsLibraryIsHandedOldestFirstAndStaysReadable() async throws {
+        defer { folder.remove() }
+        try await makeFiveNights()
+        var dates: [Int] = [], titles: [[String]] = [], kept: [LibraryFile] = []
+        try await log.eachLibrary { night, library in
+            dates.append(night.date)
+            titles.append(library.entries.indices.map { library.entries[$0].title })
+            kept.append(library)
+        }
+        #expect(dates == [0, 1, 2, 3].map { Self.first + $0 * Self.day })
+        #expect(titles == [["Moby-Dick", "Typee"], ["Moby-Dick", "Typee: A Peep"], ["Moby-Dick", "Typee: A Peep"], ["Typee: A Peep"]])
+        #expect(try kept[0].noteMarkdown(at: 0) == "Whaling.\n" && kept[2].noteMarkdown(at: 0) == "Whaling,\nat length.\n")
+        // A history with no commit yet hands nothing.
+        let empty = folder.path("empty.git")
+        try await HistoryRepositoryTests.git(empty, ["init", "--quiet", "--initial-branch=main"])
+        var none = 0
+        try await HistoryLog(HistoryRepository(gitDirectory: empty)).eachLibrary { _, _ in none += 1 }
+        #expect(none == 0)
+    }
 }
