@@ -155,7 +155,7 @@ final class YearInBooksView: Sendable {
     /// Each shelf books reached in the year, the most first.
     let reached: [Reached]
     let wait: Wait?
-    /// Said on the years the timeline did not watch whole: before it began, only the books added are known.
+    /// Said on the year the timeline began: before that day, only the days the books were added are known.
     let partly: String?
 
     /// `added`: the books of the library added in the year, as the list under it counts them.
@@ -174,7 +174,7 @@ final class YearInBooksView: Sendable {
             return Wait(title: wait.title, titleMarkdown: Markdown.text(wait.title), href: file.map { "books/\($0).html" },
                         markdownHref: file.map { "books/\($0).md" }, text: text, textMarkdown: Markdown.text(text))
         }
-        partly = year <= String(began.prefix(4)) ? language.text("yearPartly", ["day": language.day(began)]) : nil
+        partly = year == String(began.prefix(4)) ? language.text("yearPartly", ["day": language.day(began)]) : nil
     }
 
     /// What the page shows of it, for the page's digest: a page whose year changed is made again.
@@ -200,11 +200,14 @@ extension YearInBooksView: MustacheParent {
 }
 
 extension SiteModel {
-    /// What the timeline tells of `year`, for its page.
+    /// What the timeline tells of `year`, for its page: nothing of a year before it began, of
+    /// which only the days the books were added are known (and the page lists them).
     func yearInBooks(_ year: YearIndex.Year) -> YearInBooksView? {
-        timelineYears.map { years in
-            YearInBooksView(year: year.year, years.years[year.year], added: year.books.count, began: years.began, showsNotes: site.noteCount > 0, language: language,
-                            fileOf: { [placeByID, fileNames] in placeByID[$0].map { fileNames[$0] } })
+        timelineYears.flatMap { years in
+            guard year.year >= years.began.prefix(4) else { return nil }
+            return YearInBooksView(year: year.year, years.years[year.year], added: year.books.count, began: years.began,
+                                   showsNotes: site.noteCount > 0, language: language,
+                                   fileOf: { [placeByID, fileNames] in placeByID[$0].map { fileNames[$0] } })
         }
     }
 }

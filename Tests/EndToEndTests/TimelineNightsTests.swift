@@ -121,6 +121,9 @@ struct TimelineNightsTests {
         #expect(year.contains("<div><dt>Notes written</dt><dd>1</dd></div>"), "\(year)")
         #expect(year.contains("<span dir=\"auto\">To Read</span> <span class=\"count\">(1 book)</span>"), "\(year)")
         #expect(year.contains("frankenstein-or-the-modern-prometheus.html\" dir=\"auto\">Frankenstein") && year.contains("days from being added (2022-02-02) to To Read (2025-11-25)"), "\(year)")
+        // A year before the timeline began is told by its books added alone: nothing more of it is known.
+        let before = try #require(site.text("years/2024.html"))
+        #expect(before.contains("<h1>Added in 2024</h1>") && !before.contains("Notes written"), "\(before)")
         let yearMarkdown = try #require(site.text("markdown/years/2025.md"))
         #expect(yearMarkdown.contains("# 2025 in books") && yearMarkdown.contains("- Notes written: 1"), "\(yearMarkdown)")
         // The stats chart the moves and the notes month by month, each chart named with its figures.
