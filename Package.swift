@@ -203,7 +203,7 @@ let package = Package(
         // server with their conditions, and the notes' and thumbnails' benchmarks.
         .executableTarget(
             name: "reader-snapshot-dev",
-            dependencies: ["LibraryArchive", "Notes", "SampleServer", "SampleServerDoubles", "Support", "Thumbnails",
+            dependencies: ["LibraryArchive", "Notes", "SampleServer", "SampleServerDoubles", "Support", "Thumbnails", "Timeline",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(

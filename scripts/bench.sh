@@ -16,6 +16,8 @@
 #   MEMORY=0 scripts/bench.sh        leave out the peak of every kind of run (at GOAL_BOOKS, the largest size by default)
 #   REAL_EXPORT=0 scripts/bench.sh   leave out the export of a real-shaped library against curl (REAL_BOOKS, 1,000)
 #   PUBLISH=0 scripts/bench.sh       leave out publishing against rclone sync (PUBLISH_BOOKS, PUBLISH_HOSTS)
+#   TIMELINE=0 scripts/bench.sh      leave out a night with a year of timeline (TIMELINE_BOOKS, the largest size;
+#                                    TIMELINE_RUNS, RUNS; TIMELINE_WITHOUT=path, a build before the timeline)
 #
 # Every figure is the median of RUNS runs. Peak memory is the maximum resident set size that
 # /usr/bin/time -v reports for the step's process. On ext4, creating files where many were deleted
@@ -281,6 +283,86 @@ if [ "${MEMORY:-1}" = 1 ]; then
   memory_row "the first night after an upgrade" "$work/m-upgrade.time"
   memory_row "the last snapshot from another address" "$work/m-other.time"
   rm -rf "$night" "$keep" "$history"
+fi
+
+# The timeline at any size (issue 70): a night of TIMELINE_BOOKS books (the largest size: 100,000 in
+# `make bench-100k`) with 1% of them changed, after a year of nights at 1% changed each. A year of
+# exports would take days, so `reader-snapshot-dev timeline-year` writes the 365 nights into the
+# timeline.json of a snapshot an export made (the next night reads the last timeline from the
+# snapshot); then the sample server's library is changed (scripts/night-edits.py: moves, notes,
+# renames, removals, additions) and the night is run RUNS times from a copy of that snapshot and its
+# state, alternated with the same night of TIMELINE_WITHOUT (a build before the timeline: a877125's),
+# from a snapshot of its own; without it, with the same build from a snapshot whose timeline holds
+# the arrivals alone. Then `render --from` of each side's snapshot, alternated. Goals: the night at
+# most x1.05 the night without; every run within 150 MB at 100,000 books.
+# The server answers at --latency-ms 5, as the memory rows': at --realistic (one request at a time),
+# each side's first export at 100,000 books would take over ten minutes.
+remark() {  # remark MARK FOLDER: the snapshot's mark (SnapshotMark) names FOLDER, a copy of the snapshot
+  python3 -c 'import json, os, sys; d = json.load(open(sys.argv[1])); s = os.stat(sys.argv[2]); d["folders"] = ["%d %d" % (s.st_dev, s.st_ino)]; json.dump(d, open(sys.argv[1], "w"), separators=(",", ":"))' "$1" "$2"
+}
+if [ "${TIMELINE:-1}" = 1 ]; then
+  tl_books=${TIMELINE_BOOKS:-$largest}
+  without_bin=${TIMELINE_WITHOUT:+$(cd "$(dirname "$TIMELINE_WITHOUT")" && pwd)/$(basename "$TIMELINE_WITHOUT")}
+  start_server "$tl_books" --editable
+  base_with="$work/tl-with" base_without="$work/tl-without"
+  mkdir -p "$base_with" "$base_without"
+  measured=$bin
+  for side in with without; do
+    base="$work/tl-$side"
+    bin=$measured
+    [ "$side" = with ] || bin=${without_bin:-$measured}
+    nightly_run "$base/night" "$work/tl-first.time"
+    nightly_run "$base/night" "$work/tl-first.time"   # asks again for what failed the first night
+  done
+  bin=$measured
+  year=$("$dev" timeline-year --snapshot "$base_with/night" --nights 365 --share 0.01 --seed 1)
+  tl_bytes=$(stat -c %s "$base_with/night/timeline.json")
+  python3 scripts/night-edits.py "$base_with/night/library.json" "$url" 0.01 2 >"$work/edits.cfg"
+  curl -s -X POST -K "$work/edits.cfg"
+  with=() without=() with_peak=() without_peak=()
+  for run in $(seq "${TIMELINE_RUNS:-$runs}"); do
+    for side in with without; do
+      out=$(fresh) && mkdir -p "$out"
+      # The snapshot's files linked (a night never writes into the last snapshot), the state copied,
+      # its mark naming the copy (a snapshot is known by its folder's device and inode).
+      cp -al "$work/tl-$side/night" "$out/night"
+      cp -a "$work/tl-$side/.night.reader-snapshot" "$out/"
+      remark "$out/.night.reader-snapshot/snapshot-folders.json" "$out/night"
+      bin=$measured
+      [ "$side" = with ] || bin=${without_bin:-$measured}
+      nightly_run "$out/night" "$work/tl-night-$side.time"
+      if [ "$side" = with ]; then with+=("$(seconds "$work/tl-night-$side.time")"); with_peak+=("$(peak_mb "$work/tl-night-$side.time")")
+      else without+=("$(seconds "$work/tl-night-$side.time")"); without_peak+=("$(peak_mb "$work/tl-night-$side.time")"); fi
+      eval "tl_last_$side=\$out/night"
+    done
+  done
+  stop_server
+  bin=$measured
+  render_with=() render_without=() render_with_peak=() render_without_peak=()
+  for run in $(seq "${TIMELINE_RUNS:-$runs}"); do
+    for side in with without; do
+      r=$(fresh)
+      b=$measured
+      [ "$side" = with ] || b=${without_bin:-$measured}
+      last=$tl_last_with
+      [ "$side" = with ] || last=$tl_last_without
+      /usr/bin/time -v "$b" render --from "$last/library.json" --output "$r" -q 2>"$work/tl-render.time" || true
+      if [ "$side" = with ]; then render_with+=("$(seconds "$work/tl-render.time")"); render_with_peak+=("$(peak_mb "$work/tl-render.time")")
+      else render_without+=("$(seconds "$work/tl-render.time")"); render_without_peak+=("$(peak_mb "$work/tl-render.time")"); fi
+    done
+  done
+  m() { printf '%s\n' "$@" | median; }
+  w=$(m "${with[@]}") wo=$(m "${without[@]}") rw=$(m "${render_with[@]}") rwo=$(m "${render_without[@]}")
+  label=${without_bin:+"$(basename "$(dirname "$without_bin")")'s build"}
+  echo
+  echo "The timeline at $tl_books books: a year of nights at 1% changed ($year), then a night at 1% changed, alternated with the same night without the timeline (${label:-this build, its timeline the arrivals alone}):"
+  echo "  timeline.json: $tl_bytes bytes; after the night $(stat -c %s "$tl_last_with/timeline.json") bytes, $(ls "$tl_last_with" | grep -c '^timeline.*\.html$') timeline pages"
+  printf '  the night: %.2f s with, %.2f s without, x%.3f (goal x1.05); peak %s MB with, %s MB without (goal: 150 MB at 100,000 books); runs: with %s, without %s\n' \
+    "$w" "$wo" "$(awk -v a="$w" -v b="$wo" 'BEGIN { print a / b }')" "$(m "${with_peak[@]}")" "$(m "${without_peak[@]}")" "${with[*]}" "${without[*]}"
+  printf '  render --from: %.2f s with, %.2f s without, x%.3f; peak %s MB with, %s MB without; peaks: with %s, without %s\n' \
+    "$rw" "$rwo" "$(awk -v a="$rw" -v b="$rwo" 'BEGIN { print a / b }')" "$(m "${render_with_peak[@]}")" "$(m "${render_without_peak[@]}")" \
+    "${render_with_peak[*]}" "${render_without_peak[*]}"
+  rm -rf "$work"/tl-* "$work"/out-*
 fi
 
 # Export: a real-shaped library (1,000 books, covers of real sizes, a quarter without, a server

@@ -10,7 +10,7 @@ enum AtomFeed {
         var jobs: [SiteRenderer.Job] = [{ try writer.write(try render(model, notes: notes), to: "feed.xml") }] + model.shelves.map { shelf in
             { try writer.write(try render(model, shelf: shelf, notes: notes), to: SiteModel.shelfFeedFile(shelf)) }
         }
-        if let timeline = model.timelineView { jobs.append { try writer.write(TimelineFeed.render(model, timeline), to: TimelineFeed.file) } }
+        if let timeline = model.timelineView { jobs.append { try TimelineFeed.write(model, timeline, into: writer) } }
         return jobs
     }
 

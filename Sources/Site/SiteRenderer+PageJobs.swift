@@ -194,8 +194,9 @@ extension SiteRenderer {
             }
             entries[place] = PageDigests.Digest(of: element)
             // The author's page's name is the book page's too: it can change with other books' authors;
-            // and so is the book's story, which a night can add to without a change to the book.
-            let story = model.timelineView?.story(of: model.library.entries.id(at: place)) ?? ""
+            // and so is the book's story, which a night can add to without a change to the book: its
+            // events as the timeline keeps them, told in words only for the pages made.
+            let story = model.timelineView?.storyInputs(of: model.library.entries.id(at: place)) ?? ""
             let digest = inputs.book(entry: entries[place], fileName: fileName + "\u{0}" + (model.authors.author(of: place)?.fileName ?? "") + "\u{0}" + story,
                                      shelf: model.shelfView(of: place), problems: model.problems(of: place))
             let htmlPage = "books/\(fileName).html"

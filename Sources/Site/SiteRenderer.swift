@@ -113,9 +113,14 @@ package struct SiteRenderer: Sendable {
             let templates = self.templates
             jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
             if let timeline = model.timelineView {
-                // One file: Markdown is read in an editor, not paged.
-                let page = TimelinePage(root: "", site: model.site, began: timeline.began, months: timeline.months, pager: nil)
-                jobs.append { try writer.write(try templates.render(context: page, .markdown, template: "timeline"), to: "markdown/timeline.md") }
+                // Paged as the HTML is: a year of nights at 100,000 books made one file of 50 MB,
+                // held in memory whole while it was made.
+                for number in 1...timeline.pageCount(perPage: model.booksPerPage) {
+                    jobs.append {
+                        let page = model.timelinePage(timeline, number: number, markdown: true)
+                        try writer.write(try templates.render(context: page, .markdown, template: "timeline"), to: TimelineView.markdownFile(number))
+                    }
+                }
             }
         }
         // A digest for each book's, shelf's, author's and year's page in each format.
@@ -171,7 +176,8 @@ package struct SiteRenderer: Sendable {
     /// `changes.json`, `timeline.json` and `library.json`: the snapshot's data, beside its pages.
     private func dataJobs(_ library: LibraryFile, changes: ChangeReport?, timeline: Timeline?, into writer: SnapshotWriter) -> [Job] {
         var jobs: [Job] = []
-        if let timeline { jobs.append { try writer.write(try timeline.encoded(), to: Timeline.fileName) } }
+        // A piece at a time: a year of nights at 100,000 books is a file of about 60 MB.
+        if let timeline { jobs.append { try writer.writeStream(to: Timeline.fileName) { emit in try timeline.encode(into: emit) } } }
         if let changes {
             jobs.append {
                 let encoder = JSONEncoder()
@@ -279,9 +285,11 @@ package struct SiteRenderer: Sendable {
             }
         }
         if let timeline = model.timelineView {
-            for page in model.timelinePages(timeline, root: "") {
-                let file = TimelineView.pageFile(page.pager?.number ?? 1)
+            // Each page's events made as its job runs, not every page's at once.
+            for number in 1...timeline.pageCount(perPage: model.booksPerPage) {
+                let file = TimelineView.pageFile(number)
                 jobs.append {
+                    let page = model.timelinePage(timeline, number: number, markdown: false)
                     let preview = model.listPreview(file, title: model.language.text("timeline"), description: page.began)
                     try writer.write(try templates.render(page, preview: preview, .html, template: "timeline"), to: file)
                 }

@@ -3,8 +3,12 @@ import Mustache
 import Timeline
 
 /// The timeline as the pages tell it (`timeline.html`, then `timeline-2.html`, …, and
-/// `markdown/timeline.md`): month by month, newest first, each month with its counts in words and
-/// its events, each linking to its book while the library holds it.
+/// `markdown/timeline.md`, …): month by month, newest first, each month with its counts in words
+/// and its events, each linking to its book while the library holds it.
+///
+/// A year of nights at 100,000 books is about 465,000 events: made into the pages' values all at
+/// once, they took over 100 MB. So the view keeps where each month and night is in the timeline,
+/// and makes the events of one page, one night of the feed or one book's story when it is asked.
 struct TimelineView: Sendable {
     struct Event: Sendable {
         var day: String
@@ -26,77 +30,127 @@ struct TimelineView: Sendable {
         var events: [Event]
     }
 
-    /// Every month, newest first, each with its events newest first.
-    let months: [Month]
-    /// The nights since the timeline began that changed something, newest first: its feed's entries.
-    let nights: [Night]
-
     struct Night: Sendable {
         /// `2026-11-29`
         var date: String
         var summary: String
         var events: [Event]
     }
-    /// Each book's story, by id: its events in one line, oldest first ("added on To Read,
-    /// 17 July 2023 · moved from To Read to Reading, 1 December 2026").
-    private let stories: [Int: String]
+
+    /// A month or a night: its name, its counts in words, and where its events are in the timeline.
+    private struct Span: Sendable {
+        var name: String
+        var summary: String
+        var events: Range<Int>
+    }
+
+    private let timeline: Timeline
+    private let language: Language
+    private let fileOf: @Sendable (Int) -> String?
+    /// Every month, newest first.
+    private let months: [Span]
+    /// The nights since the timeline began that changed something, newest first, at most the
+    /// feed's: its entries.
+    private let nightSpans: [Span]
+    private let stories: StoryIndex
     /// "Kept night by night since 1 November 2026 …"
     let began: String
     let eventCount: Int
 
-    init(_ timeline: Timeline, language: Language, fileOf: (Int) -> String?) {
-        var months: [Month] = []
-        var current: (key: String, events: [TimelineEvent]) = ("", [])
-        func close() {
-            guard !current.events.isEmpty else { return }
-            let summary = Self.summary(of: current.events, in: language)
-            months.append(Month(name: language.month(current.key + "-01"), summary: summary, summaryMarkdown: Markdown.text(summary),
-                                events: current.events.map { Self.event($0, language: language, fileOf: fileOf) }))
+    init(_ timeline: Timeline, language: Language, fileOf: @escaping @Sendable (Int) -> String?) {
+        self.timeline = timeline
+        self.language = language
+        self.fileOf = fileOf
+        let events = timeline.events
+        var months: [Span] = []
+        var end = events.endIndex
+        while end > events.startIndex {
+            let month = events.date(at: end - 1).prefix(7)
+            var start = end - 1
+            while start > events.startIndex, events.date(at: start - 1).hasPrefix(month) { start -= 1 }
+            let summary = Self.summary(of: start..<end, in: events, language: language)
+            months.append(Span(name: language.month(month + "-01"), summary: summary, events: start..<end))
+            end = start
         }
-        for event in timeline.events.reversed() {
-            let month = String(event.date.prefix(7))
-            if month != current.key {
-                close()
-                current = (month, [])
-            }
-            current.events.append(event)
-        }
-        close()
         self.months = months
-        var nights: [Night] = []
-        for event in timeline.events.reversed() where event.date >= timeline.began {
-            if nights.last?.date != event.date {
-                guard nights.count < TimelineFeed.nights else { break }
-                nights.append(Night(date: event.date, summary: "", events: []))
-            }
-            nights[nights.count - 1].events.append(Self.event(event, language: language, fileOf: fileOf))
+        var nights: [Span] = []
+        end = events.endIndex
+        while end > events.startIndex, nights.count < TimelineFeed.nights {
+            let date = events.date(at: end - 1)
+            guard date >= timeline.began else { break }
+            var start = end - 1
+            while start > events.startIndex, events.date(at: start - 1) == date { start -= 1 }
+            nights.append(Span(name: date, summary: Self.summary(of: start..<end, in: events, language: language), events: start..<end))
+            end = start
         }
-        let byDate = Dictionary(grouping: timeline.events.filter { $0.date >= timeline.began }, by: \.date)
-        for index in nights.indices { nights[index].summary = Self.summary(of: byDate[nights[index].date] ?? [], in: language) }
-        self.nights = nights
-        // A note rewritten night after night is one part of the story: "note rewritten 3 times, last 9 December 2026".
-        var told: [Int: [String]] = [:], rewrites: [Int: Int] = [:]
-        for event in timeline.events where event.kind != .removed {
-            let day = language.day(event.date)
-            if event.kind == .noteRewritten, let count = rewrites[event.book] {
-                rewrites[event.book] = count + 1
-                told[event.book]![told[event.book]!.count - 1] = language.count("timelineRewritten", count + 1, ["day": day])
-                continue
-            }
-            rewrites[event.book] = event.kind == .noteRewritten ? 1 : nil
-            told[event.book, default: []].append(language.text("timelineStory", ["what": Self.what(event, language: language), "day": day]))
-        }
-        stories = told.mapValues { $0.joined(separator: " · ") }
-        eventCount = timeline.events.count
+        nightSpans = nights
+        stories = StoryIndex(events)
+        eventCount = events.count
         began = language.text("timelineBegan", ["day": language.day(timeline.began)])
     }
 
-    /// The book's story, when the timeline tells one.
-    func story(of book: Int) -> String? { stories[book] }
+    /// The book's story, when the timeline tells one: its events in one line, oldest first ("added
+    /// on To Read, 17 July 2023 · moved from To Read to Reading, 1 December 2026").
+    func story(of book: Int) -> String? {
+        guard let places = stories.places(of: book) else { return nil }
+        let events = timeline.events
+        // A note rewritten night after night is one part of the story: "note rewritten 3 times, last 9 December 2026".
+        var told: [String] = [], rewrites = 0
+        for place in places {
+            let event = events[Int(place)]
+            let day = language.day(event.date)
+            if event.kind == .noteRewritten, rewrites > 0 {
+                rewrites += 1
+                told[told.count - 1] = language.count("timelineRewritten", rewrites, ["day": day])
+                continue
+            }
+            rewrites = event.kind == .noteRewritten ? 1 : 0
+            told.append(language.text("timelineStory", ["what": Self.what(event, language: language), "day": day]))
+        }
+        return told.joined(separator: " · ")
+    }
 
-    static func event(_ event: TimelineEvent, language: Language, fileOf: (Int) -> String?) -> Event {
+    /// What the story is made of, as `timeline.json` keeps it: a book page's inputs take this, so
+    /// that the story is told (in words) only for the pages made.
+    func storyInputs(of book: Int) -> String {
+        guard let places = stories.places(of: book) else { return "" }
+        return places.map { timeline.events.line(at: Int($0)) }.joined(separator: "\n")
+    }
+
+    /// The nights of the feed, newest first.
+    var nightCount: Int { nightSpans.count }
+    func nightDate(_ index: Int) -> String { nightSpans[index].name }
+
+    func night(_ index: Int) -> Night {
+        let span = nightSpans[index]
+        return Night(date: span.name, summary: span.summary, events: span.events.reversed().map(event))
+    }
+
+    /// The number of pages of at most `perPage` events each (one at least).
+    func pageCount(perPage: Int) -> Int { max(1, (eventCount + perPage - 1) / perPage) }
+
+    /// Page `number` (from 1): its events, newest first, in their months, a month that does not fit
+    /// going on over the next page.
+    func page(_ number: Int, perPage: Int) -> [Month] {
+        let window = (number - 1) * perPage..<min(eventCount, number * perPage)
+        var page: [Month] = [], offset = 0
+        for month in months {
+            defer { offset += month.events.count }
+            let shown = window.clamped(to: offset..<(offset + month.events.count))
+            if offset >= window.upperBound { break }
+            guard !shown.isEmpty else { continue }
+            // Newest first: the month's last event is its first shown.
+            let places = (month.events.upperBound - (shown.upperBound - offset))..<(month.events.upperBound - (shown.lowerBound - offset))
+            page.append(Month(name: month.name, summary: month.summary, summaryMarkdown: Markdown.text(month.summary),
+                              events: places.reversed().map(event)))
+        }
+        return page
+    }
+
+    private func event(_ place: Int) -> Event {
+        let event = timeline.events[place]
         let file = event.kind == .removed ? nil : fileOf(event.book)
-        let what = what(event, language: language)
+        let what = Self.what(event, language: language)
         return Event(day: language.day(event.date), title: event.title, titleMarkdown: Markdown.text(event.title),
                      href: file.map { "books/\($0).html" }, markdownHref: file.map { "books/\($0).md" },
                      what: what, whatMarkdown: Markdown.text(what))
@@ -111,14 +165,14 @@ struct TimelineView: Sendable {
                                                                  "to": names(event.to ?? []), "title": event.formerTitle ?? ""])
     }
 
-    /// A month's counts in words: the moves by the shelf they went to, the notes written, the books
-    /// added, then the rest.
-    static func summary(of events: [TimelineEvent], in language: Language) -> String {
+    /// A month's or a night's counts in words: the moves by the shelf they went to, the notes
+    /// written, the books added, then the rest.
+    static func summary(of range: Range<Int>, in events: TimelineEvents, language: Language) -> String {
         var movedTo: [String: Int] = [:]
         var written = 0, added = 0, other = 0
-        for event in events {
-            switch event.kind {
-            case .moved: for shelf in event.to ?? [] { movedTo[shelf, default: 0] += 1 }
+        for place in range {
+            switch events.kind(at: place) {
+            case .moved: for shelf in events.movedTo(at: place) { movedTo[shelf, default: 0] += 1 }
             case .noteWritten: written += 1
             case .added: added += 1
             default: other += 1
@@ -133,29 +187,49 @@ struct TimelineView: Sendable {
         return parts.joined(separator: " · ")
     }
 
-    /// The pages: at most `perPage` events each, a month that does not fit going on over the next.
-    func pages(perPage: Int) -> [[Month]] {
-        var pages: [[Month]] = [[]]
-        var room = perPage
-        for month in months {
-            var rest = month.events[...]
-            while !rest.isEmpty {
-                if room == 0 {
-                    pages.append([])
-                    room = perPage
-                }
-                let part = rest.prefix(room)
-                var slice = month
-                slice.events = Array(part)
-                pages[pages.count - 1].append(slice)
-                rest = rest.dropFirst(part.count)
-                room -= part.count
-            }
+    static func pageFile(_ number: Int) -> String { number == 1 ? "timeline.html" : "timeline-\(number).html" }
+    static func markdownFile(_ number: Int) -> String { number == 1 ? "markdown/timeline.md" : "markdown/timeline-\(number).md" }
+}
+
+/// Where each book's events are in the timeline (all but a removal), by book: about 4 bytes an
+/// event and 12 a book, counted into place rather than sorted (a pair an event took 16 bytes more).
+private struct StoryIndex: Sendable {
+    /// The books by id, each with its number in the timeline (`TimelineEvents.bookNumber`).
+    private var ids: [Int] = []
+    private var numbers: [UInt32] = []
+    /// Where each book's places begin in `places`, by its number; its events' places, oldest first.
+    private var starts: [UInt32]
+    private var places: [UInt32]
+
+    init(_ events: TimelineEvents) {
+        let count = events.bookCount
+        starts = [UInt32](repeating: 0, count: count + 1)
+        for place in events.indices where events.kind(at: place) != .removed { starts[events.bookNumber(at: place) + 1] += 1 }
+        for number in 0..<count { starts[number + 1] += starts[number] }
+        var next = starts
+        places = [UInt32](repeating: 0, count: Int(starts[count]))
+        for place in events.indices where events.kind(at: place) != .removed {
+            let number = events.bookNumber(at: place)
+            places[Int(next[number])] = UInt32(place)
+            next[number] += 1
         }
-        return pages
+        let byID = (0..<count).sorted { events.book(number: $0) < events.book(number: $1) }
+        ids = byID.map(events.book(number:))
+        numbers = byID.map(UInt32.init)
     }
 
-    static func pageFile(_ number: Int) -> String { number == 1 ? "timeline.html" : "timeline-\(number).html" }
+    /// The book's events' places, oldest first; nil when the timeline tells nothing of it.
+    func places(of book: Int) -> ArraySlice<UInt32>? {
+        var low = 0, high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < book { low = middle + 1 } else { high = middle }
+        }
+        guard low < ids.count, ids[low] == book else { return nil }
+        let number = Int(numbers[low])
+        let found = places[Int(starts[number])..<Int(starts[number + 1])]
+        return found.isEmpty ? nil : found
+    }
 }
 
 /// One page of the timeline.
@@ -181,20 +255,53 @@ extension TimelinePage: MustacheParent {
     }
 }
 
-extension SiteModel {
-    /// The timeline's pages, paged as the list of all books is.
-    func timelinePages(_ view: TimelineView, root: String) -> [TimelinePage] {
-        let pages = view.pages(perPage: booksPerPage)
-        var first = 1
-        return pages.enumerated().map { index, months in
-            let number = index + 1, events = months.reduce(0) { $0 + $1.events.count }
-            let pager = pages.count == 1 ? nil : PagerView(
-                pages: (1...pages.count).map { PageLinkView(number: $0, href: TimelineView.pageFile($0), current: $0 == number) },
-                previousHref: number > 1 ? TimelineView.pageFile(number - 1) : nil,
-                nextHref: number < pages.count ? TimelineView.pageFile(number + 1) : nil,
-                number: number, count: pages.count, first: first, last: first + events - 1, language: language, summaryKey: "timelinePagerSummary")
-            first += events
-            return TimelinePage(root: root, site: site, began: view.began, months: months, pager: pager)
+// The events and months answer their names themselves: found by reflection (as plain values
+// are), they were most of a timeline page's time (swift-mustache casts each value it walks).
+extension TimelineView.Event: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "day": return day
+        case "title": return title
+        case "titleMarkdown": return titleMarkdown
+        case "href": return href
+        case "markdownHref": return markdownHref
+        case "what": return what
+        case "whatMarkdown": return whatMarkdown
+        default: return nil
         }
+    }
+}
+
+extension TimelineView.Month: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "name": return self.name
+        case "summary": return summary
+        case "summaryMarkdown": return summaryMarkdown
+        case "events": return events
+        default: return nil
+        }
+    }
+}
+
+extension SiteModel {
+    /// The timeline's page `number`, paged as the list of all books is: its HTML (the pager's
+    /// links to the pages beside it), or its Markdown (links to the Markdown's).
+    func timelinePage(_ view: TimelineView, number: Int, markdown: Bool, root: String = "") -> TimelinePage {
+        let count = view.pageCount(perPage: booksPerPage)
+        let months = view.page(number, perPage: booksPerPage)
+        let file = markdown ? { String(TimelineView.markdownFile($0).dropFirst("markdown/".count)) } : TimelineView.pageFile
+        let first = (number - 1) * booksPerPage + 1, events = months.reduce(0) { $0 + $1.events.count }
+        let pager = count == 1 ? nil : PagerView(
+            pages: (1...count).map { PageLinkView(number: $0, href: file($0), current: $0 == number) },
+            previousHref: number > 1 ? file(number - 1) : nil,
+            nextHref: number < count ? file(number + 1) : nil,
+            number: number, count: count, first: first, last: first + events - 1, language: language, summaryKey: "timelinePagerSummary")
+        return TimelinePage(root: root, site: site, began: view.began, months: months, pager: pager)
+    }
+
+    /// Every HTML page of the timeline at once (for the tests: the render makes one at a time).
+    func timelinePages(_ view: TimelineView, root: String) -> [TimelinePage] {
+        (1...view.pageCount(perPage: booksPerPage)).map { timelinePage(view, number: $0, markdown: false, root: root) }
     }
 }

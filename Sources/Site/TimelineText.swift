@@ -44,19 +44,19 @@ package struct TimelineText: Sendable {
     /// timeline's order, as a story reads (an arrival before a move).
     package func nights(since: String? = nil) -> [Night] {
         let language = Language.bundledEnglish
+        let events = timeline.events
         var nights: [Night] = []
-        var current: [TimelineEvent] = []
-        func close() {
-            guard let date = current.first?.date else { return }
-            nights.append(Night(date: date, summary: TimelineView.summary(of: current, in: language),
-                                events: current.map { Self.event($0, language: language) }))
-            current = []
+        var start = events.startIndex
+        while start < events.endIndex {
+            let date = events.date(at: start)
+            var end = start + 1
+            while end < events.endIndex, events.date(at: end) == date { end += 1 }
+            if since.map({ date >= $0 }) ?? true {
+                nights.append(Night(date: date, summary: TimelineView.summary(of: start..<end, in: events, language: language),
+                                    events: (start..<end).map { Self.event(events[$0], language: language) }))
+            }
+            start = end
         }
-        for event in timeline.events where since.map({ event.date >= $0 }) ?? true {
-            if current.first.map({ $0.date != event.date }) ?? false { close() }
-            current.append(event)
-        }
-        close()
         return nights.reversed()
     }
 

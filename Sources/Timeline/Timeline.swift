@@ -14,13 +14,24 @@ package struct Timeline: Sendable, Equatable {
     package private(set) var began: String
     /// The snapshot of the last night that added an event (its `generated_at`).
     package private(set) var through: String
-    /// In the timeline's order: by date, then book, then how a story reads.
-    package private(set) var events: [TimelineEvent]
+    /// In the timeline's order: by date, then book, then how a story reads; each event made when
+    /// it is asked for, from the numbers the timeline keeps (`EventRecords`).
+    package var events: TimelineEvents { TimelineEvents(store: store) }
+    private(set) var store: EventRecords
 
     package init(began: String, through: String, events: [TimelineEvent]) {
+        self.init(began: began, through: through, store: EventRecords(events.sorted(by: TimelineEvent.precedes)))
+    }
+
+    /// From records already in the timeline's order.
+    init(began: String, through: String, store: EventRecords) {
         self.began = began
         self.through = through
-        self.events = events.sorted(by: TimelineEvent.precedes)
+        self.store = store
+    }
+
+    package static func == (a: Timeline, b: Timeline) -> Bool {
+        a.began == b.began && a.through == b.through && a.events == b.events
     }
 
     /// Tonight's timeline: the last snapshot's with tonight's report added. A first night, or one
@@ -30,33 +41,72 @@ package struct Timeline: Sendable, Equatable {
     /// A run killed between its swap and the keeping of its state leaves a snapshot (and its
     /// timeline) a night ahead of the library tonight is compared with: the events that night
     /// added are not added again.
-    package static func tonight(last: Timeline?, report: ChangeReport, library: LibraryFile) -> Timeline {
+    package static func tonight(last: consuming Timeline?, report: ChangeReport, library: LibraryFile) -> Timeline {
         let night = NightDate.day(of: report.generatedAt) ?? "1970-01-01"
-        guard let last, !report.firstRun else {
+        guard var timeline = last, !report.firstRun else {
+            // Each book's arrival kept as numbers as it is made: 100,000 arrivals as events, then
+            // sorted into a copy, were 25 MB more at the first export's peak.
             var begun = arrivals(in: library, night: night)
             // Tonight's additions are among the arrivals already.
-            if !report.firstRun { begun += events(of: report, on: night, library: library).filter { $0.kind != .added } }
-            return Timeline(began: night, through: report.generatedAt, events: begun)
+            if !report.firstRun {
+                for event in events(of: report, on: night, library: library) where event.kind != .added { begun.append(event) }
+            }
+            begun.sort()
+            begun.seal()
+            return Timeline(began: night, through: report.generatedAt, store: begun)
         }
+        last = nil
         var tonight = events(of: report, on: night, library: library)
-        if let previous = report.previousGeneratedAt, previous < last.through, let ahead = NightDate.day(of: last.through) {
-            let told = last.events.filter { $0.date == ahead }.map(\.withoutDate)
+        if let previous = report.previousGeneratedAt, previous < timeline.through, let ahead = NightDate.day(of: timeline.through) {
+            let day = Array(ahead.utf8)
+            let told = timeline.store.records.filter { timeline.store.dateBytes($0).elementsEqual(day) }.map { timeline.store.event($0).withoutDate }
             tonight.removeAll { told.contains($0.withoutDate) }
         }
         // A quiet night adds nothing, and leaves the timeline as it was, `through` too: its file
         // and its feed keep their bytes, and a publish has nothing of it to send.
-        guard !tonight.isEmpty else { return last }
-        return Timeline(began: last.began, through: report.generatedAt, events: last.events + tonight)
+        guard !tonight.isEmpty else { return timeline }
+        timeline.add(tonight, through: report.generatedAt)
+        return timeline
     }
 
-    /// Every book of `library` as arrived: on the day the server says, or tonight.
-    static func arrivals(in library: LibraryFile, night: String) -> [TimelineEvent] {
-        let shelves = ShelfNames(library)
-        return library.entries.indices.map { place in
+    /// `tonight`'s events in their places: after the others, as a night's nearly always are (its
+    /// own date is the latest), else among them (a book the server dates earlier), all sorted again.
+    mutating func add(_ tonight: [TimelineEvent], through: String) {
+        self.through = through
+        let sorted = tonight.sorted(by: TimelineEvent.precedes)
+        guard let first = sorted.first else { return }
+        let inOrder = store.records.last.map { !TimelineEvent.precedes(first, store.event($0)) } ?? true
+        store.reserve(store.count + sorted.count)
+        for event in sorted { store.append(event) }
+        if !inOrder { store.sort() }
+        store.seal()
+    }
+
+    /// Every book of `library` as arrived: on the day the server says, or tonight; on its shelves
+    /// by name, sorted ("no shelf" for none).
+    static func arrivals(in library: LibraryFile, night: String) -> EventRecords {
+        // Each book's shelves found in one sorted list of (book, shelf), not a dictionary of arrays.
+        var onShelves: [(book: Int, shelf: Int)] = []
+        for (index, shelf) in library.frame.shelves.enumerated() { onShelves += shelf.bookIDs.map { ($0, index) } }
+        onShelves.sort { $0.book < $1.book }
+        var store = EventRecords()
+        store.reserve(library.entries.count)
+        for place in library.entries.indices {
             let entry = library.entries[place]
-            return TimelineEvent(date: NightDate.arrival(entry.createdAt, night: night), book: entry.id, kind: .added,
-                                 title: entry.title, shelves: shelves[entry.id])
+            var low = 0, high = onShelves.count
+            while low < high {
+                let middle = (low + high) / 2
+                if onShelves[middle].book < entry.id { low = middle + 1 } else { high = middle }
+            }
+            var names: [String] = []
+            while low < onShelves.count, onShelves[low].book == entry.id {
+                names.append(library.frame.shelves[onShelves[low].shelf].name)
+                low += 1
+            }
+            store.append(TimelineEvent(date: NightDate.arrival(entry.createdAt, night: night), book: entry.id, kind: .added,
+                                       title: entry.title, shelves: names.isEmpty ? [ShelfNames.none] : names.sorted()))
         }
+        return store
     }
 
     /// What tonight's report says, as events of tonight (an addition dated as the server dates it).
@@ -122,29 +172,23 @@ package struct Timeline: Sendable, Equatable {
             for place in library.entries.indices { books.insert(library.entries.id(at: place)) }
             for shelf in library.frame.shelves { shelves.insert(shelf.name) }
         }
+        // Each shelf's name looked at once, not once an event.
+        let shownShelf = (0..<UInt32(store.shelfNameCount)).map { shelves.contains(store.shelfName($0)) }
         var shown = self
-        shown.events = events.filter { event in
-            if !notes && event.kind.isNote { return false }
-            if !covers && event.kind.isCover { return false }
+        shown.store = store.filter { record in
+            let kind = record.kind
+            if !notes && kind.isNote { return false }
+            if !covers && kind.isCover { return false }
             guard restricted else { return true }
-            return books.contains(event.book) && event.shelvesNamed.allSatisfy(shelves.contains)
+            return books.contains(store.book(record)) && store.shelfNumbers(record).allSatisfy { shownShelf[Int($0)] }
         }
         return shown
     }
 }
 
 /// A book's shelves by name, as the change report names them ("no shelf" for none).
-struct ShelfNames {
+enum ShelfNames {
     static let none = "no shelf"
-    private var names: [Int: [String]] = [:]
-
-    init(_ library: LibraryFile) {
-        for shelf in library.frame.shelves {
-            for id in shelf.bookIDs { names[id, default: []].append(shelf.name) }
-        }
-    }
-
-    subscript(book: Int) -> [String] { names[book].map { $0.sorted() } ?? [Self.none] }
 }
 
 /// The dates the timeline keeps: a day, `2026-11-29`, in UTC, as the snapshot's own dates are.

@@ -5,14 +5,14 @@ import SampleServerDoubles
 
 /// What reader-snapshot's tests and benchmarks run besides the tool: the sample server with the
 /// conditions they need (latency, the real server's costs, a capacity, faults, the hostile
-/// library) and two benchmarks. It is built beside the tool and never installed: the shipped tool
+/// library), two benchmarks, and a year of a timeline for a third. It is built beside the tool and never installed: the shipped tool
 /// carries none of it.
 @main
 struct DevelopmentTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reader-snapshot-dev",
         abstract: "The sample server with the tests' conditions, and benchmarks, for reader-snapshot's development (not installed).",
-        subcommands: [DevelopmentSampleServer.self, NotesBench.self, ThumbnailsBench.self]
+        subcommands: [DevelopmentSampleServer.self, NotesBench.self, ThumbnailsBench.self, TimelineYear.self]
     )
 }
 

@@ -22,7 +22,7 @@ import Testing
 
     /// "2026-11-02 moved 7": each event, as a line to compare.
     static func lines(_ timeline: Timeline?) -> [String] {
-        (timeline?.events ?? []).map { "\($0.date) \($0.kind.rawValue) \($0.book)" }
+        (timeline.map { Array($0.events) } ?? []).map { "\($0.date) \($0.kind.rawValue) \($0.book)" }
     }
 
     /// Two nights' library files: the first gives the arrivals, dated by the server; the second,
