@@ -289,8 +289,9 @@ fi
 # `make bench-100k`) with 1% of them changed, after a year of nights at 1% changed each. A year of
 # exports would take days, so `reader-snapshot-dev timeline-year` writes the 365 nights into the
 # timeline.json of a snapshot an export made (the next night reads the last timeline from the
-# snapshot); then the sample server's library is changed (scripts/night-edits.py: moves, notes,
-# renames, removals, additions) and the night is run RUNS times from a copy of that snapshot and its
+# snapshot), one night at 1% changed made on each side (the year's pages then in the snapshot), then
+# the sample server's library is changed again (scripts/night-edits.py: moves, notes, renames,
+# removals, additions) and the night is run RUNS times from a copy of that snapshot and its
 # state, alternated with the same night of TIMELINE_WITHOUT (a build before the timeline: a877125's),
 # from a snapshot of its own; without it, with the same build from a snapshot whose timeline holds
 # the arrivals alone. Then `render --from` of each side's snapshot, alternated. Goals: the night at
@@ -317,8 +318,19 @@ if [ "${TIMELINE:-1}" = 1 ]; then
   bin=$measured
   year=$("$dev" timeline-year --snapshot "$base_with/night" --nights 365 --share 0.01 --seed 1)
   tl_bytes=$(stat -c %s "$base_with/night/timeline.json")
-  python3 scripts/night-edits.py "$base_with/night/library.json" "$url" 0.01 2 >"$work/edits.cfg"
-  curl -s -X POST -K "$work/edits.cfg"
+  # One night at 1% on each side before the measured ones: the pages the year's timeline makes
+  # (and each book's story) are then in the last snapshot, as after a year of real nights.
+  for seed in 1 2; do
+    python3 scripts/night-edits.py "$base_with/night/library.json" "$url" 0.01 "$seed" >"$work/edits.cfg"
+    curl -s -X POST -K "$work/edits.cfg"
+    [ "$seed" = 1 ] || break
+    for side in with without; do
+      bin=$measured
+      [ "$side" = with ] || bin=${without_bin:-$measured}
+      nightly_run "$work/tl-$side/night" "$work/tl-first.time"
+    done
+  done
+  bin=$measured
   with=() without=() with_peak=() without_peak=()
   for run in $(seq "${TIMELINE_RUNS:-$runs}"); do
     for side in with without; do

@@ -201,6 +201,14 @@ struct PageInputs: Sendable {
         return Self.digest(hasher)
     }
 
+    /// A page of the timeline: what it shows, as text (`TimelineView.inputs`).
+    func timeline(_ parts: [String]) -> PageDigests.Digest {
+        var hasher = SHA256()
+        add(&hasher, seed, site, "timeline")
+        for part in parts { add(&hasher, part) }
+        return Self.digest(hasher)
+    }
+
     private func add(_ hasher: inout SHA256, _ digest: PageDigests.Digest) {
         withUnsafeBytes(of: (digest.high.bigEndian, digest.low.bigEndian)) { hasher.update(bufferPointer: $0) }
     }

@@ -369,7 +369,7 @@ struct SiteModel {
         guard let base = site.url else { return nil }
         var pages = ["index.html"] + (1...booksPageCount).map(Self.booksPageFile) + ["stats.html", "lookup.html"]
         if changesView != nil { pages.append("changes.html") }
-        if let timelineView { pages += (1...timelineView.pageCount(perPage: booksPerPage)).map(TimelineView.pageFile) }
+        if let timelineView { pages += timelineView.pageFiles(perPage: booksPerPage) }
         pages.append("authors.html")
         pages += shelves.map { "shelves/\($0.fileName).html" }
         pages += authors.authors.map { "authors/\($0.fileName).html" }

@@ -109,19 +109,12 @@ package struct SiteRenderer: Sendable {
         var jobs = first + authorsIndexJobs(model, into: writer)
         let inputs = PageInputs(templates: templates, seed: pages.seed ?? "", site: model.undatedSite)
         if formats.contains(.html) { jobs += htmlJobs(model, cards: cards, gathered: gathered, into: writer) }
+        // The timeline's pages (HTML, and the Markdown paged as the HTML is: a year of nights at
+        // 100,000 books was one file of 50 MB, held whole in memory while it was made).
+        jobs += timelineJobs(model, inputs: inputs, gathered: gathered, into: writer)
         if formats.contains(.markdown) {
             let templates = self.templates
             jobs.append { try writer.write(try templates.render(model.indexPage(root: ""), .markdown, template: "index"), to: "markdown/index.md") }
-            if let timeline = model.timelineView {
-                // Paged as the HTML is: a year of nights at 100,000 books made one file of 50 MB,
-                // held in memory whole while it was made.
-                for number in 1...timeline.pageCount(perPage: model.booksPerPage) {
-                    jobs.append {
-                        let page = model.timelinePage(timeline, number: number, markdown: true)
-                        try writer.write(try templates.render(context: page, .markdown, template: "timeline"), to: TimelineView.markdownFile(number))
-                    }
-                }
-            }
         }
         // A digest for each book's, shelf's, author's and year's page in each format.
         let pageFormats = formats.filter(\.traits.hasPages).count
@@ -282,17 +275,6 @@ package struct SiteRenderer: Sendable {
                 let preview = model.listPreview("changes.html", title: model.language.text("changes"), description: changes.summary)
                 try writer.write(try templates.render(ChangesPage(root: "", site: model.site, changes: changes), preview: preview, .html, template: "changes"),
                                  to: "changes.html")
-            }
-        }
-        if let timeline = model.timelineView {
-            // Each page's events made as its job runs, not every page's at once.
-            for number in 1...timeline.pageCount(perPage: model.booksPerPage) {
-                let file = TimelineView.pageFile(number)
-                jobs.append {
-                    let page = model.timelinePage(timeline, number: number, markdown: false)
-                    let preview = model.listPreview(file, title: model.language.text("timeline"), description: page.began)
-                    try writer.write(try templates.render(page, preview: preview, .html, template: "timeline"), to: file)
-                }
             }
         }
         jobs.append { try WebApp.writeManifest(model, into: writer) }

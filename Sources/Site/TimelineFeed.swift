@@ -29,7 +29,7 @@ enum TimelineFeed {
           <id>tag:reader-snapshot,2024:\(escape(host)):timeline</id>
           <updated>\(updated)</updated>
           <author><name>\(escape(model.site.title))</name></author>
-          <link rel="alternate" href="\(escape(base + TimelineView.pageFile(1)))"/>
+          <link rel="alternate" href="\(escape(base + TimelineView.newestPage))"/>
           <generator>reader-snapshot</generator>
 
         """)
@@ -45,7 +45,7 @@ enum TimelineFeed {
                 <title>\(escape(model.language.day(night.date) + ": " + night.summary))</title>
                 <id>tag:reader-snapshot,2024:\(escape(host)):timeline:\(night.date)</id>
                 <updated>\(night.date)T00:00:00Z</updated>
-                <link rel="alternate" href="\(escape(base + TimelineView.pageFile(1)))"/>
+                <link rel="alternate" href="\(escape(base + TimelineView.newestPage))"/>
                 <content type="html">\(escape("<ul>" + items + "</ul>"))</content>
               </entry>
 

@@ -1,5 +1,6 @@
 import LibraryArchive
 import Mustache
+import SnapshotStore
 import Timeline
 
 /// The timeline as the pages tell it (`timeline.html`, then `timeline-2.html`, …, and
@@ -129,22 +130,31 @@ struct TimelineView: Sendable {
     /// The number of pages of at most `perPage` events each (one at least).
     func pageCount(perPage: Int) -> Int { max(1, (eventCount + perPage - 1) / perPage) }
 
-    /// Page `number` (from 1): its events, newest first, in their months, a month that does not fit
-    /// going on over the next page.
+    /// Page `number` (from 1, the oldest): the timeline's events `perPage` at a time from its first,
+    /// so that a night's events change its newest page and leave the others as they were (numbered
+    /// from the newest, every page changed every night). Its events newest first, in their months.
     func page(_ number: Int, perPage: Int) -> [Month] {
         let window = (number - 1) * perPage..<min(eventCount, number * perPage)
-        var page: [Month] = [], offset = 0
-        for month in months {
-            defer { offset += month.events.count }
-            let shown = window.clamped(to: offset..<(offset + month.events.count))
-            if offset >= window.upperBound { break }
-            guard !shown.isEmpty else { continue }
-            // Newest first: the month's last event is its first shown.
-            let places = (month.events.upperBound - (shown.upperBound - offset))..<(month.events.upperBound - (shown.lowerBound - offset))
-            page.append(Month(name: month.name, summary: month.summary, summaryMarkdown: Markdown.text(month.summary),
-                              events: places.reversed().map(event)))
+        return months.compactMap { month in
+            let shown = month.events.clamped(to: window)
+            guard !shown.isEmpty else { return nil }
+            return Month(name: month.name, summary: month.summary, summaryMarkdown: Markdown.text(month.summary),
+                         events: shown.reversed().map(event))
         }
-        return page
+    }
+
+    /// What page `number` shows, as text: a page whose inputs are as the night before is linked
+    /// from the last snapshot, not made again (`SiteRenderer.timelineJobs`).
+    func inputs(of number: Int, perPage: Int) -> [String] {
+        let window = (number - 1) * perPage..<min(eventCount, number * perPage)
+        var parts = [began]
+        for month in months where month.events.overlaps(window) { parts += [month.name, month.summary] }
+        let events = timeline.events
+        for place in window {
+            let file = events.kind(at: place) == .removed ? nil : fileOf(events.book(at: place))
+            parts.append(events.line(at: place) + "\u{0}" + (file ?? "\u{0}"))
+        }
+        return parts
     }
 
     private func event(_ place: Int) -> Event {
@@ -187,8 +197,16 @@ struct TimelineView: Sendable {
         return parts.joined(separator: " · ")
     }
 
-    static func pageFile(_ number: Int) -> String { number == 1 ? "timeline.html" : "timeline-\(number).html" }
-    static func markdownFile(_ number: Int) -> String { number == 1 ? "markdown/timeline.md" : "markdown/timeline-\(number).md" }
+    /// The newest page is `timeline.html` (the one a book's page links), the others numbered from the oldest.
+    static func pageFile(_ number: Int, count: Int) -> String { number == count ? "timeline.html" : "timeline-\(number).html" }
+    static func markdownFile(_ number: Int, count: Int) -> String { number == count ? "timeline.md" : "timeline-\(number).md" }
+    static let newestPage = "timeline.html"
+
+    /// Every page's file, the oldest first.
+    func pageFiles(perPage: Int) -> [String] {
+        let count = pageCount(perPage: perPage)
+        return (1...count).map { Self.pageFile($0, count: count) }
+    }
 }
 
 /// Where each book's events are in the timeline (all but a removal), by book: about 4 bytes an
@@ -285,23 +303,53 @@ extension TimelineView.Month: MustacheParent {
 }
 
 extension SiteModel {
-    /// The timeline's page `number`, paged as the list of all books is: its HTML (the pager's
-    /// links to the pages beside it), or its Markdown (links to the Markdown's).
+    /// The timeline's page `number` (from the oldest), paged as the list of all books is: its HTML,
+    /// or its Markdown (the pager's links to the Markdown's pages). Undated, as a shelf's page is
+    /// (the layout's script says when the snapshot was taken): a night leaves the older pages as
+    /// they were.
     func timelinePage(_ view: TimelineView, number: Int, markdown: Bool, root: String = "") -> TimelinePage {
         let count = view.pageCount(perPage: booksPerPage)
         let months = view.page(number, perPage: booksPerPage)
-        let file = markdown ? { String(TimelineView.markdownFile($0).dropFirst("markdown/".count)) } : TimelineView.pageFile
+        let file = { markdown ? TimelineView.markdownFile($0, count: count) : TimelineView.pageFile($0, count: count) }
         let first = (number - 1) * booksPerPage + 1, events = months.reduce(0) { $0 + $1.events.count }
         let pager = count == 1 ? nil : PagerView(
             pages: (1...count).map { PageLinkView(number: $0, href: file($0), current: $0 == number) },
             previousHref: number > 1 ? file(number - 1) : nil,
             nextHref: number < count ? file(number + 1) : nil,
             number: number, count: count, first: first, last: first + events - 1, language: language, summaryKey: "timelinePagerSummary")
-        return TimelinePage(root: root, site: site, began: view.began, months: months, pager: pager)
+        return TimelinePage(root: root, site: undatedSite, began: view.began, months: months, pager: pager)
     }
 
     /// Every HTML page of the timeline at once (for the tests: the render makes one at a time).
     func timelinePages(_ view: TimelineView, root: String) -> [TimelinePage] {
         (1...view.pageCount(perPage: booksPerPage)).map { timelinePage(view, number: $0, markdown: false, root: root) }
+    }
+}
+
+extension SiteRenderer {
+    /// The timeline's pages in each format, one job each: a page whose inputs (its events, their
+    /// books' files, its months' counts, its pager) are as the night before is linked from the last
+    /// snapshot. Made again every night, a year of nights at 100,000 books cost a night 30% more.
+    func timelineJobs(_ model: SiteModel, inputs: PageInputs, gathered: PageDigests.Gathered, into writer: SnapshotWriter) -> [Job] {
+        guard let timeline = model.timelineView else { return [] }
+        let templates = self.templates, perPage = model.booksPerPage, count = timeline.pageCount(perPage: perPage)
+        let site = PageInputs.values(of: model.undatedSite, among: SiteView.names, named: Set(SiteView.names))
+        var jobs: [Job] = []
+        for format in [OutputFormat.html, .markdown] where formats.contains(format) {
+            for number in 1...count {
+                let markdown = format == .markdown
+                let file = markdown ? "markdown/" + TimelineView.markdownFile(number, count: count) : TimelineView.pageFile(number, count: count)
+                jobs.append {
+                    let digest = inputs.timeline([site, format.rawValue, "\(number) \(count)"] + timeline.inputs(of: number, perPage: perPage))
+                    try self.page(file, digest: digest, gathered: gathered, into: writer) {
+                        let page = model.timelinePage(timeline, number: number, markdown: markdown)
+                        guard !markdown else { return try templates.render(context: page, .markdown, template: "timeline") }
+                        let preview = model.listPreview(file, title: model.language.text("timeline"), description: page.began)
+                        return try templates.render(page, preview: preview, .html, template: "timeline")
+                    }
+                }
+            }
+        }
+        return jobs
     }
 }

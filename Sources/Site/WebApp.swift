@@ -101,7 +101,7 @@ enum WebApp {
         var lists = ["index.html", "authors.html", "stats.html", "lookup.html", manifestFile] + (1...model.booksPageCount).map(SiteModel.booksPageFile)
         if model.changesView != nil { lists.append("changes.html") }
         if let timeline = model.timelineView {
-            lists += (1...timeline.pageCount(perPage: model.booksPerPage)).map(TimelineView.pageFile)
+            lists += timeline.pageFiles(perPage: model.booksPerPage)
         }
         if let files = FileManager.default.enumerator(atPath: root.appendingPathComponent("assets").path) {
             for case let file as String in files {

@@ -68,7 +68,9 @@ private struct Simulation {
         if shelves.isEmpty { shelves = ["no shelf"] }
         let place = Dictionary(library.shelves.map(\.name).sorted().enumerated().map { ($1, $0) }) { first, _ in first }
         books = library.books.map { ($0.id, $0.title, place[$0.shelfName ?? ""] ?? 0, $0.note.source?.isEmpty == false) }
-        nextID = (library.books.map(\.id).max() ?? 0) + 1
+        // Far above the library's ids: the sample server numbers the books it adds from its highest,
+        // and a book the year added and removed is not one the server adds tonight.
+        nextID = (library.books.map(\.id).max() ?? 0) + 10_000_000
     }
 
     /// One night's events: `changes` books drawn, each changed one way, by a realistic mix.
@@ -86,20 +88,20 @@ private struct Simulation {
                 let to = (book.shelf + 1 + draws.below(max(1, shelves.count - 1))) % shelves.count
                 books[index].shelf = to
                 events.append(TimelineEvent(date: date, book: book.id, kind: .moved, title: book.title, shelves: on, to: [shelves[to]]))
-            case 45..<80:
+            case 45..<84:
                 events.append(event(book.note ? .noteRewritten : .noteWritten))
                 books[index].note = true
-            case 80..<85:
+            case 84..<86:  // a title corrected: rare, and it changes the book's file, so every page that links it
                 let title = book.title + " (revised)"
                 books[index].title = title
                 events.append(TimelineEvent(date: date, book: book.id, kind: .renamed, title: title, shelves: on, formerTitle: book.title))
-            case 85..<90:
+            case 86..<92:
                 let id = nextID
                 nextID += 1
                 let added = (id: id, title: "A book added on \(date)", shelf: draws.below(shelves.count), note: false)
                 books.append(added)
                 events.append(TimelineEvent(date: date, book: id, kind: .added, title: added.title, shelves: [shelves[added.shelf]]))
-            case 90..<93:
+            case 92..<93:  // a removal: rare, and it changes every page that links the book
                 events.append(event(.removed))
                 books.swapAt(index, books.count - 1)
                 books.removeLast()
