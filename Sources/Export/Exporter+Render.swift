@@ -141,7 +141,7 @@ extension Exporter {
             }
         }
         if missing > 0 { logger.warning("\(missing) cover files named in library.json are not beside it") }
-        try renderer(site: site, live: live).render(library, changes: changes, timeline: timeline, into: writer)
+        try renderer(site: site, live: live).render(library, changes: changes, timeline: consume timeline, into: writer)
         return library
     }
 }

@@ -80,7 +80,7 @@ package struct SiteRenderer: Sendable {
     /// every core: the books (each note read and parsed once, each book's pages) and what needs
     /// only the model; then what shows the notes or the books' pages' inputs; then the big pages.
     @discardableResult
-    package func render(_ library: LibraryFile, changes: ChangeReport? = nil, timeline: Timeline? = nil, into writer: SnapshotWriter) throws -> Rendered {
+    package func render(_ library: LibraryFile, changes: ChangeReport? = nil, timeline: consuming Timeline? = nil, into writer: SnapshotWriter) throws -> Rendered {
         let cards = RenderedCards(writer: writer)
         let gathered = PageDigests.Gathered()
         var jobs = dataJobs(library, changes: changes, timeline: timeline, into: writer)
@@ -89,6 +89,8 @@ package struct SiteRenderer: Sendable {
         var notesParsed = 0
         if formats.contains(where: \.needsModel) {
             var model = SiteModel(library, changes: changes, timeline: timeline, siteURL: siteURL, formats: formats, language: templates.language)
+            // The model's view holds it from here, and lets it go once its pages are made.
+            timeline = nil
             model.booksPerPage = max(1, booksPerPage)
             model.shareCards = shareCards
             if formats.contains(.html) { html = model }
@@ -143,6 +145,7 @@ package struct SiteRenderer: Sendable {
         progress?.begin("Rendering shelves and lists", total: jobs.count)
         let done = jobs.count
         try Self.run(&jobs, progress: progress)
+        model.timelineView?.letGo()
 
         // Last the big pages, one after another in one job, once the search's index is written
         // (the two were the render's peak at 100,000 books); the formats that write last (the

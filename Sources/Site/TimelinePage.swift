@@ -1,5 +1,6 @@
 import LibraryArchive
 import Mustache
+import NIOConcurrencyHelpers
 import SnapshotStore
 import Timeline
 
@@ -45,7 +46,11 @@ struct TimelineView: Sendable {
         var events: Range<Int>
     }
 
-    private let timeline: Timeline
+    /// The timeline and where each book's events are, let go once the pages that tell them are
+    /// made (`letGo`): held to the render's end, they were its peak at 100,000 books.
+    private let held: NIOLockedValueBox<(timeline: Timeline, stories: StoryIndex)?>
+    private var timeline: Timeline { held.withLockedValue { $0?.timeline } ?? Timeline(began: "", through: "", events: []) }
+    private var stories: StoryIndex { held.withLockedValue { $0?.stories } ?? StoryIndex(Timeline(began: "", through: "", events: []).events) }
     private let language: Language
     private let fileOf: @Sendable (Int) -> String?
     /// Every month, newest first.
@@ -53,13 +58,11 @@ struct TimelineView: Sendable {
     /// The nights since the timeline began that changed something, newest first, at most the
     /// feed's: its entries.
     private let nightSpans: [Span]
-    private let stories: StoryIndex
     /// "Kept night by night since 1 November 2026 …"
     let began: String
     let eventCount: Int
 
     init(_ timeline: Timeline, language: Language, fileOf: @escaping @Sendable (Int) -> String?) {
-        self.timeline = timeline
         self.language = language
         self.fileOf = fileOf
         let events = timeline.events
@@ -85,15 +88,18 @@ struct TimelineView: Sendable {
             end = start
         }
         nightSpans = nights
-        stories = StoryIndex(events)
+        held = NIOLockedValueBox((timeline, StoryIndex(events)))
         eventCount = events.count
         began = language.text("timelineBegan", ["day": language.day(timeline.began)])
     }
 
+    /// Lets the timeline go: every page, the feed and the books' stories are made.
+    func letGo() { held.withLockedValue { $0 = nil } }
+
     /// The book's story, when the timeline tells one: its events in one line, oldest first ("added
     /// on To Read, 17 July 2023 · moved from To Read to Reading, 1 December 2026").
     func story(of book: Int) -> String? {
-        guard let places = stories.places(of: book) else { return nil }
+        guard let (timeline, stories) = held.withLockedValue({ $0 }), let places = stories.places(of: book) else { return nil }
         let events = timeline.events
         // A note rewritten night after night is one part of the story: "note rewritten 3 times, last 9 December 2026".
         var told: [String] = [], rewrites = 0
@@ -114,7 +120,7 @@ struct TimelineView: Sendable {
     /// What the story is made of, as `timeline.json` keeps it: a book page's inputs take this, so
     /// that the story is told (in words) only for the pages made.
     func storyInputs(of book: Int) -> String {
-        guard let places = stories.places(of: book) else { return "" }
+        guard let (timeline, stories) = held.withLockedValue({ $0 }), let places = stories.places(of: book) else { return "" }
         return places.map { timeline.events.line(at: Int($0)) }.joined(separator: "\n")
     }
 
@@ -150,7 +156,7 @@ struct TimelineView: Sendable {
         var parts = [began]
         for month in months where month.events.overlaps(window) { parts += [month.name, month.summary] }
         let events = timeline.events
-        for place in window {
+        for place in window where place < events.count {
             let file = events.kind(at: place) == .removed ? nil : fileOf(events.book(at: place))
             parts.append(events.line(at: place) + "\u{0}" + (file ?? "\u{0}"))
         }
