@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LibraryArchive
 import Notes
+import SampleServer
 import Timeline
 
 /// For `make bench`: a year of nights in a snapshot's `timeline.json` without a year of exports.
@@ -40,7 +41,8 @@ struct TimelineYear: ParsableCommand {
             throw ValidationError("\(snapshot) has no timeline.json: export it with a build that keeps one")
         }
         guard let lastDay = Day(last.through) else { throw ValidationError("The timeline's night is not a date: \(last.through)") }
-        var draws = Draws(seed: seed)
+        // The sample library's generator: the same draws for the same seed, on every machine.
+        var draws = SplitMix64(seed: seed)
         var simulation = Simulation(library: library)
         // The arrivals the export found stay; the simulated nights come before the snapshot's own.
         var events = last.events.filter { $0.kind == .added }
@@ -74,18 +76,18 @@ private struct Simulation {
     }
 
     /// One night's events: `changes` books drawn, each changed one way, by a realistic mix.
-    mutating func night(_ date: String, changes: Int, draws: inout Draws) -> [TimelineEvent] {
+    mutating func night(_ date: String, changes: Int, draws: inout SplitMix64) -> [TimelineEvent] {
         var events: [TimelineEvent] = []
         for _ in 0..<changes {
-            let index = draws.below(books.count)
+            let index = draws.next(books.count)
             let book = books[index]
             let on = [shelves[book.shelf]]
             func event(_ kind: TimelineEvent.Kind) -> TimelineEvent {
                 TimelineEvent(date: date, book: book.id, kind: kind, title: book.title, shelves: on)
             }
-            switch draws.below(100) {
+            switch draws.next(100) {
             case 0..<45:  // a move, the most common change: To Read → Reading → Read
-                let to = (book.shelf + 1 + draws.below(max(1, shelves.count - 1))) % shelves.count
+                let to = (book.shelf + 1 + draws.next(max(1, shelves.count - 1))) % shelves.count
                 books[index].shelf = to
                 events.append(TimelineEvent(date: date, book: book.id, kind: .moved, title: book.title, shelves: on, to: [shelves[to]]))
             case 45..<84:
@@ -98,7 +100,7 @@ private struct Simulation {
             case 86..<92:
                 let id = nextID
                 nextID += 1
-                let added = (id: id, title: "A book added on \(date)", shelf: draws.below(shelves.count), note: false)
+                let added = (id: id, title: "A book added on \(date)", shelf: draws.next(shelves.count), note: false)
                 books.append(added)
                 events.append(TimelineEvent(date: date, book: id, kind: .added, title: added.title, shelves: [shelves[added.shelf]]))
             case 92..<93:  // a removal: rare, and it changes every page that links the book
@@ -149,21 +151,4 @@ private struct Day {
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
         return String(format: "%04d-%02d-%02d", y, m, d)
     }
-}
-
-/// SplitMix64: the same draws for the same seed, on every machine.
-private struct Draws {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
 }
