@@ -27,12 +27,12 @@ extension Library {
         let handle = try FileHandle(forReadingFrom: url)
         // Closing a file that was only read loses nothing.
         defer { try? handle.close() }
-        var split = BooksArraySplitter()
+        var split = ArraySplitter()
         var books: [Book] = []
         let decoder = JSONDecoder()
         var whole = false
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            guard try split.feed(chunk, book: { books.append(try decoder.decode(Book.self, from: $0)) }) else {
+            guard try split.feed(chunk, element: { books.append(try decoder.decode(Book.self, from: $0)) }) else {
                 whole = true
                 break
             }

@@ -79,7 +79,7 @@ package struct LibraryFile: Sendable {
         var handed = false
         defer { if !handed { close(descriptor) } }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-        var split = BooksArraySplitter()
+        var split = ArraySplitter()
         var entries = EntryList()
         var ranges: [(offset: Int, length: Int)] = []
         let decoder = JSONDecoder()

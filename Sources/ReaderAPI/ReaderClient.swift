@@ -143,7 +143,7 @@ package final class ReaderClient: Sendable {
         let name = "GET \(server.basePath)/api/v1/books"
         var data = body
         if let repaired = UntrustedText.repairedUTF8(data) { data = Data(repaired) }
-        var split = BooksArraySplitter()
+        var split = ArraySplitter()
         var index = 0
         let decoder = JSONDecoder()
         do {

@@ -5,10 +5,10 @@ import Support
 /// `timeline.json`: the frame, then an event a line, so that a night's additions change the lines
 /// they add and the file reads well in a diff (`--history` keeps it).
 ///
-/// A year of nights at 100,000 books is a file of about 60 MB: it is read and written a piece at a
-/// time, each event straight from and to its numbers (`EventRecords`), never as the whole file in
-/// memory, nor through Foundation's JSON coders (seconds at that size). A file laid out otherwise
-/// (edited by hand, an older version's) is read by `JSONDecoder`, which says what is wrong with it.
+/// A year of nights at 100,000 books is a file of about 60 MB: it is read a piece at a time, as
+/// `library.json` is (`ArraySplitter` finds each event, `JSONDecoder` reads it, on every core),
+/// and written a piece at a time, each event straight from its numbers (`EventRecords`), never as
+/// the whole file in memory. A file laid out otherwise (edited by hand) is read whole.
 extension Timeline {
     private struct Stored: Codable {
         var schemaVersion: Int
@@ -17,6 +17,15 @@ extension Timeline {
         var events: [TimelineEvent]
 
         enum CodingKeys: String, CodingKey { case schemaVersion = "schema_version", began, through, events }
+    }
+
+    /// Everything but the events.
+    private struct Frame: Decodable {
+        var schemaVersion: Int
+        var began: String
+        var through: String
+
+        enum CodingKeys: String, CodingKey { case schemaVersion = "schema_version", began, through }
     }
 
     /// Why a snapshot's timeline could not be read: the night then begins a new one, and says so.
@@ -29,26 +38,56 @@ extension Timeline {
     package static func read(in snapshot: URL) throws -> Timeline? {
         let file = snapshot.appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-        // The file as this version writes it; anything else (or an error) is told by the decoder below.
-        if let timeline = TimelineReader.read(file.path), NightDate.day(of: timeline.began) == timeline.began,
-           timeline.store.allDates({ SnapshotDate.isDay($0) }) {
-            return timeline
-        }
-        let stored: Stored
         do {
-            stored = try JSONDecoder().decode(Stored.self, from: Data(contentsOf: file))
+            let (frame, store) = try readSplit(file) ?? readWhole(file)
+            guard frame.schemaVersion == schemaVersion else {
+                throw Unreadable(description: "\(file.path) is of another version's layout (schema \(frame.schemaVersion); this version reads \(schemaVersion))")
+            }
+            // A snapshot's files are input like any other: a date that is not one is not kept.
+            guard NightDate.day(of: frame.began) == frame.began, store.allDates({ NightDate.day(of: $0) == $0 }) else {
+                throw Unreadable(description: "\(file.path) holds a date that is not a day (YYYY-MM-DD)")
+            }
+            var sorted = store
+            if !sorted.isSorted { sorted.sort() }
+            sorted.seal()
+            return Timeline(began: frame.began, through: frame.through, store: sorted)
+        } catch let error as Unreadable {
+            throw error
         } catch {
             throw Unreadable(description: "\(file.path) is not a timeline this version reads (\(error.localizedDescription))")
         }
-        guard stored.schemaVersion == schemaVersion else {
-            throw Unreadable(description: "\(file.path) is of another version's layout (schema \(stored.schemaVersion); this version reads \(schemaVersion))")
+    }
+
+    /// The file a piece at a time, its events decoded a batch at a time; nil when it is not laid
+    /// out as a JSON object with an `events` array of objects.
+    private static func readSplit(_ file: URL) throws -> (Frame, EventRecords)? {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        var split = ArraySplitter(key: "events")
+        var store = EventRecords()
+        var batch: [Data] = []
+        func decodeBatch() throws {
+            let events = try EveryCore.map(batch.count, itemsPerWorker: 256, worker: JSONDecoder.init) { decoder, index in
+                try decoder.decode(TimelineEvent.self, from: batch[index])
+            }
+            for event in events { store.append(event) }
+            batch.removeAll(keepingCapacity: true)
         }
-        // A snapshot's files are input like any other: a date that is not one is not kept.
-        guard NightDate.day(of: stored.began) == stored.began,
-              stored.events.allSatisfy({ NightDate.day(of: $0.date) == $0.date }) else {
-            throw Unreadable(description: "\(file.path) holds a date that is not a day (YYYY-MM-DD)")
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            guard try split.feed(chunk, element: { event in
+                batch.append(event)
+                if batch.count == 4096 { try decodeBatch() }
+            }) else { return nil }
         }
-        return Timeline(began: stored.began, through: stored.through, events: stored.events)
+        guard split.isComplete else { return nil }
+        try decodeBatch()
+        return (try JSONDecoder().decode(Frame.self, from: split.frame), store)
+    }
+
+    /// The whole file at once, as `JSONDecoder` reads it.
+    private static func readWhole(_ file: URL) throws -> (Frame, EventRecords) {
+        let stored = try JSONDecoder().decode(Stored.self, from: Data(contentsOf: file))
+        return (Frame(schemaVersion: stored.schemaVersion, began: stored.began, through: stored.through), EventRecords(stored.events))
     }
 
     /// The file's bytes: the same timeline, the same bytes.

@@ -101,7 +101,7 @@ import Testing
         library.books[2].title = "A lone \" and then ]} [{ \\\" \\"
         let whole = try Self.wholeEncoding(library)
         func split(_ size: Int) -> (books: [Data], offsets: [Int], frame: Data, complete: Bool) {
-            var splitter = BooksArraySplitter()
+            var splitter = ArraySplitter()
             var books: [Data] = [], offsets: [Int] = []
             var start = 0
             while start < whole.count {
@@ -126,8 +126,8 @@ import Testing
         }
         // Not a library's layout: said so, whatever the pieces.
         for odd in [#"{"books": [1, 2]}"#, #"{"books": [{"id": 1} x]}"#] {
-            var splitter = BooksArraySplitter()
-            let laidOut = splitter.feed(Data(odd.utf8), book: { _ in })
+            var splitter = ArraySplitter()
+            let laidOut = splitter.feed(Data(odd.utf8), element: { _ in })
             #expect(!laidOut, "\(odd)")
         }
     }

@@ -3,8 +3,8 @@ import TestSupport
 import Testing
 @testable import Timeline
 
-/// `timeline.json` as this version reads and writes it without Foundation's JSON coders
-/// (`TimelineReader`, `JSONLine`): the same bytes as `JSONEncoder`, the same events as `JSONDecoder`.
+/// `timeline.json` as this version writes it without Foundation's JSON encoder (`JSONLine`), the
+/// same bytes as `JSONEncoder`; and as it reads it, a piece at a time, the same events as `JSONDecoder`.
 @Suite struct TimelineFileTests {
     /// Every ASCII character, the escapes JSON has, text of every width.
     static let awkward: String = {
@@ -37,7 +37,7 @@ import Testing
         let timeline = Timeline(began: "2026-11-01", through: "2026-11-03T03:15:00Z", events: Self.events)
         let file = folder.url.appendingPathComponent(Timeline.fileName)
         try timeline.encoded().write(to: file)
-        #expect(TimelineReader.read(file.path) == timeline, "read without JSONDecoder")
+        #expect(try Timeline.read(in: folder.url) == timeline)
         #expect(try Timeline.read(in: folder.url)?.encoded() == timeline.encoded())
         // Laid out otherwise (white space, keys in another order, nulls, escapes JSONEncoder does
         // not write, events out of order): the same events.
@@ -54,6 +54,11 @@ import Testing
         try Data(other.replacingOccurrences(of: "\"to\": null", with: "\"extra\": [1, {\"a\": 2}]").utf8).write(to: file)
         #expect(try Timeline.read(in: folder.url)?.events.count == 2)
         try Data(other.replacingOccurrences(of: "\"book\": 9", with: "\"book\": 9.5").utf8).write(to: file)
+        #expect(throws: Timeline.Unreadable.self) { try Timeline.read(in: folder.url) }
+        // Not an array of events (read whole, and refused), and a file cut short.
+        try Data(other.replacingOccurrences(of: "\"events\" : [", with: "\"events\" : [ [1], ").utf8).write(to: file)
+        #expect(throws: Timeline.Unreadable.self) { try Timeline.read(in: folder.url) }
+        try timeline.encoded().dropLast(9).write(to: file)
         #expect(throws: Timeline.Unreadable.self) { try Timeline.read(in: folder.url) }
     }
 

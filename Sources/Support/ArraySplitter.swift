@@ -1,40 +1,44 @@
 import Foundation
 
-/// Splits a library's JSON, as it streams in, into the elements of its top-level `"books"` array
-/// and the rest (with that array left empty). Only strings and nesting are followed, to find the
-/// elements: parsing them is JSONDecoder's.
-package struct BooksArraySplitter {
-    package init() {}
+/// Splits a JSON object, as it streams in, into the elements of one of its top-level arrays (a
+/// library's `"books"`, a timeline's `"events"`) and the rest (with that array left empty). Only
+/// strings and nesting are followed, to find the elements: parsing them is JSONDecoder's.
+package struct ArraySplitter {
+    /// The array's key, as its bytes.
+    private let arrayKey: [UInt8]
 
-    /// Everything but the books: `{ …, "books" : [], … }`.
+    package init(key: String = "books") { arrayKey = Array(key.utf8) }
+
+    /// Everything but the array's elements: `{ …, "books" : [], … }`.
     package var frame: Data { Data(frameBytes) }
     private var frameBytes: [UInt8] = []
     private var depth = 0
     private var inString = false
     private var escaped = false
-    /// The last key read at the top level, while it is short enough to be "books".
+    /// The last key read at the top level, while it is short enough to be the array's.
     private var key: [UInt8]? = []
-    private var inBooks = false
-    private var sawBooks = false
+    private var inArray = false
+    private var sawArray = false
     private var element: [UInt8]?
     /// Bytes read so far, and where the element being read starts.
     private var position = 0
     private var elementStart = 0
 
-    /// True once the whole object has been read with its books array.
-    package var isComplete: Bool { sawBooks && depth == 0 && !inString }
+    /// True once the whole object has been read with its array.
+    package var isComplete: Bool { sawArray && depth == 0 && !inString }
 
-    /// Reads the next piece; false when the JSON is not laid out as a library.
-    package mutating func feed(_ chunk: Data, book: (Data) throws -> Void) rethrows -> Bool {
-        try chunk.withUnsafeBytes { try feed($0, book: { data, _ in try book(data) }) }
+    /// Reads the next piece, each element found handed to `found`; false when the JSON is not
+    /// laid out as expected.
+    package mutating func feed(_ chunk: Data, element found: (Data) throws -> Void) rethrows -> Bool {
+        try chunk.withUnsafeBytes { try feed($0, found: { data, _ in try found(data) }) }
     }
 
-    /// The same, with each book's offset in the whole input.
-    package mutating func feed(_ chunk: Data, located book: (Data, Int) throws -> Void) rethrows -> Bool {
-        try chunk.withUnsafeBytes { try feed($0, book: book) }
+    /// The same, with each element's offset in the whole input.
+    package mutating func feed(_ chunk: Data, located found: (Data, Int) throws -> Void) rethrows -> Bool {
+        try chunk.withUnsafeBytes { try feed($0, found: found) }
     }
 
-    private mutating func feed(_ chunk: UnsafeRawBufferPointer, book: (Data, Int) throws -> Void) rethrows -> Bool {
+    private mutating func feed(_ chunk: UnsafeRawBufferPointer, found: (Data, Int) throws -> Void) rethrows -> Bool {
         defer { position += chunk.count }
         let count = chunk.count
         var offset = 0
@@ -51,7 +55,7 @@ package struct BooksArraySplitter {
             defer { offset += 1 }
             if inString {
                 readInString(byte)
-            } else if try !readOutsideString(byte, at: position + offset, book: book) {
+            } else if try !readOutsideString(byte, at: position + offset, found: found) {
                 return false
             }
         }
@@ -67,42 +71,42 @@ package struct BooksArraySplitter {
             escaped = true
         } else if byte == Byte.quote {
             inString = false
-        } else if depth == 1, !inBooks, key != nil {
+        } else if depth == 1, !inArray, key != nil {
             key!.append(byte)
-            if key!.count > 8 { key = nil }
+            if key!.count > arrayKey.count { key = nil }
         }
     }
 
-    /// A byte outside any string, at `location` in the whole input; false when the layout is not a library's.
-    private mutating func readOutsideString(_ byte: UInt8, at location: Int, book: (Data, Int) throws -> Void) rethrows -> Bool {
-        // Between the books only commas and spaces: anything else is a layout this does not read.
-        if inBooks, depth == 2, element == nil, byte != Byte.openBrace, byte != Byte.closeBracket, byte != Byte.comma,
+    /// A byte outside any string, at `location` in the whole input; false when the layout is not the one looked for.
+    private mutating func readOutsideString(_ byte: UInt8, at location: Int, found: (Data, Int) throws -> Void) rethrows -> Bool {
+        // Between the elements only commas and spaces: anything else is a layout this does not read.
+        if inArray, depth == 2, element == nil, byte != Byte.openBrace, byte != Byte.closeBracket, byte != Byte.comma,
            byte != 0x20, byte != 0x0A, byte != 0x0D, byte != 0x09 {
             return false
         }
         switch byte {
         case Byte.quote:
             inString = true
-            if depth == 1, !inBooks { key = [] }
+            if depth == 1, !inArray { key = [] }
             take(byte)
             return true
         case Byte.openBrace, Byte.openBracket:
             return open(byte, at: location)
         case Byte.closeBrace, Byte.closeBracket:
-            return try close(byte, book: book)
+            return try close(byte, found: found)
         default:
             take(byte)
             return true
         }
     }
 
-    /// An opening bracket: the books array itself, a book's start, or anything else nested.
+    /// An opening bracket: the array itself, an element's start, or anything else nested.
     private mutating func open(_ byte: UInt8, at location: Int) -> Bool {
-        if depth == 1, byte == Byte.openBracket, !sawBooks, key == Array("books".utf8) {
-            inBooks = true
-            sawBooks = true
+        if depth == 1, byte == Byte.openBracket, !sawArray, key == arrayKey {
+            inArray = true
+            sawArray = true
             frameBytes.append(byte)
-        } else if inBooks, depth == 2 {
+        } else if inArray, depth == 2 {
             guard byte == Byte.openBrace else { return false }
             element = [byte]
             elementStart = location
@@ -113,16 +117,16 @@ package struct BooksArraySplitter {
         return true
     }
 
-    /// A closing bracket: a book's end (handed over), the books array's end, or anything else nested.
-    private mutating func close(_ byte: UInt8, book: (Data, Int) throws -> Void) rethrows -> Bool {
+    /// A closing bracket: an element's end (handed over), the array's end, or anything else nested.
+    private mutating func close(_ byte: UInt8, found: (Data, Int) throws -> Void) rethrows -> Bool {
         depth -= 1
         guard depth >= 0 else { return false }
-        if inBooks, depth == 2, var finished = element {
+        if inArray, depth == 2, var finished = element {
             finished.append(byte)
             element = nil
-            try book(Data(finished), elementStart)
-        } else if inBooks, depth == 1 {
-            inBooks = false
+            try found(Data(finished), elementStart)
+        } else if inArray, depth == 1 {
+            inArray = false
             frameBytes.append(byte)
         } else {
             take(byte)
@@ -132,19 +136,19 @@ package struct BooksArraySplitter {
 
     /// Where the run of bytes from `start` that change nothing but what is taken ends: in a string,
     /// up to a quote or a backslash (unless a key is being read, or a backslash came last); outside
-    /// one, up to a quote or a bracket (unless between two books, where every byte is checked).
+    /// one, up to a quote or a bracket (unless between two elements, where every byte is checked).
     private func runOfPlainBytes(in chunk: UnsafeRawBufferPointer, from start: Int) -> Int {
         var index = start
         let count = chunk.count
         if inString {
-            guard !escaped, !(depth == 1 && !inBooks && key != nil) else { return start }
+            guard !escaped, !(depth == 1 && !inArray && key != nil) else { return start }
             while index < count {
                 let byte = chunk[index]
                 if byte == Byte.quote || byte == Byte.backslash { break }
                 index += 1
             }
         } else {
-            guard !(inBooks && depth == 2 && element == nil) else { return start }
+            guard !(inArray && depth == 2 && element == nil) else { return start }
             while index < count {
                 switch chunk[index] {
                 case Byte.quote, Byte.openBrace, Byte.closeBrace, Byte.openBracket, Byte.closeBracket: return index
@@ -155,11 +159,11 @@ package struct BooksArraySplitter {
         return index
     }
 
-    /// A byte goes to the book being read, nowhere (between books), or the frame.
+    /// A byte goes to the element being read, nowhere (between elements), or the frame.
     private mutating func take(_ byte: UInt8) {
         if element != nil {
             element!.append(byte)
-        } else if !inBooks {
+        } else if !inArray {
             frameBytes.append(byte)
         }
     }
@@ -167,7 +171,7 @@ package struct BooksArraySplitter {
     private mutating func take(_ bytes: UnsafeRawBufferPointer) {
         if element != nil {
             element!.append(contentsOf: bytes)
-        } else if !inBooks {
+        } else if !inArray {
             frameBytes.append(contentsOf: bytes)
         }
     }
