@@ -26,9 +26,11 @@ struct TimelineView: Sendable {
     struct Month: Sendable {
         /// "November 2026", as the language writes it.
         var name: String
-        /// "5 moved to Read · 3 notes written · 12 added"
-        var summary: String
-        var summaryMarkdown: String
+        /// "5 moved to Read · 3 notes written · 12 added": on the page that holds the month's newest
+        /// events alone (its first a reader meets), so that tonight's counts leave the month's
+        /// older pages as they were.
+        var summary: String?
+        var summaryMarkdown: String?
         var events: [Event]
     }
 
@@ -130,7 +132,8 @@ struct TimelineView: Sendable {
 
     func night(_ index: Int) -> Night {
         let span = nightSpans[index]
-        return Night(date: span.name, summary: span.summary, events: span.events.reversed().map(event))
+        var told = Told(markdown: false)
+        return Night(date: span.name, summary: span.summary, events: span.events.reversed().map { event($0, told: &told) })
     }
 
     /// The number of pages of at most `perPage` events each (one at least).
@@ -139,13 +142,18 @@ struct TimelineView: Sendable {
     /// Page `number` (from 1, the oldest): the timeline's events `perPage` at a time from its first,
     /// so that a night's events change its newest page and leave the others as they were (numbered
     /// from the newest, every page changed every night). Its events newest first, in their months.
-    func page(_ number: Int, perPage: Int) -> [Month] {
+    ///
+    /// The Markdown's text (`titleMarkdown`, `whatMarkdown`, `markdownHref`) is made for a
+    /// `markdown` page alone.
+    func page(_ number: Int, perPage: Int, markdown: Bool = false) -> [Month] {
         let window = (number - 1) * perPage..<min(eventCount, number * perPage)
+        var told = Told(markdown: markdown)
         return months.compactMap { month in
             let shown = month.events.clamped(to: window)
             guard !shown.isEmpty else { return nil }
-            return Month(name: month.name, summary: month.summary, summaryMarkdown: Markdown.text(month.summary),
-                         events: shown.reversed().map(event))
+            let summary = Self.holdsNewest(of: month, window) ? month.summary : nil
+            return Month(name: month.name, summary: summary, summaryMarkdown: summary.map(Markdown.text),
+                         events: shown.reversed().map { event($0, told: &told) })
         }
     }
 
@@ -154,7 +162,9 @@ struct TimelineView: Sendable {
     func inputs(of number: Int, perPage: Int) -> [String] {
         let window = (number - 1) * perPage..<min(eventCount, number * perPage)
         var parts = [began]
-        for month in months where month.events.overlaps(window) { parts += [month.name, month.summary] }
+        for month in months where month.events.overlaps(window) {
+            parts += [month.name, Self.holdsNewest(of: month, window) ? month.summary : ""]
+        }
         let events = timeline.events
         for place in window where place < events.count {
             let file = events.kind(at: place) == .removed ? nil : fileOf(events.book(at: place))
@@ -163,13 +173,38 @@ struct TimelineView: Sendable {
         return parts
     }
 
-    private func event(_ place: Int) -> Event {
-        let event = timeline.events[place]
+    /// Whether the page's events hold the month's newest (where its counts are told).
+    private static func holdsNewest(of month: Span, _ window: Range<Int>) -> Bool {
+        !month.events.isEmpty && window.contains(month.events.upperBound - 1)
+    }
+
+    /// What a page's events have told so far: a page of 5,000 events names a few dozen days and
+    /// kinds of event, each written once (written for each event, they were most of the page's time).
+    private struct Told {
+        let markdown: Bool
+        var days: [String: String] = [:]
+        var whats: [TimelineEvents.WhatKey: (what: String, markdown: String)] = [:]
+    }
+
+    private func event(_ place: Int, told: inout Told) -> Event {
+        let events = timeline.events
+        let date = events.date(at: place)
+        let day = told.days[date] ?? language.day(date)
+        told.days[date] = day
+        let key = events.whatKey(at: place)
+        let event = events[place]
+        let what: (what: String, markdown: String)
+        if let key, let known = told.whats[key] {
+            what = known
+        } else {
+            let text = Self.what(event, language: language)
+            what = (text, told.markdown ? Markdown.text(text) : "")
+            if let key { told.whats[key] = what }
+        }
         let file = event.kind == .removed ? nil : fileOf(event.book)
-        let what = Self.what(event, language: language)
-        return Event(day: language.day(event.date), title: event.title, titleMarkdown: Markdown.text(event.title),
-                     href: file.map { "books/\($0).html" }, markdownHref: file.map { "books/\($0).md" },
-                     what: what, whatMarkdown: Markdown.text(what))
+        return Event(day: day, title: event.title, titleMarkdown: told.markdown ? Markdown.text(event.title) : "",
+                     href: told.markdown ? nil : file.map { "books/\($0).html" }, markdownHref: told.markdown ? file.map { "books/\($0).md" } : nil,
+                     what: what.what, whatMarkdown: what.markdown)
     }
 
     /// What happened to the book, in the pages' language.
@@ -315,7 +350,7 @@ extension SiteModel {
     /// they were.
     func timelinePage(_ view: TimelineView, number: Int, markdown: Bool, root: String = "") -> TimelinePage {
         let count = view.pageCount(perPage: booksPerPage)
-        let months = view.page(number, perPage: booksPerPage)
+        let months = view.page(number, perPage: booksPerPage, markdown: markdown)
         let file = { markdown ? TimelineView.markdownFile($0, count: count) : TimelineView.pageFile($0, count: count) }
         let first = (number - 1) * booksPerPage + 1, events = months.reduce(0) { $0 + $1.events.count }
         let pager = count == 1 ? nil : PagerView(

@@ -196,6 +196,18 @@ extension TimelineEvents {
     /// The shelves a move took its book to (none for another kind of event).
     package func movedTo(at index: Int) -> [String] { store.shelves(store.records[index]).to ?? [] }
 
+    /// What tells an event's kind and shelves apart from another's (the same key, the same words):
+    /// nil for a renamed book, whose words name its former title too.
+    package struct WhatKey: Hashable, Sendable {
+        let shelves: UInt32
+        let kind: UInt32
+    }
+
+    package func whatKey(at index: Int) -> WhatKey? {
+        let record = store.records[index]
+        return record.kind == .renamed ? nil : WhatKey(shelves: record.shelves, kind: record.dateKind & 0xF)
+    }
+
     /// The event as `timeline.json` keeps it: what a book page's inputs take of its story.
     package func line(at index: Int) -> String {
         var line = JSONLine()

@@ -23,10 +23,14 @@ import Timeline
     @Test func aNightsEventsLeaveTheOlderPagesAsTheyWere() {
         let before = Self.view(Self.timeline(nights: 40)), after = Self.view(Self.timeline(nights: 41))
         #expect(before.pageCount(perPage: 10) == 12 && after.pageCount(perPage: 10) == 13)
-        // Pages 1 to 8 hold January alone: the same events and inputs. Pages 9 and 10 show February's
-        // counts, which the 41st night adds to.
-        #expect(before.inputs(of: 9, perPage: 10) != after.inputs(of: 9, perPage: 10))
-        for number in 1...8 {
+        // February's counts are told on the page of its newest events alone: the 41st night adds to
+        // them and to that page (the 12th, and newest, before it), and leaves the 11 before as they were.
+        #expect(before.inputs(of: 12, perPage: 10) != after.inputs(of: 12, perPage: 10))
+        #expect(before.page(12, perPage: 10).first?.summary == "39 moved to Read")
+        #expect(after.page(12, perPage: 10).first?.summary == nil && after.page(13, perPage: 10).first?.summary == "42 moved to Read")
+        // January's are on the page of its newest events, with February's first ones.
+        #expect(after.page(9, perPage: 10).map(\.summary) == [nil, "81 moved to Read"])
+        for number in 1...11 {
             #expect(before.inputs(of: number, perPage: 10) == after.inputs(of: number, perPage: 10), "page \(number)")
             #expect(before.page(number, perPage: 10).flatMap(\.events).map(\.what) == after.page(number, perPage: 10).flatMap(\.events).map(\.what))
         }
