@@ -185,7 +185,7 @@ extension Exporter {
         let library = crawled.crawl.library
         var state = stateToKeep(crawled.crawl, client: client, cache: crawled.connections.cache, renderedWith: crawled.renderedWith)
         let (timeline, began) = timeline(compared.changes, unchanged: compared.unchanged, library: library, last: output.swap.previous)
-        var outcome = Outcome(library: library, changes: compared.changes, timeline: timeline, network: client.metrics.reading,
+        var outcome = Outcome(library: library, changes: compared.changes, network: client.metrics.reading,
                               unchanged: compared.unchanged, place: output.place)
         outcome.timelineBegan = began && !compared.changes.firstRun
         outcome.newGaps = library.frame.problems.filter { !compared.knownGaps.contains($0.gapKey) }.count
@@ -209,7 +209,8 @@ extension Exporter {
             try state.setAside(in: output.place.stateFolder)
             crawled.last.state.addresses = CoverAddresses()
         }
-        return Compared(output: output, connections: crawled.connections, last: crawled.last, state: state, outcome: outcome)
+        return Compared(output: output, connections: crawled.connections, last: crawled.last, state: state, outcome: outcome,
+                        timeline: TimelineHandoff(timeline))
     }
 
     /// The connections closed once nothing more is asked of the server; the night's network
@@ -288,14 +289,16 @@ extension Exporter {
 
     /// Every page, on a thread of its own: the threads answers resume on are the network's.
     /// Returns the book and shelf pages' digests, for the next run.
-    func render(_ outcome: Outcome, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
-        let (library, changes, timeline) = (outcome.library, outcome.changes, outcome.timeline)
+    func render(_ outcome: Outcome, timeline: consuming Timeline, pages: PageDigests, into writer: SnapshotWriter) async throws -> PageDigestTable {
+        let (library, changes) = (outcome.library, outcome.changes)
+        // Into the render's thread without a copy left here: the render lets it go once its pages are made.
+        let handoff = TimelineHandoff(consume timeline)
         logger.info("Rendering \(settings.site.formats.sorted().map(\.rawValue).joined(separator: ", "))")
         live?.unwatch()
         var renderer = Self.renderer(site: settings.site, live: live)
         renderer.pages = pages
         let ready = renderer
-        let rendered = try await EveryCore.onThreadOfItsOwn("render") { try ready.render(library, changes: changes, timeline: timeline, into: writer) }
+        let rendered = try await EveryCore.onThreadOfItsOwn("render") { try ready.render(library, changes: changes, timeline: handoff.take(), into: writer) }
         if rendered.cardsTakenOut > 0 {
             logger.debug("Share cards drawn during the crawl that no page names, taken out: \(rendered.cardsTakenOut)")
         }

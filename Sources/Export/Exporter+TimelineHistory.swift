@@ -23,7 +23,7 @@ extension Exporter {
         guard let filled = backfill.withTonight(report: outcome.changes, library: outcome.library, unchanged: outcome.unchanged) else {
             return compared
         }
-        compared.outcome.timeline = settings.content.privacy.shown(filled, with: outcome.library)
+        compared.timeline.replace(with: settings.content.privacy.shown(filled, with: outcome.library))
         logger.info("The timeline begins with the history's nights, from \(filled.began)")
         return compared
     }

@@ -21,8 +21,6 @@ package struct Exporter: Sendable {
         /// The library written: its frame, an entry per book.
         var library: LibraryFile
         var changes: ChangeReport
-        /// Every night's events, tonight's with them (`timeline.json`).
-        var timeline: Timeline
         /// True when tonight's timeline began tonight, though earlier nights were kept: the last
         /// snapshot had none (an older version's) or one that could not be read. `--history` then
         /// fills in the nights before from its commits.
@@ -164,7 +162,7 @@ extension Exporter {
     /// dated folder, or the pages rendered. Keeps the state, with the pages' digests.
     func make(_ compared: consuming Compared) async throws -> Made<NightMade> {
         let compared = compared
-        let output = compared.output, outcome = compared.outcome, last = compared.last
+        let output = compared.output, outcome = compared.outcome, last = compared.last, timeline = compared.timeline
         var state = compared.state
         let made = { (state: SnapshotState, rendered: Bool) in
             Made(output: output, site: settings.site, rendered: rendered,
@@ -185,7 +183,7 @@ extension Exporter {
         case .render(let reusingPages):
             // --full renders every page again; otherwise a page whose inputs are as they were is linked.
             let pages = reusingPages ? PageDigests(previous: last.state.pageDigests.value(), seed: state.renderedWith) : PageDigests()
-            state.pageDigests = ReadWhenNeeded(try await render(outcome, pages: pages, into: output.swap.writer))
+            state.pageDigests = ReadWhenNeeded(try await render(outcome, timeline: timeline.take(), pages: pages, into: output.swap.writer))
             MemoryUsage.release()
             if let memory = MemoryUsage.summary() { logger.debug("After rendering: \(memory)") }
             return made(state, true)
