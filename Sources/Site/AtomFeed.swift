@@ -5,12 +5,12 @@ import Support
 /// `feed.xml`: an Atom feed of the most recently added books. It is the same from run to run
 /// when the library is: its date is the newest book's, not the run's.
 enum AtomFeed {
-    /// `feed.xml`, the catalog's, a feed beside each shelf's page, and the timeline's.
+    /// `feed.xml`, the catalog's, and a feed beside each shelf's page (the timeline's is made with
+    /// the timeline's pages: `SiteRenderer.timelineJobs`).
     @Sendable static func jobs(_ model: SiteModel, notes: NoteTexts, into writer: SnapshotWriter) -> [SiteRenderer.Job] {
-        var jobs: [SiteRenderer.Job] = [{ try writer.write(try render(model, notes: notes), to: "feed.xml") }] + model.shelves.map { shelf in
+        let jobs: [SiteRenderer.Job] = [{ try writer.write(try render(model, notes: notes), to: "feed.xml") }] + model.shelves.map { shelf in
             { try writer.write(try render(model, shelf: shelf, notes: notes), to: SiteModel.shelfFeedFile(shelf)) }
         }
-        if let timeline = model.timelineView { jobs.append { try TimelineFeed.write(model, timeline, into: writer) } }
         return jobs
     }
 

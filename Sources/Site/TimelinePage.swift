@@ -368,14 +368,16 @@ extension SiteModel {
 }
 
 extension SiteRenderer {
-    /// The timeline's pages in each format, one job each: a page whose inputs (its events, their
-    /// books' files, its months' counts, its pager) are as the night before is linked from the last
-    /// snapshot. Made again every night, a year of nights at 100,000 books cost a night 30% more.
+    /// The timeline's feed, and its pages in each format, one job each: a page whose inputs (its
+    /// events, their books' files, its months' counts, its pager) are as the night before is linked
+    /// from the last snapshot. Made again every night, a year of nights at 100,000 books cost a
+    /// night 30% more.
     func timelineJobs(_ model: SiteModel, inputs: PageInputs, gathered: PageDigests.Gathered, into writer: SnapshotWriter) -> [Job] {
         guard let timeline = model.timelineView else { return [] }
         let templates = self.templates, perPage = model.booksPerPage, count = timeline.pageCount(perPage: perPage)
         let site = PageInputs.values(of: model.undatedSite, among: SiteView.names, named: Set(SiteView.names))
         var jobs: [Job] = []
+        if formats.contains(.feed) { jobs.append { try TimelineFeed.write(model, timeline, into: writer) } }
         for format in [OutputFormat.html, .markdown] where formats.contains(format) {
             for number in 1...count {
                 let markdown = format == .markdown

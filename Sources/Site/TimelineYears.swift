@@ -25,10 +25,10 @@ struct TimelineYears: Sendable {
         }
 
         var notesWritten = 0
-        /// The books that reached each shelf: moved to it, or added on it on a night the timeline
+        /// How many books reached each shelf: moved to it, or added on it on a night the timeline
         /// saw. A book added before the timeline began was on its shelf when the timeline first saw
         /// it, which says nothing of when it reached it.
-        var reached: [String: Set<Int>] = [:]
+        var reached: [String: Int] = [:]
         var longestWait: Wait?
     }
 
@@ -54,6 +54,8 @@ struct TimelineYears: Sendable {
     init(_ timeline: Timeline) {
         began = timeline.began
         var years: [String: Year] = [:]
+        // The books themselves only while they are counted: kept by year, 4 MB at 100,000 books.
+        var reached: [String: [String: Set<Int>]] = [:]
         var arrival: [Int: String] = [:]
         var byMonth: [String: Month] = [:]
         for event in timeline.events {
@@ -63,11 +65,11 @@ struct TimelineYears: Sendable {
             case .added:
                 if arrival[event.book] == nil { arrival[event.book] = event.date }
                 if seen {
-                    for shelf in event.shelves where shelf != ShelfName.none { years[year, default: Year()].reached[shelf, default: []].insert(event.book) }
+                    for shelf in event.shelves where shelf != ShelfName.none { reached[year, default: [:]][shelf, default: []].insert(event.book) }
                 }
             case .moved:
                 for shelf in event.to ?? [] where shelf != ShelfName.none {
-                    years[year, default: Year()].reached[shelf, default: []].insert(event.book)
+                    reached[year, default: [:]][shelf, default: []].insert(event.book)
                     byMonth[month, default: Month(key: month)].movedTo[shelf, default: 0] += 1
                     guard let added = arrival[event.book], let days = NightDays.between(added, event.date) else { continue }
                     let wait = Year.Wait(book: event.book, title: event.title, days: days, added: added, moved: event.date, shelf: shelf)
@@ -81,6 +83,7 @@ struct TimelineYears: Sendable {
                 break
             }
         }
+        for (year, shelves) in reached { years[year, default: Year()].reached = shelves.mapValues(\.count) }
         self.years = years
         months = Self.monthKeys(from: timeline.began, through: timeline.events.last.map { max($0.date, timeline.began) } ?? timeline.began)
             .suffix(Self.chartMonths).map { byMonth[$0] ?? Month(key: $0) }
@@ -164,7 +167,7 @@ final class YearInBooksView: Sendable {
         addedText = language.number(added)
         notesText = showsNotes || counted?.notesWritten ?? 0 > 0 ? language.number(counted?.notesWritten ?? 0) : nil
         func shelfName(_ name: String) -> String { name == ShelfName.none ? language.text("noShelfLower") : name }
-        reached = (counted?.reached ?? [:]).map { ($0.key, $0.value.count) }.sorted { ($1.1, $0.0) < ($0.1, $1.0) }.map { shelf, count in
+        reached = (counted?.reached ?? [:]).map { ($0.key, $0.value) }.sorted { ($1.1, $0.0) < ($0.1, $1.0) }.map { shelf, count in
             Reached(shelf: shelf, shelfMarkdown: Markdown.text(shelf), countText: language.count("books", count))
         }
         wait = counted?.longestWait.map { wait in
