@@ -69,7 +69,10 @@ import Timeline
         pages += model.authors.authors.map { model.authorPage($0, root: "../") }
         pages += model.years.years.indices.map { model.yearPage($0, root: "../") }
         if let changes = model.changesView { pages.append(ChangesPage(root: "", site: model.site, changes: changes)) }
-        if let timeline = model.timelineView { pages += model.timelinePages(timeline, root: "") }
+        if let timeline = model.timelineView {
+            pages += model.timelinePages(timeline, root: "")
+            pages += (1...timeline.pageCount(perPage: model.booksPerPage)).map { model.timelinePage(timeline, number: $0, markdown: true) }
+        }
         // lookup.html as `--lookup-online` makes it.
         pages.append(PlainPage(root: "", site: model.site, online: "https://openlibrary.org/", connectSource: "https://openlibrary.org"))
         // Link previews (with --site-url, as here), as the layout sees them on every kind of page.
