@@ -39,7 +39,7 @@ extension Timeline {
         let file = snapshot.appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         do {
-            let (frame, store) = try readSplit(file) ?? readWhole(file)
+            var (frame, store) = try readSplit(file) ?? readWhole(file)
             guard frame.schemaVersion == schemaVersion else {
                 throw Unreadable(description: "\(file.path) is of another version's layout (schema \(frame.schemaVersion); this version reads \(schemaVersion))")
             }
@@ -47,10 +47,10 @@ extension Timeline {
             guard NightDate.day(of: frame.began) == frame.began, store.allDates({ NightDate.day(of: $0) == $0 }) else {
                 throw Unreadable(description: "\(file.path) holds a date that is not a day (YYYY-MM-DD)")
             }
-            var sorted = store
-            if !sorted.isSorted { sorted.sort() }
-            sorted.seal()
-            return Timeline(began: frame.began, through: frame.through, store: sorted)
+            // Sorted and sealed in place: a copy was the events' 7 MB twice at 100,000 books.
+            if !store.isSorted { store.sort() }
+            store.seal()
+            return Timeline(began: frame.began, through: frame.through, store: store)
         } catch let error as Unreadable {
             throw error
         } catch {
